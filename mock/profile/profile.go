@@ -1,0 +1,264 @@
+// Package profile holds the behaviour profile: every choice the fake makes
+// where the service's public document leaves the behaviour open (which status
+// refuses a missing token, how large a body may be, how long a workflow
+// runs...). The defaults ship embedded as default.yaml; a user's file is laid
+// over them key by key, so the fake can be tuned, or later fitted to what a
+// probe of the real service observed, without a rebuild.
+package profile
+
+import (
+	"bytes"
+	_ "embed"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"go.yaml.in/yaml/v4"
+
+	"github.com/wmsmock/wmsmock/mock/auth"
+)
+
+//go:embed default.yaml
+var defaultYAML []byte
+
+// Profile is the whole behaviour profile. Field documentation is in
+// default.yaml, next to the values.
+type Profile struct {
+	Auth            Auth        `yaml:"auth"`
+	UnknownRoute    Reply       `yaml:"unknown_route"`
+	BadRequest      Reply       `yaml:"bad_request"`
+	BodyLimit       BodyLimit   `yaml:"body_limit"`
+	RateLimit       RateLimit   `yaml:"rate_limit"`
+	Versions        Versions    `yaml:"versions"`
+	Paging          Paging      `yaml:"paging"`
+	MissingResource Reply       `yaml:"missing_resource"`
+	InternalError   Reply       `yaml:"internal_error"`
+	Workflows       Workflows   `yaml:"workflows"`
+	ComputeEnvs     ComputeEnvs `yaml:"compute_envs"`
+	Tokens          []TokenSpec `yaml:"tokens"`
+}
+
+// Body says what a refusal carries.
+type Body string
+
+// The body kinds a Reply can have.
+const (
+	// BodyEmpty sends no body at all.
+	BodyEmpty Body = "empty"
+	// BodyMessage sends {"message": "<Message> - Error ID: <id>"}.
+	BodyMessage Body = "message"
+)
+
+// Reply is how the fake refuses a request. One type serves every refusal so
+// that the code writing answers has a single shape to follow.
+type Reply struct {
+	Status  int    `yaml:"status"`
+	Body    Body   `yaml:"body"`
+	Message string `yaml:"message,omitempty"`
+}
+
+// Text is the message field of a BodyMessage reply: the profile's text, then
+// the Error ID in the form the document shows.
+func (r Reply) Text(errorID string) string {
+	return r.Message + " - Error ID: " + errorID
+}
+
+// Auth says how each kind of unusable credential is refused (the names match
+// auth.Result), and whether operations without declared security need one.
+type Auth struct {
+	Missing            Reply `yaml:"missing"`
+	BadScheme          Reply `yaml:"bad_scheme"`
+	Malformed          Reply `yaml:"malformed"`
+	Unknown            Reply `yaml:"unknown"`
+	Expired            Reply `yaml:"expired"`
+	Revoked            Reply `yaml:"revoked"`
+	RequireOnUnsecured bool  `yaml:"require_on_unsecured"`
+}
+
+// Reply returns the refusal for an auth.Check result; ok is false for
+// auth.OK (nothing to refuse) and for a result this profile does not know.
+func (a *Auth) Reply(r auth.Result) (reply Reply, ok bool) {
+	switch r {
+	case auth.Missing:
+		return a.Missing, true
+	case auth.BadScheme:
+		return a.BadScheme, true
+	case auth.Malformed:
+		return a.Malformed, true
+	case auth.Unknown:
+		return a.Unknown, true
+	case auth.Expired:
+		return a.Expired, true
+	case auth.Revoked:
+		return a.Revoked, true
+	}
+	return Reply{}, false
+}
+
+// BodyLimit caps request bodies.
+type BodyLimit struct {
+	Max    Size  `yaml:"max"`
+	Reject Reply `yaml:"reject"`
+}
+
+// RateLimit is the per-token limiter's configuration. Windows are kept as
+// text ("20/s"); the ratelimit package turns them into counters, this package
+// only checks their form so that a bad file fails at load time.
+type RateLimit struct {
+	Enabled       bool     `yaml:"enabled"`
+	Windows       []string `yaml:"windows,flow"`
+	CountRejected bool     `yaml:"count_rejected"`
+	Headers       bool     `yaml:"headers"`
+	Reject        Reply    `yaml:"reject"`
+}
+
+// Versions lists the Accept-Version values the fake serves.
+type Versions struct {
+	Served   []string `yaml:"served,flow"`
+	Default  string   `yaml:"default"`
+	Unserved Reply    `yaml:"unserved"`
+}
+
+// Serves reports whether v is one of the served versions.
+func (v *Versions) Serves(version string) bool { return slices.Contains(v.Served, version) }
+
+// Paging bounds the page size of list endpoints.
+type Paging struct {
+	DefaultMax int `yaml:"default_max"`
+	MaxLimit   int `yaml:"max_limit"`
+}
+
+// Workflows drives the lifecycle of launched workflows.
+type Workflows struct {
+	SubmittedFor time.Duration `yaml:"submitted_for"`
+	RunningFor   time.Duration `yaml:"running_for"`
+	Outcomes     []Outcome     `yaml:"outcomes"`
+}
+
+// Outcome makes runs whose name contains RunNameContains end in Status.
+type Outcome struct {
+	RunNameContains string `yaml:"run_name_contains"`
+	Status          string `yaml:"status"`
+}
+
+// Final statuses an Outcome may name: the service's workflow statuses that a
+// run can end in.
+var finalStatuses = []string{"SUCCEEDED", "FAILED", "CANCELLED", "UNKNOWN"}
+
+// EndStatus is the status a run with this name ends in: that of the first
+// matching rule, else SUCCEEDED.
+func (w *Workflows) EndStatus(runName string) string {
+	for _, o := range w.Outcomes {
+		if strings.Contains(runName, o.RunNameContains) {
+			return o.Status
+		}
+	}
+	return "SUCCEEDED"
+}
+
+// ComputeEnvs drives the asynchronous states of compute environments.
+type ComputeEnvs struct {
+	CreatingFor time.Duration `yaml:"creating_for"`
+	DeletingFor time.Duration `yaml:"deleting_for"`
+}
+
+// TokenSpec is a token the profile asks the fake to hold from the start.
+type TokenSpec struct {
+	Name    string     `yaml:"name"`
+	Value   string     `yaml:"value"`
+	Expires *time.Time `yaml:"expires,omitempty"`
+}
+
+var embedded = sync.OnceValues(func() (*Profile, error) { return parse(defaultYAML, &Profile{}) })
+
+// Default returns a fresh copy of the embedded profile. It panics only if the
+// embedded file itself is broken, which a test rules out before release.
+func Default() *Profile {
+	p, err := embedded()
+	if err != nil {
+		panic("profile: embedded default.yaml: " + err.Error())
+	}
+	return p.Clone()
+}
+
+// DefaultYAML returns the embedded profile's text, comments included: the
+// best starting point for a user's own file.
+func DefaultYAML() []byte { return bytes.Clone(defaultYAML) }
+
+// Parse lays the YAML document b over the default profile and validates the
+// result. Keys absent from b keep their default; an empty document gives the
+// default itself.
+func Parse(b []byte) (*Profile, error) { return parse(b, Default()) }
+
+// Load reads a profile file and parses it like Parse.
+func Load(path string) (*Profile, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("profile: %w", err)
+	}
+	p, err := Parse(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return p, nil
+}
+
+// Encode writes the profile as YAML that Parse reads back to an equal profile
+// (comments are not kept).
+func (p *Profile) Encode() ([]byte, error) { return yaml.Marshal(p) }
+
+func parse(b []byte, base *Profile) (*Profile, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(b, &doc); err != nil {
+		return nil, fmt.Errorf("profile: %w", err)
+	}
+	if doc.Kind == 0 || len(doc.Content) == 0 { // empty, or comments only
+		return base, base.Validate()
+	}
+	root := doc.Content[0]
+	if root.Kind == yaml.ScalarNode && root.Tag == "!!null" {
+		return base, base.Validate()
+	}
+	lines := map[string]int{}
+	var errs []error
+	walk(root, profileType, "", lines, &errs)
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	dec.KnownFields(true)
+	if err := dec.Decode(base); err != nil {
+		return nil, fmt.Errorf("profile: %w", err)
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
+		return nil, errors.New("profile: a profile file holds one YAML document; found a second one after ---")
+	}
+	if err := base.Validate(); err != nil {
+		return nil, withLines(err, lines)
+	}
+	return base, nil
+}
+
+// Clone returns a deep copy, so that callers can adjust a profile without
+// affecting anyone else's.
+func (p *Profile) Clone() *Profile {
+	c := *p
+	c.RateLimit.Windows = slices.Clone(p.RateLimit.Windows)
+	c.Versions.Served = slices.Clone(p.Versions.Served)
+	c.Workflows.Outcomes = slices.Clone(p.Workflows.Outcomes)
+	c.Tokens = slices.Clone(p.Tokens)
+	for i, t := range c.Tokens {
+		if t.Expires != nil {
+			e := *t.Expires
+			c.Tokens[i].Expires = &e
+		}
+	}
+	return &c
+}
