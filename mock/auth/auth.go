@@ -1,0 +1,107 @@
+// Package auth holds the fake's access tokens and decides whether a request's
+// Authorization header names a usable one.
+//
+// The contract (A1-A3) makes every call carry "Authorization: Bearer <token>"
+// and answers an invalid or expired token with 403. A token is shown to its
+// owner once, when it is created, so the store keeps only a SHA-256 hash of
+// each value: nothing the fake exports, logs or persists can hand a token back.
+//
+// This package says only *why* a request was refused (a Result); which status
+// and body the refusal gets is the behaviour profile's business.
+package auth
+
+import (
+	"crypto/sha256"
+	"errors"
+	"time"
+)
+
+// Token is what the store knows about one access token. The value itself is
+// absent on purpose; Hash is its SHA-256.
+type Token struct {
+	ID       int64      `json:"id"`
+	Name     string     `json:"name"`
+	Hash     [32]byte   `json:"hash"`
+	Created  time.Time  `json:"created"`
+	Expires  *time.Time `json:"expires,omitempty"`
+	LastUsed *time.Time `json:"lastUsed,omitempty"`
+	Revoked  bool       `json:"revoked,omitempty"`
+}
+
+// Expired reports whether the token can no longer be used at now. A token
+// stops working at the instant it expires, not one tick later.
+func (t Token) Expired(now time.Time) bool {
+	return t.Expires != nil && !now.Before(*t.Expires)
+}
+
+// Errors returned by a Store. Callers map them to answers (409 for a
+// duplicate name, 403 for an unknown id, as the real service does).
+var (
+	ErrDuplicateName  = errors.New("auth: a token with this name already exists")
+	ErrDuplicateValue = errors.New("auth: a token with this value already exists")
+	ErrInvalidName    = errors.New("auth: token name must not be empty")
+	ErrInvalidValue   = errors.New("auth: token value must be a non-empty token68 string")
+	ErrNotFound       = errors.New("auth: no token with this id")
+)
+
+// Store keeps tokens. It is an interface so that several fake replicas can
+// later share one (for example Redis-backed) store without touching handlers;
+// Memory is the in-process implementation. Every method is safe for
+// concurrent use.
+type Store interface {
+	// Add stores a token whose value the caller chose (fixtures, profile
+	// tokens). It fails with ErrDuplicateName, ErrDuplicateValue,
+	// ErrInvalidName or ErrInvalidValue.
+	Add(name, value string, expires *time.Time) (Token, error)
+	// Create stores a token with a freshly generated value and returns that
+	// value: this is the only time anybody sees it.
+	Create(name string) (Token, string, error)
+	// Lookup finds the token with this value, whatever its state (revoked and
+	// expired tokens are returned too, so the caller can tell why it refuses).
+	Lookup(value string) (Token, bool)
+	// Touch records that the token was used at the given time. An unknown id
+	// is ignored: the token may have been deleted by a concurrent request.
+	Touch(id int64, at time.Time)
+	// Revoke keeps the token listed but makes it unusable.
+	Revoke(id int64) error
+	// List returns every token, sorted by ID.
+	List() []Token
+	// Delete removes one token, or returns ErrNotFound.
+	Delete(id int64) error
+	// DeleteAll removes every token except the listed ids and returns how
+	// many it removed.
+	DeleteAll(except ...int64) int
+}
+
+// HashValue is the one-way function the store keys tokens by.
+func HashValue(v string) [32]byte { return sha256.Sum256([]byte(v)) }
+
+// ValidValue reports whether v can be sent as a bearer credential: a
+// non-empty token68 (RFC 7235 section 2.1), i.e. letters, digits and
+// "-._~+/", optionally followed by "=" padding. A value outside that set could
+// never arrive in a well-formed header, so stores refuse it up front.
+func ValidValue(v string) bool {
+	i := 0
+	for i < len(v) && isToken68Char(v[i]) {
+		i++
+	}
+	if i == 0 {
+		return false
+	}
+	for i < len(v) && v[i] == '=' {
+		i++
+	}
+	return i == len(v)
+}
+
+func isToken68Char(c byte) bool {
+	switch {
+	case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		return true
+	}
+	switch c {
+	case '-', '.', '_', '~', '+', '/':
+		return true
+	}
+	return false
+}

@@ -1,0 +1,404 @@
+package auth
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/wmsmock/wmsmock/mock/clock"
+)
+
+var t0 = time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
+
+func seeded(t testing.TB) *Memory {
+	t.Helper()
+	m := NewMemory(WithClock(clock.NewFake(t0)))
+	if err := Seed(m, Fixtures()...); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func TestCheckHeader(t *testing.T) {
+	m := seeded(t)
+	tests := []struct {
+		name   string
+		header string
+		want   Result
+	}{
+		{"missing", "", Missing},
+		{"basic scheme", "Basic " + DevToken, BadScheme},
+		{"token without scheme", DevToken, BadScheme},
+		{"scheme prefix only", "Bearerx " + DevToken, BadScheme},
+		{"leading space", " Bearer " + DevToken, BadScheme},
+		{"tab separator", "Bearer\t" + DevToken, BadScheme},
+		{"scheme alone", "Bearer", Malformed},
+		{"scheme and space", "Bearer ", Malformed},
+		{"two words", "Bearer " + DevToken + " extra", Malformed},
+		{"trailing space", "Bearer " + DevToken + " ", Malformed},
+		{"invalid char", "Bearer wmsmock-dev-token!", Malformed},
+		{"non-ascii", "Bearer wmsmock-dév-token", Malformed},
+		{"padding only", "Bearer ==", Malformed},
+		{"padding in middle", "Bearer ab=c", Malformed},
+		{"ok", "Bearer " + DevToken, OK},
+		{"lower-case scheme", "bearer " + DevToken, OK},
+		{"upper-case scheme", "BEARER " + DevToken, OK},
+		{"several spaces", "Bearer   " + DevToken, OK},
+		{"unknown token", "Bearer nope", Unknown},
+		{"unknown token with padding", "Bearer nope==", Unknown},
+		{"expired", "Bearer " + ExpiredToken, Expired},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, got := Check(m, tc.header, t0); got != tc.want {
+				t.Errorf("Check(%q) = %v, want %v", tc.header, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestCheckTokenStates(t *testing.T) {
+	expiry := t0.Add(time.Hour)
+	tests := []struct {
+		name    string
+		expires *time.Time
+		revoke  bool
+		at      time.Time
+		want    Result
+	}{
+		{"no expiry", nil, false, t0, OK},
+		{"before expiry", &expiry, false, expiry.Add(-time.Nanosecond), OK},
+		{"at expiry", &expiry, false, expiry, Expired},
+		{"after expiry", &expiry, false, expiry.Add(time.Second), Expired},
+		{"revoked", nil, true, t0, Revoked},
+		{"revoked and expired", &expiry, true, expiry, Revoked},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m := NewMemory()
+			tok, err := m.Add("t", "value", tc.expires)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.revoke {
+				if err := m.Revoke(tok.ID); err != nil {
+					t.Fatal(err)
+				}
+			}
+			got, res := Check(m, "Bearer value", tc.at)
+			if res != tc.want {
+				t.Fatalf("result = %v, want %v", res, tc.want)
+			}
+			if got.ID != tok.ID {
+				t.Errorf("token id = %d, want %d", got.ID, tok.ID)
+			}
+			stored, _ := m.Lookup("value")
+			if used := stored.LastUsed != nil; used != (res == OK) {
+				t.Errorf("LastUsed set = %v after result %v", used, res)
+			}
+		})
+	}
+}
+
+func TestCheckTouchesOnlyThatToken(t *testing.T) {
+	m := seeded(t)
+	at := t0.Add(5 * time.Minute)
+	got, res := Check(m, "Bearer "+SecondToken, at)
+	if res != OK || got.LastUsed == nil || !got.LastUsed.Equal(at) {
+		t.Fatalf("Check = %+v, %v; want OK with LastUsed %v", got, res, at)
+	}
+	for _, tok := range m.List() {
+		want := tok.Name == "second"
+		if (tok.LastUsed != nil) != want {
+			t.Errorf("token %q LastUsed = %v", tok.Name, tok.LastUsed)
+		}
+	}
+	later := at.Add(time.Minute)
+	m.Touch(got.ID, later)
+	again, _ := m.Lookup(SecondToken)
+	if !again.LastUsed.Equal(later) {
+		t.Errorf("after Touch LastUsed = %v, want %v", again.LastUsed, later)
+	}
+	if !got.LastUsed.Equal(at) {
+		t.Errorf("an earlier copy changed with the store: %v", got.LastUsed)
+	}
+	m.Touch(9999, later) // unknown id: no panic, no effect
+}
+
+func TestAddErrors(t *testing.T) {
+	m := seeded(t)
+	tests := []struct {
+		name, tokName, value string
+		want                 error
+	}{
+		{"duplicate name", "dev", "fresh-value", ErrDuplicateName},
+		{"duplicate value", "other", DevToken, ErrDuplicateValue},
+		{"empty name", "", "fresh-value", ErrInvalidName},
+		{"empty value", "other", "", ErrInvalidValue},
+		{"value with space", "other", "a b", ErrInvalidValue},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := m.Add(tc.tokName, tc.value, nil); !errors.Is(err, tc.want) {
+				t.Errorf("Add = %v, want %v", err, tc.want)
+			}
+		})
+	}
+	if _, _, err := m.Create("dev"); !errors.Is(err, ErrDuplicateName) {
+		t.Errorf("Create duplicate = %v, want ErrDuplicateName", err)
+	}
+	if n := len(m.List()); n != 3 {
+		t.Errorf("failed adds changed the store: %d tokens", n)
+	}
+}
+
+func TestCreate(t *testing.T) {
+	m := NewMemory(WithClock(clock.NewFake(t0)), WithRand(bytes.NewReader(bytes.Repeat([]byte{0xAB}, 64))))
+	tok, value, err := m.Create("ci")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(value) != 43 || !ValidValue(value) {
+		t.Errorf("value %q: want 43 token68 characters", value)
+	}
+	if tok.Hash != HashValue(value) || !tok.Created.Equal(t0) || tok.ID != 1 {
+		t.Errorf("token = %+v", tok)
+	}
+	if _, res := Check(m, "Bearer "+value, t0); res != OK {
+		t.Errorf("created token: %v", res)
+	}
+	// Same random bytes again: same value, refused rather than shared.
+	if _, _, err := m.Create("ci2"); !errors.Is(err, ErrDuplicateValue) {
+		t.Errorf("repeated value: %v", err)
+	}
+	// Exhausted source: an error, not a weak token.
+	if _, _, err := m.Create("ci3"); err == nil {
+		t.Error("Create with an empty random source succeeded")
+	}
+}
+
+func TestDelete(t *testing.T) {
+	m := seeded(t)
+	dev, _ := m.Lookup(DevToken)
+	second, _ := m.Lookup(SecondToken)
+	if err := m.Delete(second.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := m.Lookup(SecondToken); ok {
+		t.Error("Lookup found a deleted token")
+	}
+	if _, res := Check(m, "Bearer "+SecondToken, t0); res != Unknown {
+		t.Errorf("deleted token: %v, want unknown", res)
+	}
+	if err := m.Delete(second.ID); !errors.Is(err, ErrNotFound) {
+		t.Errorf("second Delete = %v, want ErrNotFound", err)
+	}
+	if err := m.Revoke(second.ID); !errors.Is(err, ErrNotFound) {
+		t.Errorf("Revoke deleted = %v, want ErrNotFound", err)
+	}
+	// The name is free again once the token is gone.
+	if _, err := m.Add("second", SecondToken, nil); err != nil {
+		t.Errorf("re-adding a deleted name: %v", err)
+	}
+	if n := m.DeleteAll(dev.ID); n != 2 {
+		t.Errorf("DeleteAll removed %d, want 2", n)
+	}
+	if l := m.List(); len(l) != 1 || l[0].ID != dev.ID {
+		t.Errorf("after DeleteAll: %+v", l)
+	}
+	if n := m.DeleteAll(); n != 1 || len(m.List()) != 0 {
+		t.Errorf("DeleteAll() removed %d", n)
+	}
+}
+
+func TestExportNeverHoldsValues(t *testing.T) {
+	m := seeded(t)
+	_, created, err := m.Create("made")
+	if err != nil {
+		t.Fatal(err)
+	}
+	Check(m, "Bearer "+DevToken, t0)
+	b, err := json.Marshal(m.Export())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []string{DevToken, SecondToken, ExpiredToken, created} {
+		if bytes.Contains(b, []byte(v)) {
+			t.Errorf("export contains the value %q: %s", v, b)
+		}
+	}
+}
+
+func TestImportRoundTrip(t *testing.T) {
+	m := seeded(t)
+	Check(m, "Bearer "+DevToken, t0)
+	snap := m.Export()
+
+	r := NewMemory()
+	if err := r.Import(snap); err != nil {
+		t.Fatal(err)
+	}
+	if got := r.Export(); !slices.EqualFunc(got, snap, tokenEqual) {
+		t.Errorf("restored %+v, want %+v", got, snap)
+	}
+	if _, res := Check(r, "Bearer "+ExpiredToken, t0); res != Expired {
+		t.Errorf("restored expired token: %v", res)
+	}
+	tok, _, err := r.Create("next")
+	if err != nil || tok.ID != 4 {
+		t.Errorf("Create after Import: id %d, %v; want 4", tok.ID, err)
+	}
+
+	bad := []struct {
+		name string
+		edit func([]Token) []Token
+	}{
+		{"zero id", func(s []Token) []Token { s[0].ID = 0; return s }},
+		{"repeated id", func(s []Token) []Token { s[1].ID = s[0].ID; return s }},
+		{"repeated name", func(s []Token) []Token { s[1].Name = s[0].Name; return s }},
+		{"repeated hash", func(s []Token) []Token { s[1].Hash = s[0].Hash; return s }},
+		{"empty name", func(s []Token) []Token { s[2].Name = ""; return s }},
+	}
+	for _, tc := range bad {
+		t.Run(tc.name, func(t *testing.T) {
+			r := seeded(t)
+			before := r.Export()
+			if err := r.Import(tc.edit(m.Export())); err == nil {
+				t.Fatal("Import accepted a bad snapshot")
+			}
+			if !slices.EqualFunc(r.Export(), before, tokenEqual) {
+				t.Error("a refused Import changed the store")
+			}
+		})
+	}
+}
+
+func tokenEqual(a, b Token) bool {
+	ta, _ := json.Marshal(a)
+	tb, _ := json.Marshal(b)
+	return bytes.Equal(ta, tb)
+}
+
+func TestConcurrentUse(t *testing.T) {
+	m := NewMemory()
+	const workers, each = 8, 200
+	ids := make(chan int64, workers*each)
+	var deleted sync.Map
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range each {
+				tok, value, err := m.Create(fmt.Sprintf("w%d-%d", w, i))
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				ids <- tok.ID
+				if got, res := Check(m, "Bearer "+value, t0); res != OK || got.ID != tok.ID {
+					t.Errorf("Check own token: %v id %d, want %d", res, got.ID, tok.ID)
+				}
+				if i%2 == 0 {
+					if err := m.Delete(tok.ID); err != nil {
+						t.Error(err)
+					}
+					deleted.Store(tok.ID, true)
+					if _, ok := m.Lookup(value); ok {
+						t.Error("deleted token still found")
+					}
+				}
+				_ = m.List()
+			}
+		}()
+	}
+	wg.Wait()
+	close(ids)
+	seen := map[int64]bool{}
+	for id := range ids {
+		if seen[id] {
+			t.Fatalf("id %d handed out twice", id)
+		}
+		seen[id] = true
+	}
+	if len(seen) != workers*each {
+		t.Fatalf("%d ids, want %d", len(seen), workers*each)
+	}
+	for id := range int64(workers * each) {
+		if !seen[id+1] {
+			t.Errorf("id %d never handed out", id+1)
+		}
+	}
+	list := m.List()
+	if len(list) != workers*each/2 {
+		t.Errorf("%d tokens left, want %d", len(list), workers*each/2)
+	}
+	for i, tok := range list {
+		if _, gone := deleted.Load(tok.ID); gone {
+			t.Errorf("deleted id %d still listed", tok.ID)
+		}
+		if i > 0 && list[i-1].ID >= tok.ID {
+			t.Errorf("List not sorted at %d", i)
+		}
+	}
+}
+
+func TestResultString(t *testing.T) {
+	for r, want := range map[Result]string{OK: "ok", Missing: "missing", BadScheme: "bad_scheme",
+		Malformed: "malformed", Unknown: "unknown", Expired: "expired", Revoked: "revoked", Result(99): "invalid"} {
+		if got := r.String(); got != want {
+			t.Errorf("%d.String() = %q, want %q", r, got, want)
+		}
+	}
+}
+
+func TestFixtures(t *testing.T) {
+	fx := Fixtures()
+	if fx[0].Value != DevToken || fx[0].Expires != nil {
+		t.Errorf("first fixture %+v, want the non-expiring dev token", fx[0])
+	}
+	fx[0].Value = "changed"
+	if Fixtures()[0].Value != DevToken {
+		t.Error("Fixtures shares its slice between calls")
+	}
+	err := Seed(seeded(t), Fixtures()...)
+	if !errors.Is(err, ErrDuplicateName) || !strings.Contains(err.Error(), `"dev"`) {
+		t.Errorf("seeding twice: %v", err)
+	}
+}
+
+func BenchmarkCheck(b *testing.B) {
+	m := NewMemory()
+	for i := range 1000 {
+		if _, _, err := m.Create(fmt.Sprint("t", i)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if _, err := m.Add("dev", DevToken, nil); err != nil {
+		b.Fatal(err)
+	}
+	header := "Bearer " + DevToken
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, res := Check(m, header, t0); res != OK {
+			b.Fatal(res)
+		}
+	}
+}
+
+func BenchmarkCheckParallel(b *testing.B) {
+	m := seeded(b)
+	header := "Bearer " + DevToken
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			Check(m, header, t0)
+		}
+	})
+}

@@ -1,0 +1,63 @@
+package auth
+
+import (
+	"strings"
+	"time"
+)
+
+// Result says whether a request may proceed and, if not, why. Every refusal
+// gets the same kind of answer by default (403), but the reason is logged and
+// each can be given its own answer in the behaviour profile.
+type Result int
+
+// The outcomes of Check.
+const (
+	OK        Result = iota // a usable token
+	Missing                 // no Authorization header (or an empty one)
+	BadScheme               // a scheme other than Bearer
+	Malformed               // Bearer, but no token or one with characters outside token68
+	Unknown                 // a well-formed token the store does not hold
+	Expired                 // the token's expiry time has passed
+	Revoked                 // the token was revoked
+)
+
+var resultNames = [...]string{"ok", "missing", "bad_scheme", "malformed", "unknown", "expired", "revoked"}
+
+// String gives the reason as it appears in logs and profile keys.
+func (r Result) String() string {
+	if r >= 0 && int(r) < len(resultNames) {
+		return resultNames[r]
+	}
+	return "invalid"
+}
+
+// Check decides whether the value of an Authorization header names a usable
+// token at now. The accepted form is "Bearer <token68>": the scheme is matched
+// case-insensitively (RFC 7235 section 2.1) and may be followed by one or
+// more spaces, and the rest must be a single token68 word. On OK the token's
+// LastUsed is set to now, in the store and in the returned copy.
+func Check(store Store, header string, now time.Time) (Token, Result) {
+	if header == "" {
+		return Token{}, Missing
+	}
+	scheme, rest, _ := strings.Cut(header, " ")
+	if !strings.EqualFold(scheme, "Bearer") {
+		return Token{}, BadScheme
+	}
+	value := strings.TrimLeft(rest, " ")
+	if !ValidValue(value) {
+		return Token{}, Malformed
+	}
+	tok, ok := store.Lookup(value)
+	switch {
+	case !ok:
+		return Token{}, Unknown
+	case tok.Revoked:
+		return tok, Revoked
+	case tok.Expired(now):
+		return tok, Expired
+	}
+	store.Touch(tok.ID, now)
+	tok.LastUsed = &now
+	return tok, OK
+}

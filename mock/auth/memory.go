@@ -1,0 +1,267 @@
+package auth
+
+import (
+	"cmp"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/base64"
+	"fmt"
+	"io"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/wmsmock/wmsmock/mock/clock"
+)
+
+// valueBytes is how much randomness a created token carries: 256 bits, so
+// guessing one is hopeless and two never collide in practice.
+const valueBytes = 32
+
+// Memory is the in-process Store. The zero value is not usable; call
+// NewMemory.
+type Memory struct {
+	clock clock.Clock
+
+	randMu sync.Mutex // an injected reader need not be safe for concurrent use
+	rand   io.Reader
+
+	mu     sync.RWMutex
+	nextID int64
+	byID   map[int64]*Token
+	byHash map[[32]byte]int64
+	byName map[string]int64
+}
+
+var _ Store = (*Memory)(nil)
+
+// Option configures a Memory store.
+type Option func(*Memory)
+
+// WithClock sets the clock that stamps Created (default: the system clock).
+func WithClock(c clock.Clock) Option { return func(m *Memory) { m.clock = c } }
+
+// WithRand sets the source of new token values (default: crypto/rand), so a
+// test can make Create deterministic.
+func WithRand(r io.Reader) Option { return func(m *Memory) { m.rand = r } }
+
+// NewMemory returns an empty store. IDs start at 1.
+func NewMemory(opts ...Option) *Memory {
+	m := &Memory{
+		clock:  clock.Real{},
+		rand:   rand.Reader,
+		nextID: 1,
+		byID:   map[int64]*Token{},
+		byHash: map[[32]byte]int64{},
+		byName: map[string]int64{},
+	}
+	for _, o := range opts {
+		o(m)
+	}
+	return m
+}
+
+// Add implements Store.
+func (m *Memory) Add(name, value string, expires *time.Time) (Token, error) {
+	if name == "" {
+		return Token{}, ErrInvalidName
+	}
+	if !ValidValue(value) {
+		return Token{}, ErrInvalidValue
+	}
+	return m.insert(name, HashValue(value), expires)
+}
+
+// Create implements Store. The value is 32 random bytes in unpadded
+// base64url: long, opaque and valid token68, like the service's own tokens.
+func (m *Memory) Create(name string) (Token, string, error) {
+	if name == "" {
+		return Token{}, "", ErrInvalidName
+	}
+	var b [valueBytes]byte
+	m.randMu.Lock()
+	_, err := io.ReadFull(m.rand, b[:])
+	m.randMu.Unlock()
+	if err != nil {
+		return Token{}, "", fmt.Errorf("auth: generating a token value: %w", err)
+	}
+	value := base64.RawURLEncoding.EncodeToString(b[:])
+	t, err := m.insert(name, HashValue(value), nil)
+	if err != nil {
+		return Token{}, "", err
+	}
+	return t, value, nil
+}
+
+func (m *Memory) insert(name string, hash [32]byte, expires *time.Time) (Token, error) {
+	now := m.clock.Now().UTC()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, dup := m.byName[name]; dup {
+		return Token{}, ErrDuplicateName
+	}
+	if _, dup := m.byHash[hash]; dup {
+		return Token{}, ErrDuplicateValue
+	}
+	t := &Token{ID: m.nextID, Name: name, Hash: hash, Created: now, Expires: copyTime(expires)}
+	m.nextID++
+	m.put(t)
+	return t.clone(), nil
+}
+
+func (m *Memory) put(t *Token) {
+	m.byID[t.ID] = t
+	m.byHash[t.Hash] = t.ID
+	m.byName[t.Name] = t.ID
+}
+
+func (m *Memory) remove(t *Token) {
+	delete(m.byID, t.ID)
+	delete(m.byHash, t.Hash)
+	delete(m.byName, t.Name)
+}
+
+// Lookup implements Store.
+//
+// The index is keyed by the SHA-256 of the value, not the value. A map lookup
+// does take time that depends on its key, but what it could leak is bits of a
+// hash; knowing those does not help an attacker build a value with that hash
+// (SHA-256 is preimage resistant), so timing cannot be used to guess a token
+// byte by byte. The final comparison of the stored and presented hashes is
+// constant-time all the same, so no code path compares secrets with an
+// early-exit loop.
+func (m *Memory) Lookup(value string) (Token, bool) {
+	h := HashValue(value)
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	id, ok := m.byHash[h]
+	if !ok {
+		return Token{}, false
+	}
+	t := m.byID[id]
+	if subtle.ConstantTimeCompare(t.Hash[:], h[:]) != 1 {
+		return Token{}, false
+	}
+	return t.clone(), true
+}
+
+// Touch implements Store.
+func (m *Memory) Touch(id int64, at time.Time) {
+	at = at.UTC()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	t, ok := m.byID[id]
+	if !ok {
+		return
+	}
+	if t.LastUsed == nil {
+		t.LastUsed = new(time.Time)
+	}
+	*t.LastUsed = at // safe: callers only ever see copies
+}
+
+// Revoke implements Store.
+func (m *Memory) Revoke(id int64) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	t, ok := m.byID[id]
+	if !ok {
+		return ErrNotFound
+	}
+	t.Revoked = true
+	return nil
+}
+
+// List implements Store.
+func (m *Memory) List() []Token {
+	m.mu.RLock()
+	out := make([]Token, 0, len(m.byID))
+	for _, t := range m.byID {
+		out = append(out, t.clone())
+	}
+	m.mu.RUnlock()
+	slices.SortFunc(out, func(a, b Token) int { return cmp.Compare(a.ID, b.ID) })
+	return out
+}
+
+// Delete implements Store.
+func (m *Memory) Delete(id int64) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	t, ok := m.byID[id]
+	if !ok {
+		return ErrNotFound
+	}
+	m.remove(t)
+	return nil
+}
+
+// DeleteAll implements Store.
+func (m *Memory) DeleteAll(except ...int64) int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	n := 0
+	for id, t := range m.byID {
+		if !slices.Contains(except, id) {
+			m.remove(t)
+			n++
+		}
+	}
+	return n
+}
+
+// Export returns the whole store for persistence. It holds hashes only, so a
+// snapshot written to disk cannot leak a usable token.
+func (m *Memory) Export() []Token { return m.List() }
+
+// Import replaces the store's contents with a snapshot made by Export. It
+// refuses a snapshot with a non-positive or repeated ID, name or hash, and
+// then leaves the store unchanged. New IDs continue after the highest one
+// seen, so a restored store never hands out an ID twice.
+func (m *Memory) Import(tokens []Token) error {
+	byID := make(map[int64]*Token, len(tokens))
+	byHash := make(map[[32]byte]int64, len(tokens))
+	byName := make(map[string]int64, len(tokens))
+	var maxID int64
+	for i := range tokens {
+		t := tokens[i].clone()
+		switch {
+		case t.ID <= 0:
+			return fmt.Errorf("auth: import: token %d has id %d", i, t.ID)
+		case t.Name == "":
+			return fmt.Errorf("auth: import: token %d: %w", t.ID, ErrInvalidName)
+		}
+		if _, dup := byID[t.ID]; dup {
+			return fmt.Errorf("auth: import: id %d appears twice", t.ID)
+		}
+		if _, dup := byName[t.Name]; dup {
+			return fmt.Errorf("auth: import: token %d: %w", t.ID, ErrDuplicateName)
+		}
+		if _, dup := byHash[t.Hash]; dup {
+			return fmt.Errorf("auth: import: token %d: %w", t.ID, ErrDuplicateValue)
+		}
+		byID[t.ID], byHash[t.Hash], byName[t.Name] = &t, t.ID, t.ID
+		maxID = max(maxID, t.ID)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.byID, m.byHash, m.byName = byID, byHash, byName
+	m.nextID = max(m.nextID, maxID+1)
+	return nil
+}
+
+// clone copies t so that no caller shares the store's time pointers.
+func (t *Token) clone() Token {
+	c := *t
+	c.Expires = copyTime(t.Expires)
+	c.LastUsed = copyTime(t.LastUsed)
+	return c
+}
+
+func copyTime(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	c := *t
+	return &c
+}
