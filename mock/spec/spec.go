@@ -1,0 +1,392 @@
+// Package spec loads an OpenAPI 3.x document and indexes what the fake needs
+// from it: one entry per operation, in the order routes must be tried, with
+// the answer each operation gives on success.
+//
+// Loading is kept cheap on purpose. Building libopenapi's model of the
+// published schema takes about a tenth of a second; anything heavier (schema
+// compilation for validation, example checks) happens lazily, per operation,
+// on the first request that needs it, so the fake is ready in well under the
+// 300 ms a developer will tolerate.
+package spec
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/pb33f/libopenapi"
+	"github.com/pb33f/libopenapi/datamodel"
+	"github.com/pb33f/libopenapi/datamodel/high/base"
+	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
+	"go.yaml.in/yaml/v4"
+)
+
+// Document is a loaded, indexed OpenAPI document.
+type Document struct {
+	// Title and Version come from the document's info object.
+	Title, Version string
+	// OpenAPI is the document's openapi field, e.g. "3.0.1".
+	OpenAPI string
+	// Model is libopenapi's high-level model; validators are built from it.
+	Model *v3.Document
+	// Operations lists every operation in route order: for each method,
+	// templates with literal segments come before those with parameters in
+	// the same position.
+	Operations []*Operation
+
+	raw    []byte
+	isJSON bool
+
+	renderOnce sync.Once
+	yamlBytes  []byte
+	jsonBytes  []byte
+	renderErr  error
+}
+
+// Operation is one method on one path template.
+type Operation struct {
+	Method   string // upper case, e.g. "GET"
+	Path     string // the template as written in the document, e.g. "/workflow/{workflowId}"
+	ID       string // operationId, or "METHOD path" when the document has none
+	PathItem *v3.PathItem
+	Op       *v3.Operation
+	// Secured reports whether the document declares a security requirement
+	// for the operation. The fake asks for a token either way (CONTRACT A1);
+	// this is kept for reports.
+	Secured bool
+	// Success is the answer the operation gives when the request is valid:
+	// its lowest declared 2xx response.
+	Success Response
+	// Paging holds the operation's page-size and offset parameters, when it
+	// has them.
+	Paging *Paging
+}
+
+// Response describes one declared response.
+type Response struct {
+	Status    int
+	MediaType string            // "" when the response has no body
+	Schema    *base.SchemaProxy // nil when the media type declares none
+	// Example is the JSON encoding of the media type's example (or its first
+	// named example), nil when the document gives none. It is not trusted
+	// blindly: the server checks it against Schema before serving it.
+	Example []byte
+}
+
+// Paging names an operation's paging query parameters and its defaults.
+type Paging struct {
+	MaxParam, OffsetParam string
+	DefaultMax            int // 0 when the document states none
+}
+
+// LoadFile reads and loads the document at path.
+func LoadFile(path string) (*Document, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading OpenAPI document: %w", err)
+	}
+	d, err := Load(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return d, nil
+}
+
+// Load parses an OpenAPI 3.0 or 3.1 document, in YAML or JSON.
+func Load(b []byte) (*Document, error) {
+	if len(bytes.TrimSpace(b)) == 0 {
+		return nil, errors.New("the OpenAPI document is empty")
+	}
+	cfg := datamodel.NewDocumentConfiguration()
+	// A fake must never reach out to the network or the file system to
+	// resolve a reference: a document is served as it is.
+	cfg.AllowFileReferences = false
+	cfg.AllowRemoteReferences = false
+	doc, err := libopenapi.NewDocumentWithConfiguration(b, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("not an OpenAPI document: %w", err)
+	}
+	info := doc.GetSpecInfo()
+	if info == nil || info.SpecType != "openapi" || !strings.HasPrefix(info.Version, "3.") {
+		v := ""
+		if info != nil {
+			v = info.Version
+		}
+		return nil, fmt.Errorf("only OpenAPI 3.x documents are supported (found version %q)", v)
+	}
+	model, err := doc.BuildV3Model()
+	if model == nil {
+		return nil, fmt.Errorf("building the document model: %w", err)
+	}
+	if err != nil && !onlyCircular(err) {
+		return nil, fmt.Errorf("building the document model: %w", err)
+	}
+	d := &Document{
+		Model:   &model.Model,
+		OpenAPI: info.Version,
+		raw:     b,
+		isJSON:  json.Valid(b),
+	}
+	if model.Model.Info != nil {
+		d.Title, d.Version = model.Model.Info.Title, model.Model.Info.Version
+	}
+	if err := d.index(); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// onlyCircular reports whether err holds nothing but circular-reference
+// notices, which libopenapi raises for recursive schemas that are perfectly
+// servable (the synthesizer bounds their depth).
+func onlyCircular(err error) bool {
+	var joined interface{ Unwrap() []error }
+	errs := []error{err}
+	if errors.As(err, &joined) {
+		errs = joined.Unwrap()
+	}
+	for _, e := range errs {
+		if !strings.Contains(strings.ToLower(e.Error()), "circular reference") {
+			return false
+		}
+	}
+	return true
+}
+
+func (d *Document) index() error {
+	if d.Model.Paths == nil || d.Model.Paths.PathItems == nil {
+		return errors.New("the document declares no paths")
+	}
+	globalSecured := len(d.Model.Security) > 0
+	for p := d.Model.Paths.PathItems.First(); p != nil; p = p.Next() {
+		path, item := p.Key(), p.Value()
+		if !strings.HasPrefix(path, "/") {
+			return fmt.Errorf("path %q does not start with '/'", path)
+		}
+		for o := item.GetOperations().First(); o != nil; o = o.Next() {
+			method := strings.ToUpper(o.Key())
+			op := o.Value()
+			entry := &Operation{Method: method, Path: path, PathItem: item, Op: op, ID: op.OperationId}
+			if entry.ID == "" {
+				entry.ID = method + " " + path
+			}
+			entry.Secured = globalSecured
+			if op.Security != nil {
+				entry.Secured = false
+				for _, req := range op.Security {
+					if req != nil && req.Requirements != nil && req.Requirements.Len() > 0 {
+						entry.Secured = true
+					}
+				}
+			}
+			entry.Success = successResponse(op)
+			entry.Paging = pagingOf(item, op)
+			d.Operations = append(d.Operations, entry)
+		}
+	}
+	if len(d.Operations) == 0 {
+		return errors.New("the document declares no operations")
+	}
+	sort.SliceStable(d.Operations, func(i, j int) bool {
+		return routeLess(d.Operations[i].Path, d.Operations[j].Path)
+	})
+	return nil
+}
+
+// routeLess orders templates so that, compared segment by segment, a literal
+// segment wins over a parameter: "/workflow/random-name" must be tried before
+// "/workflow/{workflowId}", or the parameter would swallow it.
+func routeLess(a, b string) bool {
+	as, bs := strings.Split(a, "/"), strings.Split(b, "/")
+	for i := 0; i < len(as) && i < len(bs); i++ {
+		ap, bp := isParam(as[i]), isParam(bs[i])
+		if ap != bp {
+			return !ap
+		}
+		if as[i] != bs[i] {
+			return as[i] < bs[i]
+		}
+	}
+	return len(as) < len(bs)
+}
+
+func isParam(segment string) bool { return strings.Contains(segment, "{") }
+
+// successResponse picks the lowest declared 2xx response, the answer of a
+// call that went well. Documents that declare none get 200 with no body.
+func successResponse(op *v3.Operation) Response {
+	best := Response{Status: 0}
+	if op.Responses != nil && op.Responses.Codes != nil {
+		for c := op.Responses.Codes.First(); c != nil; c = c.Next() {
+			code, err := strconv.Atoi(c.Key())
+			if err != nil {
+				if strings.EqualFold(c.Key(), "2XX") && best.Status == 0 {
+					best = fromResponse(200, c.Value())
+				}
+				continue
+			}
+			if code >= 200 && code < 300 && (best.Status == 0 || code < best.Status) {
+				best = fromResponse(code, c.Value())
+			}
+		}
+	}
+	if best.Status == 0 {
+		if op.Responses != nil && op.Responses.Default != nil {
+			return fromResponse(200, op.Responses.Default)
+		}
+		best.Status = 200
+	}
+	return best
+}
+
+func fromResponse(status int, r *v3.Response) Response {
+	out := Response{Status: status}
+	if status == 204 || status == 205 || r == nil || r.Content == nil || r.Content.Len() == 0 {
+		return out
+	}
+	mediaType, media := preferredMedia(r)
+	out.MediaType = mediaType
+	out.Schema = media.Schema
+	out.Example = exampleOf(media)
+	return out
+}
+
+// preferredMedia prefers JSON, as clients of this service expect, and
+// otherwise takes the first media type the document lists.
+func preferredMedia(r *v3.Response) (string, *v3.MediaType) {
+	var firstKey string
+	var first *v3.MediaType
+	for m := r.Content.First(); m != nil; m = m.Next() {
+		if first == nil {
+			firstKey, first = m.Key(), m.Value()
+		}
+		if IsJSON(m.Key()) {
+			return m.Key(), m.Value()
+		}
+	}
+	return firstKey, first
+}
+
+// IsJSON reports whether a media type carries JSON.
+func IsJSON(mediaType string) bool {
+	mt := strings.ToLower(strings.TrimSpace(strings.SplitN(mediaType, ";", 2)[0]))
+	return mt == "application/json" || strings.HasSuffix(mt, "+json") || mt == "*/*"
+}
+
+func exampleOf(m *v3.MediaType) []byte {
+	if m == nil {
+		return nil
+	}
+	node := m.Example
+	if node == nil && m.Examples != nil {
+		for e := m.Examples.First(); e != nil; e = e.Next() {
+			if e.Value() != nil && e.Value().Value != nil {
+				node = e.Value().Value
+				break
+			}
+		}
+	}
+	if node == nil {
+		return nil
+	}
+	var v any
+	if err := node.Decode(&v); err != nil {
+		return nil
+	}
+	b, err := json.Marshal(StringKeys(v))
+	if err != nil {
+		return nil
+	}
+	return b
+}
+
+// pagingOf finds the page-size and offset query parameters (CONTRACT P1: on
+// this service they are called max and offset).
+func pagingOf(item *v3.PathItem, op *v3.Operation) *Paging {
+	var p Paging
+	params := append(append([]*v3.Parameter{}, item.Parameters...), op.Parameters...)
+	for _, param := range params {
+		if param == nil || param.In != "query" {
+			continue
+		}
+		switch param.Name {
+		case "max":
+			p.MaxParam = param.Name
+			if param.Schema != nil {
+				if s := param.Schema.Schema(); s != nil && s.Default != nil {
+					_ = s.Default.Decode(&p.DefaultMax)
+				}
+			}
+		case "offset":
+			p.OffsetParam = param.Name
+		}
+	}
+	if p.MaxParam == "" && p.OffsetParam == "" {
+		return nil
+	}
+	return &p
+}
+
+// YAML returns the document as YAML: the bytes it was loaded from when they
+// were YAML, a faithful conversion otherwise.
+func (d *Document) YAML() ([]byte, error) {
+	d.render()
+	return d.yamlBytes, d.renderErr
+}
+
+// JSON returns the document as JSON.
+func (d *Document) JSON() ([]byte, error) {
+	d.render()
+	return d.jsonBytes, d.renderErr
+}
+
+// render converts the document between YAML and JSON once, on first demand,
+// so start-up does not pay for a conversion nobody may ask for.
+func (d *Document) render() {
+	d.renderOnce.Do(func() {
+		if d.isJSON {
+			d.jsonBytes = d.raw
+			var node yaml.Node
+			if d.renderErr = yaml.Unmarshal(d.raw, &node); d.renderErr == nil {
+				d.yamlBytes, d.renderErr = yaml.Marshal(&node)
+			}
+			return
+		}
+		d.yamlBytes = d.raw
+		var v any
+		if d.renderErr = yaml.Unmarshal(d.raw, &v); d.renderErr == nil {
+			d.jsonBytes, d.renderErr = json.Marshal(StringKeys(v))
+		}
+	})
+}
+
+// StringKeys rewrites maps decoded from YAML so that every key is a string:
+// YAML allows keys such as an unquoted 200, which JSON cannot hold.
+func StringKeys(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		for k, e := range t {
+			t[k] = StringKeys(e)
+		}
+		return t
+	case map[any]any:
+		out := make(map[string]any, len(t))
+		for k, e := range t {
+			out[fmt.Sprint(k)] = StringKeys(e)
+		}
+		return out
+	case []any:
+		for i, e := range t {
+			t[i] = StringKeys(e)
+		}
+		return t
+	default:
+		return v
+	}
+}
