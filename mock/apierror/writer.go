@@ -1,0 +1,116 @@
+package apierror
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/wmsmock/wmsmock/mock/profile"
+)
+
+// Policy is the default answer for each kind of failure, for errors whose
+// stage did not choose a reply of its own.
+type Policy map[Kind]profile.Reply
+
+// PolicyFrom takes the default answers from a behaviour profile.
+func PolicyFrom(p *profile.Profile) Policy {
+	return Policy{
+		Forbidden:       p.UnknownRoute,
+		BadRequest:      p.BadRequest,
+		TooManyRequests: p.RateLimit.Reject,
+		Conflict:        {Status: http.StatusConflict, Body: profile.BodyMessage, Message: "Conflict"},
+		Internal:        p.InternalError,
+	}
+}
+
+// Body is the service's error body: exactly one string field.
+type Body struct {
+	Message string `json:"message"`
+}
+
+// Writer writes error answers. It is safe for concurrent use.
+type Writer struct {
+	policy  Policy
+	ids     *IDSource
+	journal *Journal
+	logger  *slog.Logger
+	now     func() time.Time
+}
+
+// NewWriter returns a Writer; ids, journal and logger may be nil.
+func NewWriter(p Policy, ids *IDSource, journal *Journal, logger *slog.Logger, now func() time.Time) *Writer {
+	if ids == nil {
+		ids = NewIDSource(nil)
+	}
+	if journal == nil {
+		journal = NewJournal(1000)
+	}
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	if now == nil {
+		now = time.Now
+	}
+	return &Writer{policy: p, ids: ids, journal: journal, logger: logger, now: now}
+}
+
+// Journal returns the journal the writer records into.
+func (w *Writer) Journal() *Journal { return w.journal }
+
+// Write answers r with err and returns the Error ID it minted ("" for kinds
+// whose answer carries none).
+func (w *Writer) Write(rw http.ResponseWriter, r *http.Request, err error) string {
+	e := Wrap(err)
+	status, body, id := w.answer(e)
+	h := rw.Header()
+	for k, vs := range e.Header {
+		h[k] = vs
+	}
+	if body != nil {
+		h.Set("Content-Type", "application/json")
+	}
+	h.Set("Cache-Control", "no-store")
+	rw.WriteHeader(status)
+	if body != nil {
+		_, _ = rw.Write(body)
+	}
+	if id != "" {
+		w.journal.Add(Entry{ID: id, Time: w.now().UTC(), Method: r.Method, Path: r.URL.Path,
+			Status: status, Kind: e.Kind.String(), Reason: e.Error()})
+	}
+	level := slog.LevelInfo
+	if e.Kind == Internal {
+		level = slog.LevelError
+	}
+	w.logger.Log(context.Background(), level, "request failed",
+		"method", r.Method, "path", r.URL.Path, "status", status,
+		"kind", e.Kind.String(), "error_id", id, "reason", e.Error())
+	return id
+}
+
+// answer decides the status, the encoded body (nil for none) and the Error
+// ID (only answers with a message carry one).
+func (w *Writer) answer(e *Error) (int, []byte, string) {
+	reply, ok := w.policy[e.Kind]
+	if e.Reply != nil {
+		reply, ok = *e.Reply, true
+	}
+	if !ok {
+		reply = w.policy[Internal]
+	}
+	if reply.Status == 0 {
+		reply.Status = http.StatusInternalServerError
+	}
+	if reply.Body != profile.BodyMessage {
+		return reply.Status, nil, ""
+	}
+	id := w.ids.New()
+	return reply.Status, encode(reply.Text(id)), id
+}
+
+func encode(message string) []byte {
+	b, _ := json.Marshal(Body{Message: message})
+	return b
+}
