@@ -1,0 +1,53 @@
+// Package handler holds the types that pass between the fake's request
+// pipeline and the code that answers a routed call: the call as the pipeline
+// has understood it, and the answer as a value. Handlers never write to the
+// wire themselves; the server encodes their Response, and apierror encodes
+// their errors, so every answer takes one of two well-tested roads.
+package handler
+
+import (
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/wmsmock/wmsmock/mock/spec"
+)
+
+// Request is a call that has passed authentication, the rate limit, the
+// version check, routing and validation.
+type Request struct {
+	HTTP       *http.Request
+	Version    string          // the API version the call selected
+	Op         *spec.Operation // the operation it was routed to
+	PathParams map[string]string
+	Query      url.Values
+	Body       []byte // the request body, already read and size-checked
+	TokenID    int64  // the ID of the token that authenticated the call
+	Now        time.Time
+	// Key identifies the call for deterministic synthesis: the same key
+	// (with the same seed) always yields the same synthesized body.
+	Key string
+}
+
+// Response is a handler's answer.
+type Response struct {
+	Status int
+	Header http.Header
+	// Body is encoded as JSON when Raw is nil; a nil Body and nil Raw mean
+	// no body at all.
+	Body any
+	// Raw is a body already encoded in MediaType.
+	Raw       []byte
+	MediaType string
+}
+
+// Func answers one routed call.
+type Func func(*Request) (*Response, error)
+
+// JSON is a convenience for a JSON answer.
+func JSON(status int, body any) *Response {
+	return &Response{Status: status, Body: body, MediaType: "application/json"}
+}
+
+// NoContent is an answer without a body, such as a 204.
+func NoContent(status int) *Response { return &Response{Status: status} }
