@@ -1,0 +1,202 @@
+// Package validate checks calls and answers against the OpenAPI document the
+// fake serves, using libopenapi-validator.
+//
+// The validator is built so that start-up stays fast: libopenapi-validator
+// normally compiles every schema of the document when it is created (6-7 s
+// and ~80 MiB for the published schema). Here compilation is deferred to the
+// first call that needs a schema and cached from then on, so the fake is
+// ready at once and each operation pays its compile cost once.
+package validate
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"net/http"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	validator "github.com/pb33f/libopenapi-validator"
+	"github.com/pb33f/libopenapi-validator/cache"
+	"github.com/pb33f/libopenapi-validator/config"
+	verrors "github.com/pb33f/libopenapi-validator/errors"
+	"github.com/pb33f/libopenapi-validator/schema_validation"
+	"github.com/pb33f/libopenapi/datamodel/high/base"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/wmsmock/wmsmock/mock/spec"
+)
+
+// Validator validates requests and responses of one document.
+type Validator struct {
+	v        validator.Validator
+	schemas  schema_validation.SchemaValidator
+	basePath string
+}
+
+// Option configures a Validator.
+type Option func(*settings)
+
+type settings struct {
+	regex jsonschema.RegexpEngine
+}
+
+// WithRegexpEngine sets the engine for schema `pattern`s. Published schemas
+// use ECMAScript look-around that Go's regexp cannot compile.
+func WithRegexpEngine(e jsonschema.RegexpEngine) Option {
+	return func(s *settings) { s.regex = e }
+}
+
+// New builds a validator for doc, whose paths are served under basePath.
+func New(doc *spec.Document, basePath string, opts ...Option) *Validator {
+	var s settings
+	for _, o := range opts {
+		o(&s)
+	}
+	lazy := &lazyCache{}
+	lazy.warming.Store(true)
+	vopts := []config.Option{
+		config.WithSchemaCache(lazy),
+		config.WithRegexCache(&sync.Map{}),
+		// The fake's own pipeline checks the token before validation runs,
+		// with the service's rules rather than the document's.
+		config.WithoutSecurityValidation(),
+	}
+	if s.regex != nil {
+		vopts = append(vopts, config.WithRegexEngine(s.regex))
+	}
+	v := validator.NewValidatorFromV3Model(doc.Model, vopts...)
+	lazy.warming.Store(false)
+	var sopts []config.Option
+	if s.regex != nil {
+		sopts = append(sopts, config.WithRegexEngine(s.regex))
+	}
+	return &Validator{
+		v:        v,
+		schemas:  schema_validation.NewSchemaValidator(sopts...),
+		basePath: strings.TrimSuffix(basePath, "/"),
+	}
+}
+
+// Request validates a routed call: path, query and header parameters and the
+// body. body is the already-read request body. It returns one line per
+// problem, or nil when the call is valid.
+func (v *Validator) Request(r *http.Request, op *spec.Operation, body []byte) []string {
+	// The library reports a missing body as an unknown content type, which
+	// says little to the developer who reads the error journal.
+	if rb := op.Op.RequestBody; len(body) == 0 && rb != nil && rb.Required != nil && *rb.Required {
+		return []string{"the request body is required but the request has none"}
+	}
+	req := v.docRequest(r, body)
+	ok, errs := v.v.ValidateHttpRequestSyncWithPathItem(req, op.PathItem, op.Path)
+	if ok {
+		return nil
+	}
+	return reasons(errs)
+}
+
+// Response validates an answer to a routed call. It returns one line per
+// problem, or nil when the answer matches the document.
+func (v *Validator) Response(r *http.Request, op *spec.Operation, resp *http.Response) []string {
+	req := v.docRequest(r, nil)
+	ok, errs := v.v.GetResponseBodyValidator().ValidateResponseBodyWithPathItem(req, resp, op.PathItem, op.Path)
+	if ok {
+		return nil
+	}
+	return reasons(errs)
+}
+
+// docRequest returns a shallow copy of r whose path is the one the document
+// knows (without the fake's base path) and whose body can be read again.
+func (v *Validator) docRequest(r *http.Request, body []byte) *http.Request {
+	req := *r
+	u := *r.URL
+	u.Path = strings.TrimPrefix(u.Path, v.basePath)
+	u.RawPath = ""
+	if u.Path == "" {
+		u.Path = "/"
+	}
+	req.URL = &u
+	if body != nil {
+		req.Body = io.NopCloser(bytes.NewReader(body))
+		req.ContentLength = int64(len(body))
+	} else {
+		req.Body = http.NoBody
+	}
+	return &req
+}
+
+// reasons turns validator errors into short, stable, sorted lines.
+func reasons(errs []*verrors.ValidationError) []string {
+	out := make([]string, 0, len(errs))
+	for _, e := range errs {
+		if e == nil {
+			continue
+		}
+		line := e.Message
+		if e.Reason != "" && e.Reason != e.Message {
+			line += ": " + e.Reason
+		}
+		for _, se := range e.SchemaValidationErrors {
+			if se == nil {
+				continue
+			}
+			loc := se.FieldPath
+			if loc == "" {
+				loc = se.KeywordLocation
+			}
+			line += fmt.Sprintf(" [%s: %s]", loc, se.Reason)
+		}
+		out = append(out, line)
+	}
+	sort.Strings(out)
+	if len(out) == 0 {
+		out = append(out, "the request does not match the document")
+	}
+	return out
+}
+
+// lazyCache is a schema cache that claims to hold everything while the
+// validator is being built, so the validator's eager warm-up compiles
+// nothing, and then fills itself as calls arrive.
+type lazyCache struct {
+	warming atomic.Bool
+	m       sync.Map
+}
+
+func (c *lazyCache) Load(key uint64) (*cache.SchemaCacheEntry, bool) {
+	if c.warming.Load() {
+		return nil, true
+	}
+	e, ok := c.m.Load(key)
+	if !ok {
+		return nil, false
+	}
+	return e.(*cache.SchemaCacheEntry), true
+}
+
+func (c *lazyCache) Store(key uint64, value *cache.SchemaCacheEntry) {
+	if c.warming.Load() || value == nil {
+		return
+	}
+	c.m.Store(key, value)
+}
+
+func (c *lazyCache) Range(f func(key uint64, value *cache.SchemaCacheEntry) bool) {
+	c.m.Range(func(k, v any) bool { return f(k.(uint64), v.(*cache.SchemaCacheEntry)) })
+}
+
+// Body validates an encoded JSON value against a schema, for checking a
+// document's own examples before they are served.
+func (v *Validator) Body(schema *base.Schema, body []byte) []string {
+	if schema == nil {
+		return nil
+	}
+	ok, errs := v.schemas.ValidateSchemaBytes(schema, body)
+	if ok {
+		return nil
+	}
+	return reasons(errs)
+}
