@@ -1,0 +1,292 @@
+package control
+
+import (
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gorilla/mux"
+
+	"github.com/wmsmock/wmsmock/mock/ratelimit"
+)
+
+// The admin endpoints change or reveal the fake's state: reset it to the
+// seed, move its clock, force a workflow's status, and show tokens (never
+// their values), recent requests and rate-limit counters. Since they can
+// wipe a shared fake, they answer only calls from loopback, unless an admin
+// token is configured; then they answer any caller presenting it.
+
+// AdminPrefix is where the admin endpoints live.
+const AdminPrefix = "/_mock/admin/"
+
+// Errors an AdminBackend returns for the answers they stand for.
+var (
+	ErrNotFound = errors.New("not found")
+	ErrInvalid  = errors.New("invalid")
+)
+
+// AdminBackend is what the admin endpoints need from the server. A Backend
+// that also implements it gets the endpoints.
+type AdminBackend interface {
+	// AdminToken is the token admin calls must present; "" means admin
+	// calls are accepted from loopback only.
+	AdminToken() string
+	// ResetState puts records and tokens back to what the fake started with.
+	ResetState() error
+	// AdvanceClock moves the fake's clock forward and returns the new time.
+	AdvanceClock(d time.Duration) (time.Time, error)
+	// Now is the fake's current time.
+	Now() time.Time
+	// SetWorkflowStatus forces a run's status now and/or the status it will
+	// end in, and returns the status it shows now. It fails with
+	// ErrNotFound or ErrInvalid.
+	SetWorkflowStatus(id, status, endStatus string) (string, error)
+	// TokenInfos lists the tokens, without values.
+	TokenInfos() []TokenInfo
+	// RecentRequests returns up to n journal entries, newest first.
+	RecentRequests(n int) []RequestEntry
+	// RateCounters is the limiter's snapshot.
+	RateCounters() []ratelimit.Counter
+	// SaveState writes the state file now (a no-op without one).
+	SaveState() error
+}
+
+// TokenInfo is what the admin API shows of a token: never its value.
+type TokenInfo struct {
+	ID       int64      `json:"id"`
+	Name     string     `json:"name"`
+	Created  time.Time  `json:"created"`
+	Expires  *time.Time `json:"expires,omitempty"`
+	LastUsed *time.Time `json:"lastUsed"`
+	Revoked  bool       `json:"revoked,omitempty"`
+	// Configured marks the tokens the fake was started with, which
+	// DELETE /tokens/delete-all leaves in place.
+	Configured bool `json:"configured"`
+}
+
+// RequestEntry is one call in the request journal. It holds no header at
+// all, so an Authorization value can never end up in it.
+type RequestEntry struct {
+	Time      time.Time `json:"time"`
+	Method    string    `json:"method"`
+	Path      string    `json:"path"`
+	Status    int       `json:"status"`
+	ErrorID   string    `json:"errorId,omitempty"`
+	LatencyMS float64   `json:"latencyMs"`
+}
+
+// RequestJournal keeps the most recent calls, bounded.
+type RequestJournal struct {
+	mu   sync.Mutex
+	ring []RequestEntry
+	next int
+	full bool
+}
+
+// NewRequestJournal returns a journal holding at most capacity entries.
+func NewRequestJournal(capacity int) *RequestJournal {
+	return &RequestJournal{ring: make([]RequestEntry, max(1, capacity))}
+}
+
+// Add records one call.
+func (j *RequestJournal) Add(e RequestEntry) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.ring[j.next] = e
+	j.next++
+	if j.next == len(j.ring) {
+		j.next, j.full = 0, true
+	}
+}
+
+// Recent returns up to n entries (all when n <= 0), newest first.
+func (j *RequestJournal) Recent(n int) []RequestEntry {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	size := j.next
+	if j.full {
+		size = len(j.ring)
+	}
+	if n <= 0 || n > size {
+		n = size
+	}
+	out := make([]RequestEntry, 0, n)
+	for i := 1; i <= n; i++ {
+		out = append(out, j.ring[(j.next-i+len(j.ring))%len(j.ring)])
+	}
+	return out
+}
+
+type admin struct{ b AdminBackend }
+
+func registerAdmin(r *mux.Router, b AdminBackend) {
+	a := &admin{b: b}
+	sub := r.PathPrefix(strings.TrimSuffix(AdminPrefix, "/")).Subrouter()
+	sub.Use(a.guard)
+	sub.HandleFunc("/reset", a.reset).Methods(http.MethodPost)
+	sub.HandleFunc("/clock", a.clock).Methods(http.MethodGet)
+	sub.HandleFunc("/clock/advance", a.advance).Methods(http.MethodPost)
+	sub.HandleFunc("/workflows/{id}/status", a.workflowStatus).Methods(http.MethodPost, http.MethodPut)
+	sub.HandleFunc("/tokens", a.tokens).Methods(http.MethodGet)
+	sub.HandleFunc("/requests", a.requests).Methods(http.MethodGet)
+	sub.HandleFunc("/ratelimit", a.rateLimit).Methods(http.MethodGet)
+	sub.HandleFunc("/state/save", a.save).Methods(http.MethodPost)
+}
+
+// guard lets a call through from loopback, or from anywhere with the admin
+// token when one is set.
+func (a *admin) guard(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if token := a.b.AdminToken(); token != "" {
+			got := []byte(r.Header.Get("Authorization"))
+			if subtle.ConstantTimeCompare(got, []byte("Bearer "+token)) != 1 {
+				writeJSON(w, http.StatusForbidden, message("admin endpoints need the admin token (Authorization: Bearer <admin-token>)"))
+				return
+			}
+		} else if !fromLoopback(r) {
+			writeJSON(w, http.StatusForbidden, message("admin endpoints answer loopback callers only; start the fake with --admin-token to open them"))
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func fromLoopback(r *http.Request) bool {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+func (a *admin) reset(w http.ResponseWriter, _ *http.Request) {
+	if err := a.b.ResetState(); err != nil {
+		writeJSON(w, http.StatusInternalServerError, message("reset: "+err.Error()))
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"status": "reset"})
+}
+
+type clockBody struct {
+	Now string `json:"now"`
+}
+
+func (a *admin) clock(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, clockBody{Now: a.b.Now().UTC().Format(time.RFC3339Nano)})
+}
+
+func (a *admin) advance(w http.ResponseWriter, r *http.Request) {
+	by := r.URL.Query().Get("by")
+	d, err := time.ParseDuration(by)
+	if err != nil || d <= 0 {
+		writeJSON(w, http.StatusBadRequest, message("?by= needs a positive Go duration such as 30s, 10m or 1h30m; got "+strconv.Quote(by)))
+		return
+	}
+	now, err := a.b.AdvanceClock(d)
+	if err != nil {
+		writeJSON(w, http.StatusConflict, message(err.Error()))
+		return
+	}
+	writeJSON(w, http.StatusOK, clockBody{Now: now.UTC().Format(time.RFC3339Nano)})
+}
+
+type statusBody struct {
+	ID        string `json:"id,omitempty"`
+	Status    string `json:"status,omitempty"`
+	EndStatus string `json:"endStatus,omitempty"`
+}
+
+// workflowStatus takes {"status": "FAILED"} (hold that status from now
+// on) and/or {"endStatus": "FAILED"} (how the run will end), in the body
+// or as query parameters.
+func (a *admin) workflowStatus(w http.ResponseWriter, r *http.Request) {
+	var in statusBody
+	if r.Body != nil && r.ContentLength != 0 {
+		if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<16)).Decode(&in); err != nil {
+			writeJSON(w, http.StatusBadRequest, message("body must be {\"status\": ..., \"endStatus\": ...}: "+err.Error()))
+			return
+		}
+	}
+	q := r.URL.Query()
+	if v := q.Get("status"); v != "" {
+		in.Status = v
+	}
+	if v := q.Get("endStatus"); v != "" {
+		in.EndStatus = v
+	}
+	in.Status, in.EndStatus = strings.ToUpper(in.Status), strings.ToUpper(in.EndStatus)
+	if in.Status == "" && in.EndStatus == "" {
+		writeJSON(w, http.StatusBadRequest, message("give status and/or endStatus"))
+		return
+	}
+	id := mux.Vars(r)["id"]
+	now, err := a.b.SetWorkflowStatus(id, in.Status, in.EndStatus)
+	switch {
+	case errors.Is(err, ErrNotFound):
+		writeJSON(w, http.StatusNotFound, message("no workflow "+id))
+	case errors.Is(err, ErrInvalid):
+		writeJSON(w, http.StatusBadRequest, message(err.Error()))
+	case err != nil:
+		writeJSON(w, http.StatusInternalServerError, message(err.Error()))
+	default:
+		writeJSON(w, http.StatusOK, statusBody{ID: id, Status: now, EndStatus: in.EndStatus})
+	}
+}
+
+func (a *admin) tokens(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]any{"tokens": a.b.TokenInfos()})
+}
+
+func (a *admin) requests(w http.ResponseWriter, r *http.Request) {
+	n := 100
+	if v := r.URL.Query().Get("n"); v != "" {
+		var err error
+		if n, err = strconv.Atoi(v); err != nil || n < 1 {
+			writeJSON(w, http.StatusBadRequest, message("?n= needs a positive number"))
+			return
+		}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"requests": a.b.RecentRequests(n)})
+}
+
+type windowUse struct {
+	Window string `json:"window"`
+	Limit  int    `json:"limit"`
+	Used   int    `json:"used"`
+}
+
+type counterBody struct {
+	Key     string      `json:"key"`
+	Windows []windowUse `json:"windows"`
+}
+
+func (a *admin) rateLimit(w http.ResponseWriter, _ *http.Request) {
+	out := []counterBody{}
+	for _, c := range a.b.RateCounters() {
+		cb := counterBody{Key: c.Key, Windows: []windowUse{}}
+		for i, win := range c.Windows {
+			used := 0
+			if i < len(c.Used) {
+				used = c.Used[i]
+			}
+			cb.Windows = append(cb.Windows, windowUse{Window: win.String(), Limit: win.Limit, Used: used})
+		}
+		out = append(out, cb)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"counters": out})
+}
+
+func (a *admin) save(w http.ResponseWriter, _ *http.Request) {
+	if err := a.b.SaveState(); err != nil {
+		writeJSON(w, http.StatusInternalServerError, message("saving state: "+err.Error()))
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"status": "saved"})
+}
