@@ -1,0 +1,308 @@
+package synth
+
+import (
+	"encoding/json"
+	"math"
+	"strconv"
+	"unicode/utf8"
+)
+
+// maxCheckDepth stops the checker on schemas that recurse without
+// consuming the value (oneOf: [self, ...]); past it a value is assumed to
+// match, which only ever makes disambiguation more cautious.
+const maxCheckDepth = 48
+
+// matches reports whether v satisfies n the way the server's validator
+// (JSON Schema 2020-12 plus OpenAPI 3.0 nullable and discriminator
+// presence) would judge it. The generator needs this to prove that a oneOf
+// value matches exactly one branch, to vet examples and name heuristics
+// against the constraints, and to retry `not`. mode matters because the
+// validator drops readOnly properties from `required` for requests and
+// writeOnly ones for responses.
+func matches(n *node, v any, mode Mode, depth int) bool {
+	if depth > maxCheckDepth {
+		return true
+	}
+	n = n.f()
+	if n.hasConst && !jsonEqual(v, n.constVal) {
+		return false
+	}
+	if len(n.enum) > 0 && !(v == nil && n.nullable) && !inEnum(n.enum, v) {
+		return false
+	}
+	switch x := v.(type) {
+	case nil:
+		if !n.allowsNull() {
+			return false
+		}
+	case bool:
+		if n.types != 0 && n.types&tBoolean == 0 {
+			return false
+		}
+	case string:
+		if n.types != 0 && n.types&tString == 0 {
+			return false
+		}
+		if !stringOK(n, x) {
+			return false
+		}
+	case map[string]any:
+		if n.types != 0 && n.types&tObject == 0 {
+			return false
+		}
+		if !objectOK(n, x, mode, depth) {
+			return false
+		}
+	case []any:
+		if n.types != 0 && n.types&tArray == 0 {
+			return false
+		}
+		if !arrayOK(n, x, mode, depth) {
+			return false
+		}
+	default:
+		f, ok := toFloat(v)
+		if !ok {
+			return false
+		}
+		if n.types != 0 && n.types&tNumber == 0 && (n.types&tInteger == 0 || !isIntegral(f)) {
+			return false
+		}
+		if !numberOK(n, f) {
+			return false
+		}
+	}
+	for _, c := range n.conj {
+		if !matches(c, v, mode, depth+1) {
+			return false
+		}
+	}
+	if n.not != nil && matches(n.not, v, mode, depth+1) {
+		return false
+	}
+	if len(n.oneOf) > 0 && countMatches(n.oneOf, v, mode, depth, 2) != 1 {
+		return false
+	}
+	if len(n.anyOf) > 0 && countMatches(n.anyOf, v, mode, depth, 1) == 0 {
+		return false
+	}
+	for _, x := range n.exclusive {
+		if matches(x, v, mode, depth+1) {
+			return false
+		}
+	}
+	return true
+}
+
+// countMatches counts branches v matches, stopping at limit.
+func countMatches(branches []*node, v any, mode Mode, depth, limit int) int {
+	k := 0
+	for _, b := range branches {
+		if matches(b, v, mode, depth+1) {
+			if k++; k >= limit {
+				break
+			}
+		}
+	}
+	return k
+}
+
+func stringOK(n *node, s string) bool {
+	if n.minLen > 0 || n.maxLen >= 0 {
+		l := utf8.RuneCountInString(s)
+		if l < n.minLen || (n.maxLen >= 0 && l > n.maxLen) {
+			return false
+		}
+	}
+	for _, p := range n.patterns {
+		if !p.match.MatchString(s) {
+			return false
+		}
+	}
+	return formatOK(n.format, s)
+}
+
+func numberOK(n *node, f float64) bool {
+	if n.hasMin && (f < n.min || (n.exclMin && f == n.min)) {
+		return false
+	}
+	if n.hasMax && (f > n.max || (n.exclMax && f == n.max)) {
+		return false
+	}
+	if n.multipleOf > 0 && !isIntegral(f/n.multipleOf) {
+		return false
+	}
+	switch n.format {
+	case "int32":
+		return f >= math.MinInt32 && f <= math.MaxInt32
+	case "float":
+		return math.Abs(f) <= math.MaxFloat32
+	}
+	return true
+}
+
+func arrayOK(n *node, a []any, mode Mode, depth int) bool {
+	if len(a) < n.minItems || (n.maxItems >= 0 && len(a) > n.maxItems) {
+		return false
+	}
+	for i, e := range a {
+		var item *node
+		switch {
+		case i < len(n.prefix):
+			item = n.prefix[i]
+		case n.noItems:
+			return false
+		default:
+			item = n.items
+		}
+		if item != nil && !matches(item, e, mode, depth+1) {
+			return false
+		}
+	}
+	if n.unique {
+		for i := range a {
+			for j := i + 1; j < len(a); j++ {
+				if jsonEqual(a[i], a[j]) {
+					return false
+				}
+			}
+		}
+	}
+	return true
+}
+
+func objectOK(n *node, m map[string]any, mode Mode, depth int) bool {
+	if len(m) < n.minProps || (n.maxProps >= 0 && len(m) > n.maxProps) {
+		return false
+	}
+	for _, r := range n.required {
+		if _, ok := m[r]; ok {
+			continue
+		}
+		if pn, ok := n.propNode(r); ok {
+			pf := pn.f()
+			if (mode == Request && pf.readOnly) || (mode == Response && pf.writeOnly) {
+				continue
+			}
+		}
+		return false
+	}
+	if n.disc != nil {
+		if _, ok := m[n.disc.prop]; !ok {
+			return false
+		}
+	}
+	for k, v := range m {
+		if n.propertyNames != nil && !matches(n.propertyNames, k, mode, depth+1) {
+			return false
+		}
+		if pn, ok := n.propNode(k); ok {
+			if !matches(pn, v, mode, depth+1) {
+				return false
+			}
+			continue
+		}
+		matched := false
+		for _, pp := range n.patternProps {
+			if pp.pat.match.MatchString(k) {
+				matched = true
+				if !matches(pp.node, v, mode, depth+1) {
+					return false
+				}
+			}
+		}
+		if matched {
+			continue
+		}
+		switch n.addl {
+		case addlFalse:
+			return false
+		case addlSchema:
+			if !matches(n.addlNode, v, mode, depth+1) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func inEnum(enum []any, v any) bool {
+	for _, e := range enum {
+		if jsonEqual(e, v) {
+			return true
+		}
+	}
+	return false
+}
+
+// toFloat reads any numeric representation the generator or a JSON
+// decoder produces.
+func toFloat(v any) (float64, bool) {
+	switch x := v.(type) {
+	case int64:
+		return float64(x), true
+	case int:
+		return float64(x), true
+	case int32:
+		return float64(x), true
+	case float64:
+		return x, true
+	case float32:
+		return float64(x), true
+	case json.Number:
+		f, err := strconv.ParseFloat(string(x), 64)
+		return f, err == nil
+	}
+	return 0, false
+}
+
+// isIntegral tolerates the rounding error of a float division, so
+// 0.3/0.1 counts as a whole multiple.
+func isIntegral(f float64) bool {
+	if math.IsInf(f, 0) || math.IsNaN(f) {
+		return false
+	}
+	r := math.Round(f)
+	return math.Abs(f-r) <= 1e-9*math.Max(1, math.Abs(f))
+}
+
+// jsonEqual compares two JSON values by value, treating all numeric
+// representations alike (1 == 1.0 in JSON Schema).
+func jsonEqual(a, b any) bool {
+	switch x := a.(type) {
+	case nil:
+		return b == nil
+	case string:
+		y, ok := b.(string)
+		return ok && x == y
+	case bool:
+		y, ok := b.(bool)
+		return ok && x == y
+	case []any:
+		y, ok := b.([]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for i := range x {
+			if !jsonEqual(x[i], y[i]) {
+				return false
+			}
+		}
+		return true
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for k, xv := range x {
+			yv, ok := y[k]
+			if !ok || !jsonEqual(xv, yv) {
+				return false
+			}
+		}
+		return true
+	}
+	fa, ok1 := toFloat(a)
+	fb, ok2 := toFloat(b)
+	return ok1 && ok2 && fa == fb
+}

@@ -1,0 +1,417 @@
+package synth
+
+import (
+	"context"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/pb33f/libopenapi/datamodel/high/base"
+	"github.com/pb33f/libopenapi/datamodel/low"
+	lowbase "github.com/pb33f/libopenapi/datamodel/low/base"
+	"github.com/pb33f/libopenapi/index"
+	"go.yaml.in/yaml/v4"
+)
+
+// refKey identifies a $ref target. Every proxy for the same $ref hands out
+// its own copy of the target schema, so pointers cannot tell two references
+// apart; the (index, reference) pair can, and it also makes recursion a
+// cycle in the node graph instead of an endless walk.
+type refKey struct {
+	idx *index.SpecIndex
+	ref string
+}
+
+// compiler turns libopenapi schemas into nodes. It is used under the
+// generator's mutex; all nodes it creates in one call are flattened before
+// the call returns, so callers only ever see finished nodes.
+type compiler struct {
+	memo     map[any]*node
+	patterns map[string]*pattern
+	batch    []*node // raw nodes created by the current call
+}
+
+func newCompiler() *compiler {
+	return &compiler{memo: map[any]*node{}, patterns: map[string]*pattern{}}
+}
+
+// root compiles a schema handed to Value and returns its flattened node.
+func (c *compiler) root(s *base.Schema) *node {
+	c.batch = c.batch[:0]
+	var n *node
+	if p := s.ParentProxy; p != nil && p.IsReference() {
+		n = c.proxy(p)
+	} else {
+		name := ""
+		if p != nil {
+			// A component fetched from components/schemas is not a reference,
+			// but its key node carries the component name, which implicit
+			// discriminator values need.
+			if k := p.GetSchemaKeyNode(); k != nil && k.Kind == yaml.ScalarNode {
+				name = k.Value
+			}
+		}
+		n = c.schema(s, name)
+	}
+	c.finish()
+	return n.f()
+}
+
+// proxy compiles the schema behind a proxy, following references.
+func (c *compiler) proxy(p *base.SchemaProxy) *node {
+	if p == nil {
+		return nil
+	}
+	if p.IsReference() {
+		ref := p.GetReference()
+		var idx *index.SpecIndex
+		if lp := p.GoLow(); lp != nil {
+			idx = lp.GetIndex()
+		}
+		key := refKey{idx, ref}
+		if n, ok := c.memo[key]; ok {
+			return n
+		}
+		n := c.newNode(refName(ref))
+		c.memo[key] = n
+		if s := safeSchema(p); s != nil {
+			c.fill(n, s)
+		} else {
+			n.unresolved = true
+		}
+		return n
+	}
+	s := safeSchema(p)
+	if s == nil {
+		n := c.newNode("")
+		n.unresolved = true
+		return n
+	}
+	return c.schema(s, "")
+}
+
+// safeSchema resolves a proxy; libopenapi reports broken references as nil,
+// and a panic deep in its resolver is treated the same way.
+func safeSchema(p *base.SchemaProxy) (s *base.Schema) {
+	defer func() {
+		if recover() != nil {
+			s = nil
+		}
+	}()
+	return p.Schema()
+}
+
+func (c *compiler) schema(s *base.Schema, name string) *node {
+	if n, ok := c.memo[s]; ok {
+		return n
+	}
+	n := c.newNode(name)
+	c.memo[s] = n
+	c.fill(n, s)
+	return n
+}
+
+func (c *compiler) newNode(name string) *node {
+	n := &node{name: name, maxLen: -1, maxItems: -1, maxProps: -1}
+	c.batch = append(c.batch, n)
+	return n
+}
+
+// refName is the last segment of a JSON pointer reference, unescaped:
+// "#/components/schemas/Foo" gives "Foo". Plain names are returned as is.
+func refName(ref string) string {
+	if i := strings.LastIndexByte(ref, '/'); i >= 0 {
+		ref = ref[i+1:]
+	}
+	if strings.Contains(ref, "~") {
+		ref = strings.ReplaceAll(strings.ReplaceAll(ref, "~1", "/"), "~0", "~")
+	}
+	return ref
+}
+
+// fill copies the keywords of s into the raw node n, compiling children.
+func (c *compiler) fill(n *node, s *base.Schema) {
+	for _, t := range s.Type {
+		n.types |= typeNames[t]
+	}
+	n.nullable = s.Nullable != nil && *s.Nullable
+	n.format = s.Format
+	for _, e := range s.Enum {
+		if v, ok := decodeYAML(e); ok {
+			n.enum = append(n.enum, v)
+		}
+	}
+	n.constVal, n.hasConst = decodeYAML(s.Const)
+	n.example, n.hasExample = decodeYAML(s.Example)
+	if !n.hasExample && len(s.Examples) > 0 {
+		n.example, n.hasExample = decodeYAML(s.Examples[0])
+	}
+	n.def, n.hasDefault = decodeYAML(s.Default)
+	n.readOnly = s.ReadOnly != nil && *s.ReadOnly
+	n.writeOnly = s.WriteOnly != nil && *s.WriteOnly
+
+	if s.Minimum != nil {
+		n.min, n.hasMin = *s.Minimum, true
+	}
+	if s.Maximum != nil {
+		n.max, n.hasMax = *s.Maximum, true
+	}
+	if e := s.ExclusiveMinimum; e != nil {
+		if e.IsA() {
+			n.exclMin = e.A && n.hasMin
+		} else if !n.hasMin || e.B >= n.min {
+			n.min, n.hasMin, n.exclMin = e.B, true, true
+		}
+	}
+	if e := s.ExclusiveMaximum; e != nil {
+		if e.IsA() {
+			n.exclMax = e.A && n.hasMax
+		} else if !n.hasMax || e.B <= n.max {
+			n.max, n.hasMax, n.exclMax = e.B, true, true
+		}
+	}
+	if s.MultipleOf != nil && *s.MultipleOf > 0 && !math.IsInf(*s.MultipleOf, 0) {
+		n.multipleOf = *s.MultipleOf
+	}
+
+	if s.MinLength != nil {
+		n.minLen = clampInt(*s.MinLength)
+	}
+	if s.MaxLength != nil {
+		n.maxLen = clampInt(*s.MaxLength)
+	}
+	if p := c.pattern(s.Pattern); p != nil {
+		n.patterns = append(n.patterns, p)
+	}
+
+	if it := s.Items; it != nil {
+		if it.IsA() {
+			if it.A != nil {
+				n.items = c.proxy(it.A)
+			}
+		} else if !it.B {
+			n.noItems = true
+		}
+	}
+	for _, p := range s.PrefixItems {
+		n.prefix = append(n.prefix, c.proxy(p))
+	}
+	if s.MinItems != nil {
+		n.minItems = clampInt(*s.MinItems)
+	}
+	if s.MaxItems != nil {
+		n.maxItems = clampInt(*s.MaxItems)
+	}
+	n.unique = s.UniqueItems != nil && *s.UniqueItems
+
+	for name, p := range s.Properties.FromOldest() {
+		n.props = append(n.props, prop{name: name, node: c.proxy(p)})
+	}
+	n.required = append(n.required, s.Required...)
+	if a := s.AdditionalProperties; a != nil {
+		switch {
+		case a.IsA() && a.A != nil:
+			n.addl, n.addlNode = addlSchema, c.proxy(a.A)
+		case a.IsA():
+			n.addl = addlTrue
+		case a.B:
+			n.addl = addlTrue
+		default:
+			n.addl = addlFalse
+		}
+	}
+	for pat, p := range s.PatternProperties.FromOldest() {
+		if cp := c.pattern(pat); cp != nil {
+			n.patternProps = append(n.patternProps, patternProp{pat: cp, node: c.proxy(p)})
+		}
+	}
+	if s.PropertyNames != nil {
+		n.propertyNames = c.proxy(s.PropertyNames)
+	}
+	if s.MinProperties != nil {
+		n.minProps = clampInt(*s.MinProperties)
+	}
+	if s.MaxProperties != nil {
+		n.maxProps = clampInt(*s.MaxProperties)
+	}
+
+	for _, p := range s.AllOf {
+		if cn := c.proxy(p); cn != nil {
+			n.allOf = append(n.allOf, cn)
+		}
+	}
+	for _, p := range s.OneOf {
+		if cn := c.proxy(p); cn != nil {
+			n.oneOf = append(n.oneOf, cn)
+		}
+	}
+	for _, p := range s.AnyOf {
+		if cn := c.proxy(p); cn != nil {
+			n.anyOf = append(n.anyOf, cn)
+		}
+	}
+	if s.Not != nil {
+		n.not = c.proxy(s.Not)
+	}
+
+	if d := s.Discriminator; d != nil && d.PropertyName != "" {
+		n.disc = &discriminator{prop: d.PropertyName}
+		n.discOwn = true
+		for key, target := range d.Mapping.FromOldest() {
+			n.disc.mapping = append(n.disc.mapping, discMapping{key: key, target: refName(target)})
+		}
+		if len(n.oneOf) == 0 && len(n.anyOf) == 0 && d.Mapping != nil {
+			c.resolveSubtypes(n, s, d)
+		}
+	}
+}
+
+// resolveSubtypes compiles the targets of a discriminator mapping. The
+// high-level model only gives the targets as reference strings, so each is
+// looked up in the schema's index and built from its component node. (A
+// proxy over a synthetic $ref node would not do: libopenapi caches
+// resolved references by source line and column, which synthetic nodes
+// share.)
+func (c *compiler) resolveSubtypes(n *node, s *base.Schema, d *base.Discriminator) {
+	ls := s.GoLow()
+	if ls == nil || ls.Index == nil {
+		return
+	}
+	for key, target := range d.Mapping.FromOldest() {
+		ref := target
+		if !strings.Contains(ref, "#") && !strings.Contains(ref, "/") {
+			ref = "#/components/schemas/" + ref
+		}
+		rk := refKey{ls.Index, ref}
+		sub, ok := c.memo[rk]
+		if !ok {
+			sub = c.buildComponent(ls.Index, ref)
+			if sub == nil {
+				continue
+			}
+			c.memo[rk] = sub
+		}
+		if !sub.unresolved {
+			n.subtypes = append(n.subtypes, subtype{key: key, node: sub})
+		}
+	}
+}
+
+// buildComponent compiles the component a reference points at, or returns
+// nil when the index cannot find it.
+func (c *compiler) buildComponent(idx *index.SpecIndex, ref string) (n *node) {
+	defer func() {
+		if recover() != nil {
+			n = nil
+		}
+	}()
+	ctx := context.Background()
+	comp := idx.FindComponent(ctx, ref)
+	if comp == nil || comp.Node == nil {
+		return nil
+	}
+	cidx := comp.Index
+	if cidx == nil {
+		cidx = idx
+	}
+	lp := new(lowbase.SchemaProxy)
+	if err := lp.Build(ctx, comp.KeyNode, comp.Node, cidx); err != nil {
+		return nil
+	}
+	hp := base.NewSchemaProxy(&low.NodeReference[*lowbase.SchemaProxy]{Value: lp, ValueNode: comp.Node, KeyNode: comp.KeyNode})
+	s := safeSchema(hp)
+	if s == nil {
+		return nil
+	}
+	n = c.newNode(refName(ref))
+	c.fill(n, s)
+	return n
+}
+
+func (c *compiler) pattern(src string) *pattern {
+	if src == "" {
+		return nil
+	}
+	if p, ok := c.patterns[src]; ok {
+		return p
+	}
+	p := compilePattern(src)
+	c.patterns[src] = p
+	return p
+}
+
+// finish flattens every node created by this call and attaches property
+// heuristics. Flattening needs only raw allOf parts, which are complete
+// once fill has returned, so the order is irrelevant.
+func (c *compiler) finish() {
+	for i := 0; i < len(c.batch); i++ { // flattening may append merged nodes
+		flatten(c.batch[i], c)
+	}
+}
+
+func clampInt(v int64) int {
+	if v < 0 {
+		return 0
+	}
+	if v > math.MaxInt32 {
+		return math.MaxInt32
+	}
+	return int(v)
+}
+
+// decodeYAML turns an enum/const/example/default node into the value JSON
+// encoding would produce: int64 for integers, float64 for other numbers,
+// strings, bools, nil, []any and map[string]any.
+func decodeYAML(n *yaml.Node) (any, bool) {
+	if n == nil {
+		return nil, false
+	}
+	if n.Kind == yaml.DocumentNode && len(n.Content) == 1 {
+		n = n.Content[0]
+	}
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!timestamp" {
+		return n.Value, true
+	}
+	var v any
+	if err := n.Decode(&v); err != nil {
+		return nil, false
+	}
+	return normalize(v), true
+}
+
+func normalize(v any) any {
+	switch x := v.(type) {
+	case int:
+		return int64(x)
+	case int64:
+		return x
+	case uint64:
+		if x <= math.MaxInt64 {
+			return int64(x)
+		}
+		return float64(x)
+	case float32:
+		return float64(x)
+	case time.Time:
+		return x.UTC().Format(time.RFC3339)
+	case []any:
+		for i := range x {
+			x[i] = normalize(x[i])
+		}
+		return x
+	case map[string]any:
+		for k, e := range x {
+			x[k] = normalize(e)
+		}
+		return x
+	case map[any]any:
+		m := make(map[string]any, len(x))
+		for k, e := range x {
+			if ks, ok := k.(string); ok {
+				m[ks] = normalize(e)
+			}
+		}
+		return m
+	}
+	return v
+}

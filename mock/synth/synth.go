@@ -1,0 +1,165 @@
+// Package synth makes up JSON values for OpenAPI schemas: deterministic for
+// a seed and a request key, valid against the schema (including oneOf,
+// discriminators and ECMAScript patterns), and plausible to a human reading
+// them (run names like "happy_turing", repository URLs, timestamps in the
+// recent past). The fake server uses it for every response body it has no
+// stored state for, so the same request always gets the same answer and a
+// client's schema checks pass.
+package synth
+
+import (
+	"hash/fnv"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/pb33f/libopenapi/datamodel/high/base"
+)
+
+// Mode says which direction a value travels, because OpenAPI hides
+// readOnly properties from requests and writeOnly ones from responses.
+type Mode int
+
+const (
+	// Response values omit writeOnly properties.
+	Response Mode = iota
+	// Request values omit readOnly properties.
+	Request
+)
+
+// Option configures a Generator.
+type Option func(*Generator)
+
+// WithSeed sets the seed mixed into every value (default 1). Two
+// generators with the same seed produce the same values.
+func WithSeed(seed int64) Option { return func(g *Generator) { g.seed = seed } }
+
+// WithMaxDepth bounds object nesting (default 6). Beyond it optional
+// properties are left out and arrays get their minimum length, which is
+// what stops recursive schemas; required properties still get the
+// smallest value that satisfies them.
+func WithMaxDepth(n int) Option {
+	return func(g *Generator) {
+		if n >= 0 {
+			g.maxDepth = n
+		}
+	}
+}
+
+// WithEpoch sets "now" for generated timestamps (default
+// 2026-01-01T00:00:00Z). Values are never read from the wall clock, so
+// output does not drift from one day to the next.
+func WithEpoch(t time.Time) Option { return func(g *Generator) { g.epoch = t.UTC() } }
+
+// defaultEpoch is the reference time used when WithEpoch is not given;
+// it is never modified.
+var defaultEpoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// Generator makes values for schemas. It is safe for concurrent use: the
+// per-schema preparation is cached behind a mutex and is immutable once
+// published, and every call gets its own random source.
+type Generator struct {
+	seed      int64
+	maxDepth  int
+	epoch     time.Time
+	epochUnix int64
+
+	mu    sync.Mutex // guards comp
+	comp  *compiler
+	roots sync.Map // *base.Schema -> *node (flattened)
+}
+
+// New returns a Generator configured by opts.
+func New(opts ...Option) *Generator {
+	g := &Generator{seed: 1, maxDepth: 6, epoch: defaultEpoch, comp: newCompiler()}
+	for _, o := range opts {
+		if o != nil {
+			o(g)
+		}
+	}
+	g.epochUnix = g.epoch.Unix()
+	return g
+}
+
+// Value returns a JSON-encodable value (map[string]any, []any, string,
+// int64, float64, json.Number, bool or nil) valid for schema. key names the
+// request the value answers (e.g. "GET /workflow/abc?max=5"): the same
+// seed, key and schema always give the same value, and another seed or key
+// gives another. A nil schema gives an empty object. Value never panics; a
+// schema that trips an internal error also gives an empty object.
+func (g *Generator) Value(schema *base.Schema, key string, mode Mode) (v any) {
+	if schema == nil {
+		return map[string]any{}
+	}
+	defer func() {
+		if recover() != nil {
+			v = map[string]any{}
+		}
+	}()
+	return g.value(schema, key, mode)
+}
+
+// value is Value without the panic guard, so tests see internal errors.
+func (g *Generator) value(schema *base.Schema, key string, mode Mode) any {
+	n := g.node(schema)
+	c := &run{g: g, r: g.Rand(key), mode: mode}
+	return c.value(n, field{}, 0, nil, true)
+}
+
+// node returns the prepared node for schema, compiling it on first use.
+func (g *Generator) node(schema *base.Schema) *node {
+	if n, ok := g.roots.Load(schema); ok {
+		return n.(*node)
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if n, ok := g.roots.Load(schema); ok {
+		return n.(*node)
+	}
+	n := g.comp.root(schema)
+	g.roots.Store(schema, n)
+	return n
+}
+
+// Rand returns the random source Value uses for key: a PCG seeded from a
+// hash of the generator's seed and key. The server can use it to derive
+// other per-request values (ids, error ids) the same reproducible way.
+func (g *Generator) Rand(key string) *rand.Rand {
+	h := fnv.New64a()
+	var s [8]byte
+	for i := range s {
+		s[i] = byte(uint64(g.seed) >> (8 * i))
+	}
+	h.Write(s[:])
+	h.Write([]byte(key))
+	a := h.Sum64()
+	return rand.New(rand.NewPCG(a, splitmix(a^0x9e3779b97f4a7c15)))
+}
+
+// splitmix scrambles a 64-bit value; it makes the PCG's second seed word
+// independent-looking from the first.
+func splitmix(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
+	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
+	return x ^ (x >> 31)
+}
+
+const base62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+// ID returns a 14-character base62 id shaped like the service's workflow
+// ids (e.g. "4Bi5xBK6E2Nbhj").
+func ID(r *rand.Rand) string { return IDN(r, 14) }
+
+// IDN returns an n-character base62 id; 22 characters is the shape of the
+// service's error ids.
+func IDN(r *rand.Rand, n int) string {
+	if n <= 0 {
+		return ""
+	}
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = base62[r.IntN(len(base62))]
+	}
+	return string(b)
+}
