@@ -8,6 +8,8 @@
 package synth
 
 import (
+	"github.com/wmsmock/wmsmock/mock/spec"
+
 	"hash/fnv"
 	"math/rand/v2"
 	"sync"
@@ -116,7 +118,8 @@ func (g *Generator) node(schema *base.Schema) *node {
 	if n, ok := g.roots.Load(schema); ok {
 		return n.(*node)
 	}
-	n := g.comp.root(schema)
+	var n *node
+	spec.Guard(func() { n = g.comp.root(schema) })
 	g.roots.Store(schema, n)
 	return n
 }

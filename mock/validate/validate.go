@@ -22,8 +22,10 @@ import (
 	"github.com/pb33f/libopenapi-validator/cache"
 	"github.com/pb33f/libopenapi-validator/config"
 	verrors "github.com/pb33f/libopenapi-validator/errors"
+	"github.com/pb33f/libopenapi-validator/helpers"
 	"github.com/pb33f/libopenapi-validator/schema_validation"
 	"github.com/pb33f/libopenapi/datamodel/high/base"
+	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/wmsmock/wmsmock/mock/spec"
@@ -34,6 +36,11 @@ type Validator struct {
 	v        validator.Validator
 	schemas  schema_validation.SchemaValidator
 	basePath string
+	// options and version are what the library compiles with, kept so Warm
+	// can compile into the same cache.
+	options *config.ValidationOptions
+	version float32
+	warmed  sync.Map // *spec.Operation -> struct{}
 }
 
 // Option configures a Validator.
@@ -59,6 +66,7 @@ func New(doc *spec.Document, basePath string, opts ...Option) *Validator {
 	lazy.warming.Store(true)
 	vopts := []config.Option{
 		config.WithSchemaCache(lazy),
+		config.WithSchemaResourceCache(cache.NewDefaultSchemaResourceCache()),
 		config.WithRegexCache(&sync.Map{}),
 		// The fake's own pipeline checks the token before validation runs,
 		// with the service's rules rather than the document's.
@@ -77,13 +85,73 @@ func New(doc *spec.Document, basePath string, opts ...Option) *Validator {
 		v:        v,
 		schemas:  schema_validation.NewSchemaValidator(sopts...),
 		basePath: strings.TrimSuffix(basePath, "/"),
+		options:  config.NewValidationOptions(vopts...),
+		version:  helpers.VersionToFloat(doc.OpenAPI),
 	}
+}
+
+// Warm compiles every schema an operation can need (its parameters, request
+// bodies and responses) into the cache, once, under spec.Guard. The server
+// calls it before the first validation of an operation, so validations that
+// run concurrently afterwards only read compiled schemas.
+func (v *Validator) Warm(op *spec.Operation) {
+	if _, ok := v.warmed.Load(op); ok {
+		return
+	}
+	spec.Guard(func() {
+		if _, ok := v.warmed.Load(op); ok {
+			return
+		}
+		for _, p := range append(append([]*v3.Parameter{}, op.PathItem.Parameters...), op.Op.Parameters...) {
+			if p != nil && p.Schema != nil {
+				v.compile(p.Schema.Schema(), schema_validation.SchemaValidationPurposeGeneric, 3.1) // the library compiles parameters as 3.1
+			}
+		}
+		if rb := op.Op.RequestBody; rb != nil && rb.Content != nil {
+			for m := rb.Content.First(); m != nil; m = m.Next() {
+				if m.Value().Schema != nil {
+					v.compile(m.Value().Schema.Schema(), schema_validation.SchemaValidationPurposeRequestBody, v.version)
+				}
+			}
+		}
+		if op.Op.Responses != nil && op.Op.Responses.Codes != nil {
+			for c := op.Op.Responses.Codes.First(); c != nil; c = c.Next() {
+				if r := c.Value(); r != nil && r.Content != nil {
+					for m := r.Content.First(); m != nil; m = m.Next() {
+						if m.Value().Schema != nil {
+							v.compile(m.Value().Schema.Schema(), schema_validation.SchemaValidationPurposeResponseBody, v.version)
+						}
+					}
+				}
+			}
+		}
+		v.warmed.Store(op, struct{}{})
+	})
+}
+
+// compile puts one schema in the cache under the key the library looks it
+// up by. A schema the library cannot compile is left out; the library then
+// reports it when a call needs it.
+func (v *Validator) compile(schema *base.Schema, purpose schema_validation.SchemaValidationPurpose, version float32) {
+	if schema == nil || schema.GoLow() == nil {
+		return
+	}
+	key := schema_validation.SchemaCacheKey(schema.GoLow().Hash(), version, purpose)
+	if _, ok := v.options.SchemaCache.Load(key); ok {
+		return
+	}
+	compiled, err := schema_validation.CompileSchemaForValidation(schema, purpose, v.options, version)
+	if err != nil || compiled == nil || compiled.CompiledSchema == nil {
+		return
+	}
+	v.options.SchemaCache.Store(key, compiled.ToCacheEntry(schema))
 }
 
 // Request validates a routed call: path, query and header parameters and the
 // body. body is the already-read request body. It returns one line per
 // problem, or nil when the call is valid.
 func (v *Validator) Request(r *http.Request, op *spec.Operation, body []byte) []string {
+	v.Warm(op)
 	// The library reports a missing body as an unknown content type, which
 	// says little to the developer who reads the error journal.
 	if rb := op.Op.RequestBody; len(body) == 0 && rb != nil && rb.Required != nil && *rb.Required {
@@ -100,6 +168,7 @@ func (v *Validator) Request(r *http.Request, op *spec.Operation, body []byte) []
 // Response validates an answer to a routed call. It returns one line per
 // problem, or nil when the answer matches the document.
 func (v *Validator) Response(r *http.Request, op *spec.Operation, resp *http.Response) []string {
+	v.Warm(op)
 	req := v.docRequest(r, nil)
 	ok, errs := v.v.GetResponseBodyValidator().ValidateResponseBodyWithPathItem(req, resp, op.PathItem, op.Path)
 	if ok {
@@ -194,7 +263,10 @@ func (v *Validator) Body(schema *base.Schema, body []byte) []string {
 	if schema == nil {
 		return nil
 	}
-	ok, errs := v.schemas.ValidateSchemaBytes(schema, body)
+	var ok bool
+	var errs []*verrors.ValidationError
+	// Checking a schema outside any operation compiles it: see spec.Guard.
+	spec.Guard(func() { ok, errs = v.schemas.ValidateSchemaBytes(schema, body) })
 	if ok {
 		return nil
 	}
