@@ -1,0 +1,79 @@
+// Package store keeps the fake's state: the records behind the service's
+// stateful operations (workflows, pipelines, compute environments...).
+//
+// The Store interface speaks of collections and records, never of Go maps,
+// because it is the seam where a shared store (Redis, say) will go when
+// several replicas of the fake must see the same state. A record's content
+// is opaque JSON: the store orders and guards records, the resources package
+// decides what they mean. Memory is the in-process implementation; File
+// saves and loads a whole store (and other parts of the fake's state) to one
+// file, atomically.
+package store
+
+import (
+	"encoding/json"
+	"errors"
+	"time"
+)
+
+// Record is one stored item of a collection.
+type Record struct {
+	// ID is unique within the collection; the caller chooses it.
+	ID string `json:"id"`
+	// Seq is the store's insertion counter, assigned on Insert. It breaks
+	// ties between records created at the same instant (a fake clock does
+	// not move between two launches), so "newest first" is always defined.
+	Seq uint64 `json:"seq"`
+	// Created and Updated are stamped by the caller, from the fake's clock.
+	Created time.Time `json:"created"`
+	Updated time.Time `json:"updated"`
+	// Data is the record's content, as JSON. The store never looks inside.
+	Data json.RawMessage `json:"data"`
+}
+
+// Errors a Store returns; callers map them to the service's answers.
+var (
+	ErrNotFound = errors.New("store: no such record")
+	ErrExists   = errors.New("store: a record with this id already exists")
+	ErrInvalid  = errors.New("store: invalid record")
+)
+
+// Store keeps records in named collections. Every method is safe for
+// concurrent use, and every Record it returns is a copy the caller may keep
+// or change.
+type Store interface {
+	// Insert adds r to the collection, assigning r.Seq. It fails with
+	// ErrExists when the id is taken, ErrInvalid when the id or the
+	// collection name is empty.
+	Insert(coll string, r Record) (Record, error)
+	// Get returns one record or ErrNotFound.
+	Get(coll, id string) (Record, error)
+	// Update reads, changes and writes one record atomically: no other
+	// change to the record can happen between the read and the write. fn
+	// may change everything but the ID and Seq; an error from fn leaves
+	// the record unchanged and is returned as it is.
+	Update(coll, id string, fn func(*Record) error) (Record, error)
+	// Delete removes one record or returns ErrNotFound.
+	Delete(coll, id string) error
+	// List returns every record of the collection, newest first (by
+	// Created, then by Seq).
+	List(coll string) ([]Record, error)
+	// NextSeq returns the next value of a counter named after the
+	// collection, starting at 1, for collections whose ids are numbers.
+	NextSeq(coll string) (int64, error)
+	// Snapshot returns the whole store, for saving.
+	Snapshot() (Snapshot, error)
+	// Restore replaces the whole store with a snapshot (after checking all
+	// of it: a snapshot that fails leaves the store as it was).
+	Restore(Snapshot) error
+}
+
+// Snapshot is a whole store at one moment, in a form that encodes to JSON.
+type Snapshot struct {
+	// Collections holds each collection's records, newest first.
+	Collections map[string][]Record `json:"collections"`
+	// Counters holds NextSeq's counters (the last value handed out).
+	Counters map[string]int64 `json:"counters,omitempty"`
+	// Seq is the last insertion counter handed out.
+	Seq uint64 `json:"seq"`
+}

@@ -1,0 +1,305 @@
+package store_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/wmsmock/wmsmock/mock/store"
+)
+
+var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+
+func rec(id string, created time.Time) store.Record {
+	return store.Record{ID: id, Created: created, Updated: created, Data: json.RawMessage(`{"id":"` + id + `"}`)}
+}
+
+func TestMemoryCRUD(t *testing.T) {
+	m := store.NewMemory()
+	if _, err := m.Insert("things", rec("a", t0)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Insert("things", rec("a", t0)); !errors.Is(err, store.ErrExists) {
+		t.Errorf("duplicate insert: %v, want ErrExists", err)
+	}
+	if _, err := m.Insert("", rec("b", t0)); !errors.Is(err, store.ErrInvalid) {
+		t.Errorf("no collection: %v, want ErrInvalid", err)
+	}
+	if _, err := m.Insert("things", rec("", t0)); !errors.Is(err, store.ErrInvalid) {
+		t.Errorf("no id: %v, want ErrInvalid", err)
+	}
+	got, err := m.Get("things", "a")
+	if err != nil || string(got.Data) != `{"id":"a"}` || got.Seq == 0 {
+		t.Fatalf("get: %+v %v", got, err)
+	}
+	// A returned record is a copy: changing it changes nothing stored.
+	got.Data[2] = 'X'
+	if again, _ := m.Get("things", "a"); string(again.Data) != `{"id":"a"}` {
+		t.Errorf("the store shares its bytes with callers: %s", again.Data)
+	}
+	upd, err := m.Update("things", "a", func(r *store.Record) error {
+		r.Data = json.RawMessage(`{"v":2}`)
+		r.ID, r.Seq = "hijack", 99 // ignored
+		return nil
+	})
+	if err != nil || upd.ID != "a" || upd.Seq != got.Seq || string(upd.Data) != `{"v":2}` {
+		t.Fatalf("update: %+v %v", upd, err)
+	}
+	boom := errors.New("boom")
+	if _, err := m.Update("things", "a", func(r *store.Record) error { r.Data = nil; return boom }); !errors.Is(err, boom) {
+		t.Errorf("update error: %v", err)
+	}
+	if r, _ := m.Get("things", "a"); string(r.Data) != `{"v":2}` {
+		t.Errorf("a failed update changed the record: %s", r.Data)
+	}
+	if _, err := m.Update("things", "zz", func(*store.Record) error { return nil }); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("update missing: %v", err)
+	}
+	if err := m.Delete("things", "a"); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Delete("things", "a"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("second delete: %v", err)
+	}
+	if _, err := m.Get("things", "a"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("get deleted: %v", err)
+	}
+}
+
+// TestListIsNewestFirst: by creation time, and by insertion order when two
+// records were created at the same instant (a fake clock standing still).
+func TestListIsNewestFirst(t *testing.T) {
+	m := store.NewMemory()
+	for _, r := range []store.Record{rec("old", t0.Add(-time.Hour)), rec("same1", t0), rec("same2", t0), rec("older", t0.Add(-2*time.Hour))} {
+		if _, err := m.Insert("c", r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rs, _ := m.List("c")
+	var ids []string
+	for _, r := range rs {
+		ids = append(ids, r.ID)
+	}
+	if got := strings.Join(ids, ","); got != "same2,same1,old,older" {
+		t.Errorf("order %s", got)
+	}
+	if rs, _ := m.List("empty"); rs == nil || len(rs) != 0 {
+		t.Errorf("an unknown collection lists as %v, want an empty list", rs)
+	}
+}
+
+func TestNextSeq(t *testing.T) {
+	m := store.NewMemory()
+	for want := int64(1); want <= 3; want++ {
+		if n, _ := m.NextSeq("c"); n != want {
+			t.Fatalf("NextSeq %d, want %d", n, want)
+		}
+	}
+	if n, _ := m.NextSeq("other"); n != 1 {
+		t.Errorf("counters are per collection: %d", n)
+	}
+}
+
+// TestConcurrentUse: many writers, no lost or duplicated record (run with
+// -race).
+func TestConcurrentUse(t *testing.T) {
+	m := store.NewMemory()
+	const workers, each = 16, 50
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range each {
+				id := fmt.Sprintf("w%d-%d", w, i)
+				if _, err := m.Insert("c", rec(id, t0)); err != nil {
+					t.Error(err)
+				}
+				if _, err := m.Update("counter", "n", func(r *store.Record) error {
+					var n int
+					_ = json.Unmarshal(r.Data, &n)
+					r.Data, _ = json.Marshal(n + 1)
+					return nil
+				}); errors.Is(err, store.ErrNotFound) {
+					_, _ = m.Insert("counter", store.Record{ID: "n", Data: json.RawMessage(`0`)})
+				}
+				if i%2 == 1 {
+					if err := m.Delete("c", fmt.Sprintf("w%d-%d", w, i-1)); err != nil {
+						t.Error(err)
+					}
+				}
+				_, _ = m.List("c")
+			}
+		}()
+	}
+	wg.Wait()
+	rs, _ := m.List("c")
+	if len(rs) != workers*each/2 {
+		t.Errorf("%d records, want %d", len(rs), workers*each/2)
+	}
+	seen := map[string]bool{}
+	for _, r := range rs {
+		if seen[r.ID] {
+			t.Errorf("%s listed twice", r.ID)
+		}
+		seen[r.ID] = true
+	}
+}
+
+func TestSnapshotRestore(t *testing.T) {
+	m := store.NewMemory()
+	_, _ = m.Insert("a", rec("1", t0))
+	_, _ = m.Insert("a", rec("2", t0.Add(time.Second)))
+	_, _ = m.Insert("b/x", rec("q", t0))
+	_, _ = m.NextSeq("a")
+	snap, _ := m.Snapshot()
+	b, err := json.Marshal(snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back store.Snapshot
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	n := store.NewMemory()
+	if err := n.Restore(back); err != nil {
+		t.Fatal(err)
+	}
+	for _, coll := range []string{"a", "b/x"} {
+		x, _ := m.List(coll)
+		y, _ := n.List(coll)
+		if fmt.Sprint(x) != fmt.Sprint(y) {
+			t.Errorf("%s: restored %v, want %v", coll, y, x)
+		}
+	}
+	if s, _ := n.NextSeq("a"); s != 2 {
+		t.Errorf("counter after restore %d, want 2", s)
+	}
+	// New inserts never reuse a restored Seq.
+	r, _ := n.Insert("a", rec("3", t0))
+	if r.Seq <= snap.Seq {
+		t.Errorf("seq %d after restore, want > %d", r.Seq, snap.Seq)
+	}
+}
+
+func TestRestoreRefusesDamage(t *testing.T) {
+	good := rec("1", t0)
+	good.Seq = 1
+	cases := map[string]store.Snapshot{
+		"empty collection name": {Collections: map[string][]store.Record{"": {good}}},
+		"empty id":              {Collections: map[string][]store.Record{"a": {{Seq: 1}}}},
+		"repeated id":           {Collections: map[string][]store.Record{"a": {good, good}}},
+		"missing seq":           {Collections: map[string][]store.Record{"a": {rec("1", t0)}}},
+		"bad json":              {Collections: map[string][]store.Record{"a": {{ID: "1", Seq: 1, Data: json.RawMessage(`{`)}}}},
+		"negative counter":      {Counters: map[string]int64{"a": -1}},
+	}
+	for name, snap := range cases {
+		t.Run(name, func(t *testing.T) {
+			m := store.NewMemory()
+			_, _ = m.Insert("keep", rec("k", t0))
+			if err := m.Restore(snap); !errors.Is(err, store.ErrInvalid) {
+				t.Fatalf("Restore: %v, want ErrInvalid", err)
+			}
+			if _, err := m.Get("keep", "k"); err != nil {
+				t.Errorf("a refused snapshot changed the store: %v", err)
+			}
+		})
+	}
+}
+
+func TestStateFileRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "state.json")
+	if _, err := store.ReadFile(path); !errors.Is(err, store.ErrNoFile) {
+		t.Fatalf("missing file: %v, want ErrNoFile", err)
+	}
+	f := store.File{SavedAt: t0, Parts: map[string]json.RawMessage{"x": json.RawMessage(`{"a":1}`)}}
+	if err := store.WriteFile(path, f); err != nil {
+		t.Fatal(err)
+	}
+	if err := store.WriteFile(path, f); err != nil { // over an existing file
+		t.Fatal(err)
+	}
+	got, err := store.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var part bytes.Buffer
+	_ = json.Compact(&part, got.Parts["x"])
+	if got.Format != store.FileFormat || got.Version != store.FileVersion || part.String() != `{"a":1}` || !got.SavedAt.Equal(t0) {
+		t.Errorf("read back %+v", got)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Errorf("temporary files left behind: %v", entries)
+	}
+	if info, _ := os.Stat(path); info.Mode().Perm()&0o077 != 0 {
+		t.Errorf("state file mode %v: readable by others", info.Mode())
+	}
+}
+
+func TestReadFileRefusesDamage(t *testing.T) {
+	cases := map[string]string{
+		"empty":          "",
+		"not json":       "this is not a state file",
+		"truncated":      `{"format":"wmsmock-state","version":1,"parts":{"records":`,
+		"other format":   `{"format":"something-else","version":1,"parts":{}}`,
+		"newer version":  `{"format":"wmsmock-state","version":99,"parts":{}}`,
+		"unknown field":  `{"format":"wmsmock-state","version":1,"parts":{},"extra":true}`,
+		"trailing stuff": `{"format":"wmsmock-state","version":1,"parts":{}} {}`,
+	}
+	for name, content := range cases {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "state.json")
+			if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			_, err := store.ReadFile(path)
+			if err == nil || errors.Is(err, store.ErrNoFile) {
+				t.Fatalf("ReadFile accepted a damaged file: %v", err)
+			}
+			if !strings.Contains(err.Error(), path) {
+				t.Errorf("error %q does not name the file", err)
+			}
+		})
+	}
+}
+
+// TestAutosave: a save per tick, errors reported, and it stops with its
+// context. Ticks come from a channel, so nothing waits on real time.
+func TestAutosave(t *testing.T) {
+	ticks := make(chan time.Time)
+	ctx, cancel := context.WithCancel(context.Background())
+	saved := make(chan struct{}, 3)
+	var reported []error
+	n := 0
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		store.Autosave(ctx, ticks, func() error {
+			n++
+			saved <- struct{}{}
+			if n == 2 {
+				return errors.New("disk full")
+			}
+			return nil
+		}, func(err error) { reported = append(reported, err) })
+	}()
+	for range 3 {
+		ticks <- t0
+		<-saved
+	}
+	cancel()
+	<-done
+	if n != 3 || len(reported) != 1 || reported[0].Error() != "disk full" {
+		t.Errorf("saves %d, reported %v", n, reported)
+	}
+}
