@@ -1,0 +1,815 @@
+package resources
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/pb33f/libopenapi/datamodel/high/base"
+	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
+
+	"github.com/wmsmock/wmsmock/mock/apierror"
+	"github.com/wmsmock/wmsmock/mock/handler"
+	"github.com/wmsmock/wmsmock/mock/spec"
+	"github.com/wmsmock/wmsmock/mock/store"
+	"github.com/wmsmock/wmsmock/mock/synth"
+)
+
+// Collections are found in the document itself, not listed in code: any
+// path P that a GET or POST answers, next to a path P/{xId} that a GET
+// answers, is a collection of items. GET P lists them (paged), POST P
+// creates one, GET P/{xId} describes one, PUT or PATCH P/{xId} updates it
+// and DELETE P/{xId} removes it, each only where the document has the
+// operation. That covers pipelines, compute environments, credentials,
+// organizations and their workspaces in the embedded document, and the
+// dozens of such pairs in the published one, with one piece of code.
+//
+// A stored item keeps only the values a client (or the seed) gave that fit
+// the item's schema; answers are a synthesized valid item with those values
+// laid over it. An item whose status can be CREATING and AVAILABLE (compute
+// environments) is CREATING for the profile's creating_for after it is
+// created, and DELETING for deleting_for after a delete before it is gone.
+
+type collection struct {
+	s *Service
+	// listPath is the collection's path template, itemPath its item's.
+	listPath, itemPath string
+	// param names the item's path parameter; numericID says its ids are
+	// numbers (handed out in sequence), else short base62 strings.
+	param     string
+	numericID bool
+	idLen     int
+
+	list, create, describe, update, del *spec.Operation
+
+	// item is the item's schema in the describe answer, under itemKey
+	// when that answer wraps it ({"pipeline": {...}}).
+	item    *base.Schema
+	itemKey string
+	// listKey is the list answer's array of entries, entry their schema.
+	listKey string
+	entry   *base.Schema
+	// idProp is the item property holding the id ("pipelineId", "id").
+	idProp string
+
+	// nameKey marks items addressed by their name (/roles/{roleName}):
+	// the id is the name the client gives.
+	nameKey bool
+	// idSchema constrains generated string ids (a format or pattern the
+	// path parameter or id property declares); nil means short base62.
+	idSchema *base.Schema
+
+	lifecycle  bool // CREATING -> AVAILABLE, DELETING -> gone
+	uniqueName bool // a duplicate name is a 409, as the document declares
+	scoped     bool // items belong to a workspace (workspaceId parameter)
+	parent     *collection
+}
+
+// itemData is what a collection record holds.
+type itemData struct {
+	Fields     map[string]any `json:"fields"`
+	Workspace  *int64         `json:"workspaceId,omitempty"`
+	DeletingAt *time.Time     `json:"deletingAt,omitempty"`
+}
+
+type v3Parameter = v3.Parameter
+
+func isParamSeg(seg string) bool { return strings.HasPrefix(seg, "{") && strings.HasSuffix(seg, "}") }
+
+func (s *Service) registerCollections() {
+	byPath := map[string]map[string]*spec.Operation{}
+	var paths []string
+	for _, op := range s.doc.Operations {
+		if byPath[op.Path] == nil {
+			byPath[op.Path] = map[string]*spec.Operation{}
+			paths = append(paths, op.Path)
+		}
+		byPath[op.Path][op.Method] = op
+	}
+	free := func(path, method string) *spec.Operation {
+		op := byPath[path][method]
+		if op == nil || s.handlers[op] != nil {
+			return nil
+		}
+		return op
+	}
+	for _, itemPath := range paths {
+		segs := strings.Split(itemPath, "/")
+		if len(segs) < 3 || !isParamSeg(segs[len(segs)-1]) || isParamSeg(segs[len(segs)-2]) {
+			continue
+		}
+		listPath := strings.Join(segs[:len(segs)-1], "/")
+		c := &collection{
+			s: s, listPath: listPath, itemPath: itemPath,
+			param:    strings.Trim(segs[len(segs)-1], "{}"),
+			describe: free(itemPath, "GET"),
+			list:     free(listPath, "GET"),
+			create:   free(listPath, "POST"),
+			del:      free(itemPath, "DELETE"),
+		}
+		if c.update = free(itemPath, "PUT"); c.update == nil {
+			c.update = free(itemPath, "PATCH")
+		}
+		if c.describe == nil || c.list == nil && c.create == nil || !c.shape() {
+			continue
+		}
+		s.colls = append(s.colls, c)
+	}
+	for _, c := range s.colls {
+		for _, p := range s.colls {
+			if p != c && strings.HasPrefix(c.listPath, p.itemPath+"/") && (c.parent == nil || len(p.itemPath) > len(c.parent.itemPath)) {
+				c.parent = p
+			}
+		}
+		s.handle(c.list, c.listOp)
+		s.handle(c.create, c.createOp)
+		s.handle(c.describe, c.describeOp)
+		s.handle(c.update, c.updateOp)
+		s.handle(c.del, c.deleteOp)
+	}
+}
+
+// shape reads the schemas the collection's operations answer with; it
+// reports false when the describe answer is not an object.
+func (c *collection) shape() bool {
+	d := successSchema(c.describe)
+	if !isObject(d) {
+		return false
+	}
+	if c.list != nil {
+		c.listKey, c.entry = listShape(successSchema(c.list))
+		if c.listKey == "" {
+			c.list = nil
+		}
+	}
+	if c.create != nil && requestSchema(c.create) == nil {
+		c.create = nil
+	}
+	if c.update != nil && requestSchema(c.update) == nil {
+		c.update = nil
+	}
+	if c.list == nil && c.create == nil {
+		return false
+	}
+	c.item = d
+	for _, name := range []string{c.listKey, singular(c.listKey), singular(lastLiteral(c.listPath))} {
+		if name == "" {
+			continue
+		}
+		if p := prop(d, name); isObject(p) && !isArray(p) {
+			c.itemKey, c.item = name, p
+			break
+		}
+	}
+	if c.itemKey == "" {
+		if names := propNames(d); len(names) == 1 {
+			if p := prop(d, names[0]); isObject(p) && !isArray(p) {
+				c.itemKey, c.item = names[0], p
+			}
+		}
+	}
+	if c.entry == nil {
+		c.entry = c.item
+	}
+	switch {
+	case prop(c.item, c.param) != nil:
+		c.idProp = c.param
+	case prop(c.item, "id") != nil:
+		c.idProp = "id"
+	}
+	c.numericID, c.idLen = paramIsInteger(c.describe, c.param), 14
+	if p := prop(c.item, c.idProp); p != nil {
+		if hasType(p, "integer") {
+			c.numericID = true
+		}
+		if p.MaxLength != nil && *p.MaxLength > 0 && *p.MaxLength < int64(c.idLen) {
+			c.idLen = int(*p.MaxLength)
+		}
+	}
+	c.nameKey = !c.numericID && strings.HasSuffix(strings.ToLower(c.param), "name") && prop(c.item, "name") != nil
+	for _, cand := range []*base.Schema{prop(c.item, c.idProp), pathParamSchema(c.describe, c.param)} {
+		if cand != nil && hasType(cand, "string") && (cand.Format != "" || cand.Pattern != "" || len(cand.Enum) > 0 || cand.MinLength != nil && *cand.MinLength > 14) {
+			c.idSchema = cand
+			break
+		}
+	}
+	c.lifecycle = enumHas(prop(c.item, "status"), "CREATING", "AVAILABLE")
+	c.uniqueName = prop(c.item, "name") != nil && (declares(c.create, "409") || declares(c.update, "409"))
+	c.scoped = hasQueryParam(c.list, "workspaceId") || hasQueryParam(c.create, "workspaceId")
+	return true
+}
+
+func singular(s string) string {
+	switch {
+	case strings.HasSuffix(s, "ies"):
+		return strings.TrimSuffix(s, "ies") + "y"
+	case strings.HasSuffix(s, "s"):
+		return strings.TrimSuffix(s, "s")
+	}
+	return s
+}
+
+// lastLiteral turns the last path segment into a property-style name:
+// "compute-envs" becomes "computeEnvs".
+func lastLiteral(path string) string {
+	seg := path[strings.LastIndex(path, "/")+1:]
+	parts := strings.Split(seg, "-")
+	for i := 1; i < len(parts); i++ {
+		if parts[i] != "" {
+			parts[i] = strings.ToUpper(parts[i][:1]) + parts[i][1:]
+		}
+	}
+	return strings.Join(parts, "")
+}
+
+func paramIsInteger(op *spec.Operation, name string) bool {
+	return hasType(pathParamSchema(op, name), "integer")
+}
+
+func pathParamSchema(op *spec.Operation, name string) *base.Schema {
+	for _, p := range params(op) {
+		if p.In == "path" && p.Name == name && p.Schema != nil {
+			return schemaOf(p.Schema)
+		}
+	}
+	return nil
+}
+
+func hasQueryParam(op *spec.Operation, name string) bool {
+	for _, p := range params(op) {
+		if p.In == "query" && p.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+func params(op *spec.Operation) []*v3Parameter {
+	if op == nil {
+		return nil
+	}
+	var out []*v3Parameter
+	if op.PathItem != nil {
+		out = append(out, op.PathItem.Parameters...)
+	}
+	if op.Op != nil {
+		out = append(out, op.Op.Parameters...)
+	}
+	return slices.DeleteFunc(out, func(p *v3Parameter) bool { return p == nil })
+}
+
+// enumHas reports whether a schema's enum (through allOf) holds all values.
+func enumHas(s *base.Schema, values ...string) bool {
+	var enum []string
+	var walk func(*base.Schema, int)
+	walk = func(s *base.Schema, depth int) {
+		if s == nil || depth > maxSchemaDepth {
+			return
+		}
+		for _, e := range s.Enum {
+			var v string
+			if e != nil && e.Decode(&v) == nil {
+				enum = append(enum, v)
+			}
+		}
+		for _, m := range s.AllOf {
+			walk(schemaOf(m), depth+1)
+		}
+	}
+	walk(s, 0)
+	for _, v := range values {
+		if !slices.Contains(enum, v) {
+			return false
+		}
+	}
+	return len(values) > 0
+}
+
+// concrete fills a path template with the call's path parameters: the
+// store name of one instance of a nested collection ("/orgs/7/workspaces").
+func concrete(template string, vars map[string]string) string {
+	segs := strings.Split(template, "/")
+	for i, seg := range segs {
+		if isParamSeg(seg) {
+			segs[i] = vars[strings.Trim(seg, "{}")]
+		}
+	}
+	return strings.Join(segs, "/")
+}
+
+// matchTemplate reports whether a concrete path is an instance of the
+// template, for seed files that name collections by their path.
+func matchTemplate(template, path string) bool {
+	ts, ps := strings.Split(template, "/"), strings.Split(strings.TrimSuffix(path, "/"), "/")
+	if len(ts) != len(ps) {
+		return false
+	}
+	for i := range ts {
+		if !isParamSeg(ts[i]) && ts[i] != ps[i] || ps[i] == "" && ts[i] != "" {
+			return false
+		}
+	}
+	return true
+}
+
+func (c *collection) idValue(id string) any {
+	if c.numericID {
+		if n, err := strconv.ParseInt(id, 10, 64); err == nil {
+			return n
+		}
+	}
+	return id
+}
+
+func (c *collection) newID(coll string) func() (string, error) {
+	return func() (string, error) {
+		if c.numericID {
+			n, err := c.s.d.Store.NextSeq(coll)
+			return strconv.FormatInt(n, 10), err
+		}
+		id := c.s.ids.next(c.idLen)
+		if c.idSchema != nil {
+			// A constrained id (a UUID, a pattern) is made by the generator,
+			// which knows how to satisfy the constraint.
+			if v, ok := c.s.d.Gen.Value(c.idSchema, "id "+id, synth.Response).(string); ok && v != "" && !strings.Contains(v, "/") {
+				return v, nil
+			}
+		}
+		return id, nil
+	}
+}
+
+func decodeItem(r store.Record) (*itemData, error) {
+	var d itemData
+	if err := json.Unmarshal(r.Data, &d); err != nil {
+		return nil, fmt.Errorf("resources: record %s: %w", r.ID, err)
+	}
+	if d.Fields == nil {
+		d.Fields = map[string]any{}
+	}
+	return &d, nil
+}
+
+// status works out a lifecycle item's status at now; gone reports an item
+// whose deletion has finished.
+func (c *collection) status(r store.Record, d *itemData, now time.Time) (status string, gone bool) {
+	prof := c.s.d.Profile.ComputeEnvs
+	if d.DeletingAt != nil {
+		if !now.Before(d.DeletingAt.Add(prof.DeletingFor)) {
+			return "", true
+		}
+		return "DELETING", false
+	}
+	if st, ok := d.Fields["status"].(string); ok && st != "" {
+		return st, false
+	}
+	if now.Before(r.Created.Add(prof.CreatingFor)) {
+		return "CREATING", false
+	}
+	return "AVAILABLE", false
+}
+
+// gone reports (and forgets) an item whose deletion has finished.
+func (c *collection) gone(coll string, r store.Record, d *itemData, now time.Time) bool {
+	if !c.lifecycle {
+		return false
+	}
+	if _, g := c.status(r, d, now); g {
+		_ = c.s.d.Store.Delete(coll, r.ID) // a concurrent reader may have done it
+		return true
+	}
+	return false
+}
+
+// checkParent answers 403 for a nested collection whose parent item does
+// not exist, as the service does for any missing resource.
+func (c *collection) checkParent(vars map[string]string) error {
+	p := c.parent
+	if p == nil {
+		return nil
+	}
+	coll := concrete(p.listPath, vars)
+	if _, err := c.s.d.Store.Get(coll, vars[p.param]); errors.Is(err, store.ErrNotFound) {
+		return c.s.missing("no %s %q", p.itemPath, vars[p.param])
+	} else if err != nil {
+		return err
+	}
+	return p.checkParent(vars)
+}
+
+// get finds an item for an item operation, or answers 403.
+func (c *collection) get(req *handler.Request) (string, store.Record, *itemData, error) {
+	coll := concrete(c.listPath, req.PathParams)
+	id := req.PathParams[c.param]
+	if err := c.checkParent(req.PathParams); err != nil {
+		return coll, store.Record{}, nil, err
+	}
+	r, err := c.s.d.Store.Get(coll, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return coll, r, nil, c.s.missing("no item %q in %s", id, coll)
+	}
+	if err != nil {
+		return coll, r, nil, err
+	}
+	d, err := decodeItem(r)
+	if err != nil {
+		return coll, r, nil, err
+	}
+	if c.gone(coll, r, d, req.Now) {
+		return coll, r, nil, c.s.missing("item %q in %s was deleted", id, coll)
+	}
+	if c.scoped {
+		ws, given, err := workspaceOf(req.Query)
+		if err != nil {
+			return coll, r, nil, err
+		}
+		if given && (d.Workspace == nil || *d.Workspace != ws) {
+			return coll, r, nil, c.s.missing("item %q is not in workspace %d", id, ws)
+		}
+	}
+	return coll, r, d, nil
+}
+
+// requestFields takes the item's values from a create or update body:
+// from the member named like the item when the body wraps it
+// ({"computeEnv": {...}}), else from the body itself. Only values of
+// properties a client may set (not readOnly) that fit the item's schema
+// are kept.
+func (c *collection) requestFields(op *spec.Operation, body map[string]any) map[string]any {
+	src := body
+	if c.itemKey != "" {
+		if inner, ok := body[c.itemKey].(map[string]any); ok && prop(requestSchema(op), c.itemKey) != nil {
+			src = inner
+		}
+	}
+	return c.fitFields(src, false)
+}
+
+// fitFields keeps the values that fit the item schema. Seeds may also set
+// server-managed (readOnly) values such as a status, and are not checked
+// here: every value is checked again when it is laid over an answer, and
+// checking a whole seed up front would cost the published schema's start a
+// few hundred milliseconds of schema compilation.
+func (c *collection) fitFields(src map[string]any, seed bool) map[string]any {
+	allowReadOnly := seed
+	out := map[string]any{}
+	for k, v := range src {
+		if k == c.idProp || v == nil {
+			continue
+		}
+		p := prop(c.item, k)
+		if p == nil || readOnly(p) && !allowReadOnly {
+			continue
+		}
+		// Secrets a client sends are not kept at all, so they can be
+		// neither answered nor saved to a state file.
+		if writeOnly(p) {
+			continue
+		}
+		v = dropNulls(cloneJSON(v), 0)
+		hideWriteOnly(p, v, 0)
+		if seed || c.s.fit.fits(p, v) {
+			out[k] = v
+		} else {
+			c.s.d.Logger.Debug("value does not fit the document; left out", "collection", c.listPath, "field", k)
+		}
+	}
+	return out
+}
+
+// nameTaken reports whether another live item of the collection, in the
+// same workspace, has this name.
+func (c *collection) nameTaken(coll, name, except string, ws *int64, now time.Time) (bool, error) {
+	recs, err := c.s.d.Store.List(coll)
+	if err != nil {
+		return false, err
+	}
+	for _, r := range recs {
+		if r.ID == except {
+			continue
+		}
+		d, err := decodeItem(r)
+		if err != nil {
+			return false, err
+		}
+		if c.gone(coll, r, d, now) || !sameWorkspace(d.Workspace, ws) {
+			continue
+		}
+		if n, _ := d.Fields["name"].(string); n == name {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+func sameWorkspace(a, b *int64) bool {
+	return a == nil && b == nil || a != nil && b != nil && *a == *b
+}
+
+func (c *collection) createOp(req *handler.Request) (*handler.Response, error) {
+	body, err := decodeObject(req.Body)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.checkParent(req.PathParams); err != nil {
+		return nil, err
+	}
+	coll := concrete(c.listPath, req.PathParams)
+	d := &itemData{Fields: c.requestFields(req.Op, body)}
+	if c.scoped {
+		ws, given, err := workspaceOf(req.Query)
+		if err != nil {
+			return nil, err
+		}
+		if given {
+			d.Workspace = &ws
+		}
+	}
+	if c.lifecycle {
+		delete(d.Fields, "status")
+	}
+	if name, ok := d.Fields["name"].(string); ok && c.uniqueName {
+		c.s.nameMu.Lock()
+		defer c.s.nameMu.Unlock()
+		taken, err := c.nameTaken(coll, name, "", d.Workspace, req.Now)
+		if err != nil {
+			return nil, err
+		}
+		if taken {
+			return nil, apierror.Conflictf(fmt.Sprintf("A resource with name '%s' already exists", name))
+		}
+	}
+	b, err := json.Marshal(d)
+	if err != nil {
+		return nil, err
+	}
+	rec := store.Record{Created: req.Now.UTC(), Updated: req.Now.UTC(), Data: b}
+	var r store.Record
+	if c.nameKey {
+		name, _ := d.Fields["name"].(string)
+		if name == "" || strings.Contains(name, "/") {
+			return nil, apierror.BadRequestf("%s needs a name, which names the new item", req.Op.ID)
+		}
+		rec.ID = name
+		r, err = c.s.d.Store.Insert(coll, rec)
+		if errors.Is(err, store.ErrExists) {
+			return nil, apierror.Conflictf(fmt.Sprintf("A resource with name '%s' already exists", name))
+		}
+	} else {
+		r, err = insertRecord(c.s.d.Store, coll, c.newID(coll), func(string) (store.Record, error) { return rec, nil })
+	}
+	if err != nil {
+		return nil, err
+	}
+	return answer(req.Op, c.renderAnswer(successSchema(req.Op), "created", coll, r, d, req.Now)), nil
+}
+
+func (c *collection) describeOp(req *handler.Request) (*handler.Response, error) {
+	coll, r, d, err := c.get(req)
+	if err != nil {
+		return nil, err
+	}
+	return answer(req.Op, c.renderAnswer(successSchema(req.Op), "describe", coll, r, d, req.Now)), nil
+}
+
+func (c *collection) updateOp(req *handler.Request) (*handler.Response, error) {
+	coll, r, d, err := c.get(req)
+	if err != nil {
+		return nil, err
+	}
+	body, err := decodeObject(req.Body)
+	if err != nil {
+		return nil, err
+	}
+	fields := c.requestFields(req.Op, body)
+	if c.lifecycle {
+		delete(fields, "status")
+	}
+	if c.nameKey {
+		delete(fields, "name") // the name is the item's address
+	}
+	if name, ok := fields["name"].(string); ok && c.uniqueName {
+		c.s.nameMu.Lock()
+		defer c.s.nameMu.Unlock()
+		taken, err := c.nameTaken(coll, name, r.ID, d.Workspace, req.Now)
+		if err != nil {
+			return nil, err
+		}
+		if taken {
+			return nil, apierror.Conflictf(fmt.Sprintf("A resource with name '%s' already exists", name))
+		}
+	}
+	r, err = c.s.d.Store.Update(coll, r.ID, func(rec *store.Record) error {
+		cur, err := decodeItem(*rec)
+		if err != nil {
+			return err
+		}
+		for k, v := range fields {
+			cur.Fields[k] = v
+		}
+		rec.Updated = req.Now.UTC()
+		rec.Data, err = json.Marshal(cur)
+		d = cur
+		return err
+	})
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, c.s.missing("item %q in %s was deleted", r.ID, coll)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return answer(req.Op, c.renderAnswer(successSchema(req.Op), "updated", coll, r, d, req.Now)), nil
+}
+
+func (c *collection) deleteOp(req *handler.Request) (*handler.Response, error) {
+	coll, r, _, err := c.get(req)
+	if err != nil {
+		return nil, err
+	}
+	if c.lifecycle && c.s.d.Profile.ComputeEnvs.DeletingFor > 0 {
+		now := req.Now.UTC()
+		_, err = c.s.d.Store.Update(coll, r.ID, func(rec *store.Record) error {
+			cur, err := decodeItem(*rec)
+			if err != nil {
+				return err
+			}
+			if cur.DeletingAt == nil {
+				cur.DeletingAt = &now
+			}
+			rec.Updated = now
+			rec.Data, err = json.Marshal(cur)
+			return err
+		})
+	} else {
+		err = c.s.d.Store.Delete(coll, r.ID)
+	}
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, c.s.missing("item %q in %s was deleted", r.ID, coll)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return answer(req.Op, nil), nil
+}
+
+func (c *collection) listOp(req *handler.Request) (*handler.Response, error) {
+	pg, err := ParsePage(req.Query, req.Op.Paging, c.s.d.Profile.Paging)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.checkParent(req.PathParams); err != nil {
+		return nil, err
+	}
+	var ws *int64
+	if c.scoped {
+		id, given, err := workspaceOf(req.Query)
+		if err != nil {
+			return nil, err
+		}
+		if given {
+			ws = &id
+		}
+	}
+	coll := concrete(c.listPath, req.PathParams)
+	recs, err := c.s.d.Store.List(coll)
+	if err != nil {
+		return nil, err
+	}
+	search := strings.TrimSpace(req.Query.Get("search"))
+	wantStatus := ""
+	if c.lifecycle {
+		wantStatus = req.Query.Get("status")
+	}
+	type item struct {
+		r store.Record
+		d *itemData
+	}
+	var matched []item
+	for _, r := range recs {
+		d, err := decodeItem(r)
+		if err != nil {
+			return nil, err
+		}
+		if c.gone(coll, r, d, req.Now) || c.scoped && !sameWorkspace(d.Workspace, ws) {
+			continue
+		}
+		if search != "" && !c.matches(d, search) {
+			continue
+		}
+		if wantStatus != "" {
+			if st, _ := c.status(r, d, req.Now); !strings.EqualFold(st, wantStatus) {
+				continue
+			}
+		}
+		matched = append(matched, item{r, d})
+	}
+	page, hasMore := Slice(matched, pg)
+	sch := successSchema(req.Op)
+	root := c.s.bases.object(sch, "list "+coll)
+	entries := make([]any, 0, len(page))
+	for _, it := range page {
+		entries = append(entries, c.renderEntry(c.entry, coll, it.r, it.d, req.Now))
+	}
+	root[c.listKey] = entries
+	total := int64(len(matched))
+	c.s.fit.set(sch, root, "totalSize", total)
+	c.s.fit.set(sch, root, "total", total)
+	c.s.fit.set(sch, root, "hasMore", hasMore)
+	return answer(req.Op, root), nil
+}
+
+// matches is the list search: the text anywhere in the item's names.
+func (c *collection) matches(d *itemData, search string) bool {
+	for _, k := range []string{"name", "fullName", "description"} {
+		if v, ok := d.Fields[k].(string); ok && lowerContains(v, search) {
+			return true
+		}
+	}
+	return false
+}
+
+// renderEntry builds one list entry; entries that wrap the item
+// ({"pipeline": {...}, "extra": ...}) get the item inside.
+func (c *collection) renderEntry(sch *base.Schema, coll string, r store.Record, d *itemData, now time.Time) map[string]any {
+	if c.itemKey != "" {
+		if p := prop(sch, c.itemKey); isObject(p) && !isArray(p) && prop(sch, c.idProp) == nil {
+			root := c.s.bases.object(sch, "rec "+coll+"/"+r.ID+"/entry")
+			root[c.itemKey] = c.renderItem(p, "entry item", coll, r, d, now)
+			return root
+		}
+	}
+	return c.renderItem(sch, "entry", coll, r, d, now)
+}
+
+// renderAnswer builds a create, describe or update answer: the item
+// wrapped as the document wraps it, the item itself, or (for answers that
+// only identify the new item, {"computeEnvId": "..."}) its id.
+func (c *collection) renderAnswer(sch *base.Schema, purpose, coll string, r store.Record, d *itemData, now time.Time) any {
+	if sch == nil {
+		return nil
+	}
+	key := "rec " + coll + "/" + r.ID + "/" + purpose
+	if c.itemKey != "" {
+		if p := prop(sch, c.itemKey); isObject(p) && !isArray(p) {
+			root := c.s.bases.object(sch, key)
+			root[c.itemKey] = c.renderItem(p, purpose+" item", coll, r, d, now)
+			return root
+		}
+	}
+	if sameSchema(sch, c.item) {
+		return c.renderItem(sch, purpose, coll, r, d, now)
+	}
+	root := c.s.bases.object(sch, key)
+	names := propNames(sch)
+	for _, name := range names {
+		if p := prop(sch, name); sameSchema(p, c.item) {
+			root[name] = c.renderItem(p, purpose+" item", coll, r, d, now)
+			return root
+		}
+	}
+	// An answer of its own shape: it echoes the item's values it has room
+	// for, and names the item by its id.
+	c.s.fit.overlay(sch, root, d.Fields)
+	for _, name := range names {
+		if name == c.param || name == c.idProp || len(names) == 1 && strings.HasSuffix(name, "Id") {
+			c.s.fit.set(sch, root, name, c.idValue(r.ID))
+		}
+	}
+	return root
+}
+
+// renderItem lays a record over a synthesized item of schema sch.
+func (c *collection) renderItem(sch *base.Schema, purpose, coll string, r store.Record, d *itemData, now time.Time) map[string]any {
+	m := c.s.bases.object(sch, "rec "+coll+"/"+r.ID+"/"+purpose)
+	c.s.fit.overlay(sch, m, d.Fields)
+	idProp := c.idProp
+	if prop(sch, idProp) == nil {
+		switch {
+		case prop(sch, c.param) != nil:
+			idProp = c.param
+		case prop(sch, "id") != nil:
+			idProp = "id"
+		}
+	}
+	server := map[string]any{"dateCreated": stamp(r.Created), "lastUpdated": stamp(r.Updated), "deleted": false}
+	if idProp != "" {
+		server[idProp] = c.idValue(r.ID)
+	}
+	if c.lifecycle {
+		st, _ := c.status(r, d, now)
+		server["status"] = st
+	}
+	if c.scoped {
+		var ws any
+		if d.Workspace != nil {
+			ws = *d.Workspace
+		}
+		server["workspaceId"] = ws
+	}
+	c.s.fit.overlay(sch, m, server)
+	return m
+}

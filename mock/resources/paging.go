@@ -1,0 +1,68 @@
+package resources
+
+import (
+	"net/url"
+	"strconv"
+
+	"github.com/wmsmock/wmsmock/mock/apierror"
+	"github.com/wmsmock/wmsmock/mock/profile"
+	"github.com/wmsmock/wmsmock/mock/spec"
+)
+
+// Page is one window of a list: skip Offset items, then take at most Max.
+type Page struct {
+	Offset, Max int
+	// All is set when the operation has no paging parameters: the whole
+	// list is answered.
+	All bool
+}
+
+// ParsePage reads an operation's page-size and offset parameters
+// (CONTRACT P1). An absent size takes the operation's documented default,
+// else the profile's; a size over the profile's bound is lowered to it.
+// A size of 0 asks for no items, which still reports the total. Negative
+// or non-numeric values are a Bad Request; the document's own validation
+// usually refuses them first, but a document may declare no minimum.
+func ParsePage(q url.Values, p *spec.Paging, prof profile.Paging) (Page, error) {
+	if p == nil {
+		return Page{All: true}, nil
+	}
+	pg := Page{Max: prof.DefaultMax}
+	if p.DefaultMax > 0 {
+		pg.Max = p.DefaultMax
+	}
+	if p.MaxParam != "" && q.Has(p.MaxParam) {
+		n, err := strconv.Atoi(q.Get(p.MaxParam))
+		if err != nil || n < 0 {
+			return Page{}, apierror.BadRequestf("query parameter %s=%q is not a page size (0 or more)", p.MaxParam, q.Get(p.MaxParam))
+		}
+		pg.Max = n
+	}
+	if prof.MaxLimit > 0 && pg.Max > prof.MaxLimit {
+		pg.Max = prof.MaxLimit
+	}
+	if p.OffsetParam != "" && q.Has(p.OffsetParam) {
+		n, err := strconv.Atoi(q.Get(p.OffsetParam))
+		if err != nil || n < 0 {
+			return Page{}, apierror.BadRequestf("query parameter %s=%q is not an offset (0 or more)", p.OffsetParam, q.Get(p.OffsetParam))
+		}
+		pg.Offset = n
+	}
+	return pg, nil
+}
+
+// Slice returns the page's window of items (empty, never nil, past the
+// end) and whether more items follow it.
+func Slice[T any](items []T, pg Page) (page []T, hasMore bool) {
+	if pg.All {
+		return items, false
+	}
+	if pg.Offset >= len(items) {
+		return []T{}, false
+	}
+	end := len(items)
+	if pg.Max < end-pg.Offset {
+		end = pg.Offset + pg.Max
+	}
+	return items[pg.Offset:end], end < len(items)
+}

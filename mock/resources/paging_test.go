@@ -1,0 +1,77 @@
+package resources_test
+
+import (
+	"net/url"
+	"testing"
+
+	"github.com/wmsmock/wmsmock/mock/profile"
+	"github.com/wmsmock/wmsmock/mock/resources"
+	"github.com/wmsmock/wmsmock/mock/spec"
+)
+
+func TestParsePage(t *testing.T) {
+	prof := profile.Paging{DefaultMax: 50, MaxLimit: 100}
+	paging := &spec.Paging{MaxParam: "max", OffsetParam: "offset"}
+	documented := &spec.Paging{MaxParam: "max", OffsetParam: "offset", DefaultMax: 20}
+	cases := []struct {
+		name   string
+		query  string
+		paging *spec.Paging
+		want   resources.Page
+		bad    bool
+	}{
+		{"defaults", "", paging, resources.Page{Max: 50}, false},
+		{"documented default", "", documented, resources.Page{Max: 20}, false},
+		{"given", "max=5&offset=10", paging, resources.Page{Max: 5, Offset: 10}, false},
+		{"zero size", "max=0", paging, resources.Page{Max: 0}, false},
+		{"over the bound", "max=1000", paging, resources.Page{Max: 100}, false},
+		{"negative max", "max=-1", paging, resources.Page{}, true},
+		{"negative offset", "offset=-3", paging, resources.Page{}, true},
+		{"not a number", "max=ten", paging, resources.Page{}, true},
+		{"no paging", "max=3", nil, resources.Page{All: true}, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			q, _ := url.ParseQuery(c.query)
+			got, err := resources.ParsePage(q, c.paging, prof)
+			if c.bad {
+				if err == nil {
+					t.Fatalf("accepted %q", c.query)
+				}
+				return
+			}
+			if err != nil || got != c.want {
+				t.Fatalf("got %+v %v, want %+v", got, err, c.want)
+			}
+		})
+	}
+}
+
+func TestSlice(t *testing.T) {
+	items := []int{1, 2, 3, 4, 5}
+	cases := []struct {
+		pg      resources.Page
+		want    []int
+		hasMore bool
+	}{
+		{resources.Page{Max: 2}, []int{1, 2}, true},
+		{resources.Page{Max: 2, Offset: 3}, []int{4, 5}, false},
+		{resources.Page{Max: 10, Offset: 4}, []int{5}, false},
+		{resources.Page{Max: 2, Offset: 5}, []int{}, false},
+		{resources.Page{Max: 2, Offset: 99}, []int{}, false},
+		{resources.Page{Max: 0, Offset: 1}, []int{}, true},
+		{resources.Page{All: true}, items, false},
+	}
+	for _, c := range cases {
+		got, more := resources.Slice(items, c.pg)
+		if got == nil || len(got) != len(c.want) || more != c.hasMore {
+			t.Errorf("%+v: got %v %v, want %v %v", c.pg, got, more, c.want, c.hasMore)
+			continue
+		}
+		for i := range got {
+			if got[i] != c.want[i] {
+				t.Errorf("%+v: got %v, want %v", c.pg, got, c.want)
+			}
+		}
+	}
+}

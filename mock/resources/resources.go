@@ -1,0 +1,254 @@
+// Package resources gives the fake the service's own behaviour where the
+// service has state: access tokens that really authenticate, workflows that
+// run on the fake's clock, and create/list/describe/update/delete for every
+// collection a document describes (pipelines, compute environments,
+// credentials, organizations, and any /things + /things/{thingId} pair).
+//
+// Register reads a loaded document and returns one handler.Func per
+// operation it takes over; the server puts them in front of synthesis. The
+// handlers keep their records in a store.Store, so they do not care whether
+// state lives in this process or, later, in a shared store. Every answer is
+// built from a synthesized value valid for the answer's schema with the
+// record's values laid over it where they fit, so answers stay valid against
+// whichever document is served.
+package resources
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/pb33f/libopenapi/datamodel/high/base"
+
+	"github.com/wmsmock/wmsmock/mock/apierror"
+	"github.com/wmsmock/wmsmock/mock/auth"
+	"github.com/wmsmock/wmsmock/mock/clock"
+	"github.com/wmsmock/wmsmock/mock/handler"
+	"github.com/wmsmock/wmsmock/mock/profile"
+	"github.com/wmsmock/wmsmock/mock/spec"
+	"github.com/wmsmock/wmsmock/mock/store"
+	"github.com/wmsmock/wmsmock/mock/synth"
+)
+
+// Deps is what the handlers need from the server.
+type Deps struct {
+	// Store keeps workflows and collection records.
+	Store store.Store
+	// Tokens is the server's token store: the one its pipeline checks
+	// calls against, so a token created here authenticates at once.
+	Tokens auth.Store
+	// KeepTokens lists the ids DELETE /tokens/delete-all spares: the
+	// tokens the fake was configured with, which it promises to hold.
+	KeepTokens func() []int64
+	Clock      clock.Clock
+	Profile    *profile.Profile
+	// Gen synthesizes the values answers are built on.
+	Gen *synth.Generator
+	// Check validates a JSON value against a schema as part of an answer;
+	// nil means AnswerCheck for the document.
+	Check func(schema *base.Schema, body []byte) []string
+	// Fallback answers a call by synthesis. Operations below a stateful
+	// item (/workflow/{id}/log) keep their synthesized answers but first
+	// check that the item exists. Nil leaves them alone.
+	Fallback handler.Func
+	Logger   *slog.Logger
+}
+
+// Service is the stateful behaviour of one document.
+type Service struct {
+	doc      *spec.Document
+	d        Deps
+	fit      *fitter
+	bases    *bases
+	handlers map[*spec.Operation]handler.Func
+	colls    []*collection
+	wf       *workflows
+	ids      *idSource
+	// nameMu serializes creates and renames in collections that refuse a
+	// duplicate name, so two concurrent creates cannot both pass the check.
+	nameMu sync.Mutex
+}
+
+// Register builds the service's behaviour for doc. It never fails on a
+// document it cannot make sense of: operations it does not recognize are
+// simply left to synthesis.
+func Register(doc *spec.Document, d Deps) (*Service, error) {
+	if d.Store == nil || d.Tokens == nil || d.Clock == nil || d.Profile == nil || d.Gen == nil {
+		return nil, errors.New("resources: Store, Tokens, Clock, Profile and Gen are required")
+	}
+	if d.Logger == nil {
+		d.Logger = slog.New(slog.DiscardHandler)
+	}
+	if d.Check == nil {
+		d.Check = AnswerCheck(doc)
+	}
+	if d.KeepTokens == nil {
+		d.KeepTokens = func() []int64 { return nil }
+	}
+	fit := newFitter(d.Check, strings.HasPrefix(doc.OpenAPI, "3.1"))
+	s := &Service{
+		doc:      doc,
+		d:        d,
+		fit:      fit,
+		bases:    newBases(d.Gen, fit),
+		handlers: map[*spec.Operation]handler.Func{},
+		ids:      &idSource{r: d.Gen.Rand(fmt.Sprintf("record ids %d", d.Clock.Now().UnixNano()))},
+	}
+	s.registerTokens()
+	s.registerWorkflows()
+	s.registerUser()
+	s.registerCollections()
+	s.registerSubresources()
+	return s, nil
+}
+
+// Handlers returns the operations the service answers, for the server's
+// handler table.
+func (s *Service) Handlers() map[*spec.Operation]handler.Func { return s.handlers }
+
+// Collections lists the list paths handled as generic collections, for
+// logs and tests.
+func (s *Service) Collections() []string {
+	out := make([]string, 0, len(s.colls))
+	for _, c := range s.colls {
+		out = append(out, c.listPath)
+	}
+	return out
+}
+
+// op finds the operation for a method and path template.
+func (s *Service) op(method, path string) *spec.Operation {
+	for _, o := range s.doc.Operations {
+		if o.Method == method && o.Path == path {
+			return o
+		}
+	}
+	return nil
+}
+
+// handle claims an operation unless a handler is already registered for it.
+func (s *Service) handle(op *spec.Operation, h handler.Func) {
+	if op == nil {
+		return
+	}
+	if _, taken := s.handlers[op]; !taken {
+		s.handlers[op] = h
+	}
+}
+
+// missing is the answer for a resource that does not exist: the profile's
+// reply, 403 with no body by default, as on the real service.
+func (s *Service) missing(format string, args ...any) error {
+	return apierror.Forbiddenf(format, args...).WithReply(s.d.Profile.MissingResource)
+}
+
+// decodeObject reads a JSON object body, keeping numbers exact.
+func decodeObject(body []byte) (map[string]any, error) {
+	if len(bytes.TrimSpace(body)) == 0 {
+		return map[string]any{}, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	var m map[string]any
+	if err := dec.Decode(&m); err != nil {
+		return nil, apierror.BadRequestf("request body is not a JSON object: %v", err)
+	}
+	if m == nil {
+		m = map[string]any{}
+	}
+	return m, nil
+}
+
+// workspaceOf reads the workspaceId query parameter; ok is false when the
+// call acts in the caller's personal context.
+func workspaceOf(q url.Values) (id int64, ok bool, err error) {
+	v := q.Get("workspaceId")
+	if v == "" {
+		return 0, false, nil
+	}
+	id, perr := strconv.ParseInt(v, 10, 64)
+	if perr != nil {
+		return 0, false, apierror.BadRequestf("query parameter workspaceId=%q is not a number", v)
+	}
+	return id, true, nil
+}
+
+// answer encodes v as the operation's success answer.
+func answer(op *spec.Operation, v any) *handler.Response {
+	if op.Success.MediaType == "" || v == nil {
+		return handler.NoContent(op.Success.Status)
+	}
+	return &handler.Response{Status: op.Success.Status, Body: v, MediaType: op.Success.MediaType}
+}
+
+func successSchema(op *spec.Operation) *base.Schema {
+	if op == nil || !spec.IsJSON(op.Success.MediaType) {
+		return nil
+	}
+	return schemaOf(op.Success.Schema)
+}
+
+func requestSchema(op *spec.Operation) *base.Schema {
+	if op == nil || op.Op == nil || op.Op.RequestBody == nil || op.Op.RequestBody.Content == nil {
+		return nil
+	}
+	for m := op.Op.RequestBody.Content.First(); m != nil; m = m.Next() {
+		if spec.IsJSON(m.Key()) && m.Value() != nil {
+			return schemaOf(m.Value().Schema)
+		}
+	}
+	return nil
+}
+
+// declares reports whether the operation documents an answer status.
+func declares(op *spec.Operation, status string) bool {
+	if op == nil || op.Op == nil || op.Op.Responses == nil || op.Op.Responses.Codes == nil {
+		return false
+	}
+	_, ok := op.Op.Responses.Codes.Get(status)
+	return ok
+}
+
+// idSource hands out record ids: random base62 for string ids, so ids do
+// not reveal counts, from a stream seeded by the generator so a test run is
+// repeatable.
+type idSource struct {
+	mu sync.Mutex
+	r  *rand.Rand
+}
+
+func (g *idSource) next(n int) string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return synth.IDN(g.r, n)
+}
+
+// insertRecord inserts the record build makes for a fresh id from newID,
+// trying again on the (rare) collision with an existing record. The record
+// is complete when it is inserted, so no reader ever sees half of it.
+func insertRecord(st store.Store, coll string, newID func() (string, error), build func(id string) (store.Record, error)) (store.Record, error) {
+	for range 64 {
+		id, err := newID()
+		if err != nil {
+			return store.Record{}, err
+		}
+		r, err := build(id)
+		if err != nil {
+			return store.Record{}, err
+		}
+		r.ID = id
+		out, err := st.Insert(coll, r)
+		if errors.Is(err, store.ErrExists) {
+			continue
+		}
+		return out, err
+	}
+	return store.Record{}, errors.New("resources: could not find a free record id")
+}

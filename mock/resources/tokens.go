@@ -1,0 +1,109 @@
+package resources
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/pb33f/libopenapi/datamodel/high/base"
+
+	"github.com/wmsmock/wmsmock/mock/apierror"
+	"github.com/wmsmock/wmsmock/mock/auth"
+	"github.com/wmsmock/wmsmock/mock/handler"
+)
+
+// Tokens (CONTRACT A2): a created token's value is in the create answer
+// and nowhere else; the store keeps only its hash. The handlers work on the
+// server's own token store, the one every call is checked against, so a new
+// token authenticates the very next call and a deleted one is refused by it.
+
+func (s *Service) registerTokens() {
+	s.handle(s.op("GET", "/tokens"), s.listTokens)
+	s.handle(s.op("POST", "/tokens"), s.createToken)
+	s.handle(s.op("DELETE", "/tokens/delete-all"), s.deleteAllTokens)
+	s.handle(s.op("DELETE", "/tokens/{tokenId}"), s.deleteToken)
+}
+
+// tokenJSON renders a token for the AccessToken schema. A token never used
+// has a null lastUsed where the schema allows it, and none otherwise.
+func (s *Service) tokenJSON(sch *base.Schema, t auth.Token) map[string]any {
+	m := s.bases.object(sch, "token/"+strconv.FormatInt(t.ID, 10))
+	var lastUsed any
+	if t.LastUsed != nil {
+		lastUsed = stamp(*t.LastUsed)
+	}
+	s.fit.overlay(sch, m, map[string]any{
+		"id":          t.ID,
+		"name":        t.Name,
+		"dateCreated": stamp(t.Created),
+		"lastUsed":    lastUsed,
+		"basicAuth":   nil,
+	})
+	return m
+}
+
+func (s *Service) listTokens(req *handler.Request) (*handler.Response, error) {
+	sch := successSchema(req.Op)
+	root := s.bases.object(sch, "tokens")
+	key, item := listShape(sch)
+	if key == "" {
+		return nil, fmt.Errorf("resources: %s has no list of tokens in its answer", req.Op.ID)
+	}
+	list := []any{}
+	for _, t := range s.d.Tokens.List() {
+		if t.Revoked {
+			continue
+		}
+		list = append(list, s.tokenJSON(item, t))
+	}
+	root[key] = list
+	return answer(req.Op, root), nil
+}
+
+func (s *Service) createToken(req *handler.Request) (*handler.Response, error) {
+	body, err := decodeObject(req.Body)
+	if err != nil {
+		return nil, err
+	}
+	name, _ := body["name"].(string)
+	if strings.TrimSpace(name) == "" {
+		return nil, apierror.BadRequestf("a token needs a name")
+	}
+	tok, value, err := s.d.Tokens.Create(name)
+	switch {
+	case errors.Is(err, auth.ErrDuplicateName):
+		return nil, apierror.Conflictf(fmt.Sprintf("An access token with name '%s' already exists", name))
+	case errors.Is(err, auth.ErrInvalidName):
+		return nil, apierror.BadRequestf("invalid token name %q", name)
+	case err != nil:
+		return nil, err
+	}
+	sch := successSchema(req.Op)
+	root := s.bases.object(sch, "token created/"+strconv.FormatInt(tok.ID, 10))
+	root["accessKey"] = value
+	if ts := prop(sch, "token"); ts != nil {
+		root["token"] = s.tokenJSON(ts, tok)
+	}
+	return answer(req.Op, root), nil
+}
+
+func (s *Service) deleteToken(req *handler.Request) (*handler.Response, error) {
+	id, err := strconv.ParseInt(req.PathParams["tokenId"], 10, 64)
+	if err != nil {
+		return nil, apierror.BadRequestf("tokenId %q is not a number", req.PathParams["tokenId"])
+	}
+	if err := s.d.Tokens.Delete(id); errors.Is(err, auth.ErrNotFound) {
+		return nil, s.missing("no token with id %d", id)
+	} else if err != nil {
+		return nil, err
+	}
+	return answer(req.Op, nil), nil
+}
+
+// deleteAllTokens removes every token the user created. The tokens the fake
+// was started with stay: they are its configuration, not the user's.
+func (s *Service) deleteAllTokens(req *handler.Request) (*handler.Response, error) {
+	s.d.Tokens.DeleteAll(s.d.KeepTokens()...)
+	return answer(req.Op, nil), nil
+}

@@ -1,0 +1,802 @@
+package resources
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/pb33f/libopenapi/datamodel/high/base"
+
+	"github.com/wmsmock/wmsmock/mock/apierror"
+	"github.com/wmsmock/wmsmock/mock/handler"
+	"github.com/wmsmock/wmsmock/mock/store"
+)
+
+// Workflows run on the fake's clock. A record holds only what was launched
+// and when, plus any status a caller forced; the status a client sees is
+// worked out from those timestamps and the clock at read time. Nothing runs
+// in the background, so advancing a fake clock moves every run at once, a
+// restart resumes runs where the clock says they are, and tests never wait.
+
+// WorkflowsCollection is the store collection holding workflow runs.
+const WorkflowsCollection = "workflows"
+
+// The workflow statuses of the service.
+const (
+	StatusSubmitted = "SUBMITTED"
+	StatusRunning   = "RUNNING"
+	StatusSucceeded = "SUCCEEDED"
+	StatusFailed    = "FAILED"
+	StatusCancelled = "CANCELLED"
+	StatusUnknown   = "UNKNOWN"
+)
+
+// WorkflowStatuses lists every status, in lifecycle order.
+var WorkflowStatuses = []string{StatusSubmitted, StatusRunning, StatusSucceeded, StatusFailed, StatusCancelled, StatusUnknown}
+
+func finalStatus(s string) bool {
+	return s == StatusSucceeded || s == StatusFailed || s == StatusCancelled || s == StatusUnknown
+}
+
+// Workflow is the stored record of one run.
+type Workflow struct {
+	RunName        string   `json:"runName"`
+	ProjectName    string   `json:"projectName"`
+	Pipeline       string   `json:"pipeline"`
+	Revision       string   `json:"revision,omitempty"`
+	CommitID       string   `json:"commitId,omitempty"`
+	WorkDir        string   `json:"workDir,omitempty"`
+	ComputeEnvID   string   `json:"computeEnvId,omitempty"`
+	ConfigProfiles []string `json:"configProfiles,omitempty"`
+	ConfigText     string   `json:"configText,omitempty"`
+	ParamsText     string   `json:"paramsText,omitempty"`
+	Resume         bool     `json:"resume,omitempty"`
+	SessionID      string   `json:"sessionId,omitempty"`
+	UserName       string   `json:"userName,omitempty"`
+	// WorkspaceID is 0 for a run in the user's personal context.
+	WorkspaceID int64     `json:"workspaceId,omitempty"`
+	Submit      time.Time `json:"submit"`
+	// SubmittedFor and RunningFor are the profile's durations when the run
+	// was launched, kept so a run's history never changes afterwards.
+	SubmittedFor time.Duration `json:"submittedFor"`
+	RunningFor   time.Duration `json:"runningFor"`
+	// EndStatus is how the run ends if nothing intervenes.
+	EndStatus string `json:"endStatus"`
+	// Pinned is a status forced at PinnedAt (a cancel, a control call, a
+	// seed); it holds from then on.
+	Pinned   string     `json:"pinned,omitempty"`
+	PinnedAt *time.Time `json:"pinnedAt,omitempty"`
+}
+
+// runView is a run as seen at one moment.
+type runView struct {
+	status          string
+	start, complete *time.Time
+	lastUpdated     time.Time
+	// frac is the share of the run's work done, 0 to 1.
+	frac float64
+}
+
+// View works out the run's status and timestamps at now.
+func (w *Workflow) view(now time.Time) runView {
+	startAt := w.Submit.Add(w.SubmittedFor)
+	endAt := startAt.Add(w.RunningFor)
+	natural := func(at time.Time) runView {
+		switch {
+		case at.Before(startAt):
+			return runView{status: StatusSubmitted}
+		case at.Before(endAt):
+			st := startAt
+			return runView{status: StatusRunning, start: &st, frac: float64(at.Sub(startAt)) / float64(w.RunningFor)}
+		default:
+			st, en := startAt, endAt
+			return runView{status: w.EndStatus, start: &st, complete: &en, frac: 1}
+		}
+	}
+	var v runView
+	if w.Pinned == "" || w.PinnedAt == nil {
+		v = natural(now)
+	} else {
+		at := *w.PinnedAt
+		if now.Before(at) {
+			at = now
+		}
+		n := natural(at)
+		v = runView{status: w.Pinned, start: n.start, frac: n.frac}
+		switch {
+		case w.Pinned == StatusSubmitted:
+			v.start, v.frac = nil, 0
+		case w.Pinned == StatusRunning:
+			if v.start == nil {
+				v.start = &at
+			}
+			// A run held RUNNING keeps making progress, but never finishes.
+			v.frac = min(0.9, float64(now.Sub(*v.start))/float64(max(w.RunningFor, time.Second)))
+		default: // a final status
+			if v.start == nil && w.Pinned != StatusCancelled {
+				v.start = &at
+			}
+			v.complete = n.complete
+			if v.complete == nil {
+				v.complete = &at
+			}
+		}
+	}
+	v.lastUpdated = w.Submit
+	for _, t := range []*time.Time{v.start, v.complete} {
+		if t != nil && t.After(v.lastUpdated) {
+			v.lastUpdated = *t
+		}
+	}
+	if w.PinnedAt != nil && w.PinnedAt.After(v.lastUpdated) && !w.PinnedAt.After(now) {
+		v.lastUpdated = *w.PinnedAt
+	}
+	return v
+}
+
+// taskPlan is the fixed shape of a run's work: its processes and how many
+// tasks each runs. It follows from the run's id, so it never changes.
+type taskPlan struct {
+	procs  []string
+	counts []int
+	total  int
+}
+
+var processNames = []string{"FASTQC", "TRIMGALORE", "STAR_ALIGN", "SAMTOOLS_SORT", "SALMON_QUANT", "MULTIQC"}
+
+func planFor(id string) taskPlan {
+	h := fnv.New64a()
+	h.Write([]byte(id))
+	x := h.Sum64()
+	n := 3 + int(x%4)
+	p := taskPlan{}
+	for i := range n {
+		c := 1 + int((x>>(8+3*i))%3)
+		p.procs = append(p.procs, processNames[i])
+		p.counts = append(p.counts, c)
+		p.total += c
+	}
+	return p
+}
+
+// taskCounts is how many of a run's tasks are in each state.
+type taskCounts struct {
+	succeeded, failed, running, aborted, pending int
+}
+
+func countsFor(v runView, total int) taskCounts {
+	if v.start == nil || total == 0 {
+		return taskCounts{}
+	}
+	done := func(n int) int { return min(n, max(0, int(v.frac*float64(n)))) }
+	switch v.status {
+	case StatusRunning:
+		d := min(done(total), total-1)
+		r := min(2, total-d)
+		return taskCounts{succeeded: d, running: r, pending: total - d - r}
+	case StatusSucceeded:
+		return taskCounts{succeeded: total}
+	case StatusFailed:
+		d := min(done(total-1), total-1)
+		return taskCounts{succeeded: d, failed: 1, aborted: total - d - 1}
+	case StatusCancelled:
+		d := done(total)
+		return taskCounts{succeeded: d, aborted: total - d}
+	case StatusUnknown:
+		d := done(total)
+		return taskCounts{succeeded: d, pending: total - d}
+	}
+	return taskCounts{}
+}
+
+// taskStatuses lists the status of each task, in task order: work finishes
+// in the order it was planned, so early processes complete first.
+func taskStatuses(c taskCounts, total int) []string {
+	out := make([]string, 0, total)
+	for _, g := range []struct {
+		n int
+		s string
+	}{{c.succeeded, "COMPLETED"}, {c.failed, "FAILED"}, {c.running, "RUNNING"}, {c.aborted, "ABORTED"}, {c.pending, "NEW"}} {
+		for range g.n {
+			out = append(out, g.s)
+		}
+	}
+	return out
+}
+
+func loadFields(c taskCounts) map[string]any {
+	const gib = int64(1) << 30
+	done := int64(c.succeeded + c.failed)
+	running := int64(c.running)
+	return map[string]any{
+		"pending": int64(c.pending), "submitted": int64(0), "running": running,
+		"succeeded": int64(c.succeeded), "failed": int64(c.failed), "cached": int64(0),
+		"aborted": int64(c.aborted), "ignored": int64(0), "retries": int64(0),
+		"loadCpus": running * 2, "loadMemory": running * 4 * gib, "loadTasks": running,
+		"peakCpus": max(running, 1) * 2, "peakMemory": max(running, 1) * 4 * gib, "peakTasks": max(running, 1),
+		"cpus": (done + running) * 2, "cpuTime": done * 90_000, "cpuLoad": done * 81_000,
+		"memoryRss": done * gib / 2, "memoryReq": (done + running) * 4 * gib,
+		"readBytes": done * 150 << 20, "writeBytes": done * 60 << 20,
+		"volCtxSwitch": done * 1_200, "invCtxSwitch": done * 300,
+	}
+}
+
+// workflows holds the workflow operations of one document.
+type workflows struct{ s *Service }
+
+func (s *Service) registerWorkflows() {
+	w := &workflows{s: s}
+	s.wf = w
+	s.handle(s.op("POST", "/workflow/launch"), w.launch)
+	s.handle(s.op("GET", "/workflow"), w.list)
+	s.handle(s.op("GET", "/workflow/{workflowId}"), w.describe)
+	s.handle(s.op("DELETE", "/workflow/{workflowId}"), w.remove)
+	s.handle(s.op("POST", "/workflow/{workflowId}/cancel"), w.cancel)
+	s.handle(s.op("GET", "/workflow/{workflowId}/progress"), w.progressOp)
+	s.handle(s.op("GET", "/workflow/{workflowId}/tasks"), w.tasks)
+}
+
+func decodeWorkflow(r store.Record) (*Workflow, error) {
+	var w Workflow
+	if err := json.Unmarshal(r.Data, &w); err != nil {
+		return nil, fmt.Errorf("resources: workflow %s: %w", r.ID, err)
+	}
+	return &w, nil
+}
+
+// get finds a run, or answers as the service does for one that does not
+// exist. A workspaceId that is not the run's is treated the same way.
+func (w *workflows) get(req *handler.Request) (store.Record, *Workflow, error) {
+	id := req.PathParams["workflowId"]
+	r, err := w.s.d.Store.Get(WorkflowsCollection, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return r, nil, w.s.missing("no workflow %q", id)
+	}
+	if err != nil {
+		return r, nil, err
+	}
+	wf, err := decodeWorkflow(r)
+	if err != nil {
+		return r, nil, err
+	}
+	ws, given, err := workspaceOf(req.Query)
+	if err != nil {
+		return r, nil, err
+	}
+	if given && ws != wf.WorkspaceID {
+		return r, nil, w.s.missing("workflow %q is not in workspace %d", id, ws)
+	}
+	return r, wf, nil
+}
+
+func (w *workflows) launch(req *handler.Request) (*handler.Response, error) {
+	body, err := decodeObject(req.Body)
+	if err != nil {
+		return nil, err
+	}
+	l, _ := body["launch"].(map[string]any)
+	str := func(k string) string { v, _ := l[k].(string); return v }
+	pipeline := strings.TrimSpace(str("pipeline"))
+	if pipeline == "" {
+		return nil, apierror.BadRequestf("launch.pipeline is missing")
+	}
+	ws, _, err := workspaceOf(req.Query)
+	if err != nil {
+		return nil, err
+	}
+	prof := w.s.d.Profile.Workflows
+	wf := &Workflow{
+		RunName:      strings.TrimSpace(str("runName")),
+		Pipeline:     pipeline,
+		ProjectName:  projectName(pipeline),
+		Revision:     str("revision"),
+		CommitID:     str("commitId"),
+		WorkDir:      str("workDir"),
+		ComputeEnvID: str("computeEnvId"),
+		ConfigText:   str("configText"),
+		ParamsText:   str("paramsText"),
+		SessionID:    str("sessionId"),
+		WorkspaceID:  ws,
+		Submit:       req.Now.UTC(),
+		SubmittedFor: prof.SubmittedFor,
+		RunningFor:   prof.RunningFor,
+		UserName:     "wmsmock",
+	}
+	wf.Resume, _ = l["resume"].(bool)
+	if ps, ok := l["configProfiles"].([]any); ok {
+		for _, p := range ps {
+			if s, ok := p.(string); ok {
+				wf.ConfigProfiles = append(wf.ConfigProfiles, s)
+			}
+		}
+	}
+	givenName := wf.RunName
+	givenSession := wf.SessionID
+	// The run name and outcome may depend on the id, so the record is
+	// finished once the id is chosen.
+	rec, err := insertRecord(w.s.d.Store, WorkflowsCollection,
+		func() (string, error) { return w.s.ids.next(14), nil },
+		func(id string) (store.Record, error) {
+			wf.RunName, wf.SessionID = givenName, givenSession
+			if wf.RunName == "" {
+				wf.RunName = runName(w.s, id)
+			}
+			if wf.SessionID == "" {
+				wf.SessionID = sessionID(w.s, id)
+			}
+			wf.EndStatus = w.s.d.Profile.Workflows.EndStatus(wf.RunName)
+			b, err := json.Marshal(wf)
+			return store.Record{Created: wf.Submit, Updated: wf.Submit, Data: b}, err
+		})
+	if err != nil {
+		return nil, err
+	}
+	sch := successSchema(req.Op)
+	root := w.s.bases.object(sch, "launched/"+rec.ID)
+	root["workflowId"] = rec.ID
+	return answer(req.Op, root), nil
+}
+
+func (w *workflows) describe(req *handler.Request) (*handler.Response, error) {
+	r, wf, err := w.get(req)
+	if err != nil {
+		return nil, err
+	}
+	sch := successSchema(req.Op)
+	return answer(req.Op, w.render(sch, "describe", r, wf, req.Now)), nil
+}
+
+func (w *workflows) list(req *handler.Request) (*handler.Response, error) {
+	pg, err := ParsePage(req.Query, req.Op.Paging, w.s.d.Profile.Paging)
+	if err != nil {
+		return nil, err
+	}
+	ws, inWorkspace, err := workspaceOf(req.Query)
+	if err != nil {
+		return nil, err
+	}
+	search := strings.TrimSpace(req.Query.Get("search"))
+	recs, err := w.s.d.Store.List(WorkflowsCollection)
+	if err != nil {
+		return nil, err
+	}
+	type run struct {
+		r  store.Record
+		wf *Workflow
+	}
+	var matched []run
+	for _, r := range recs {
+		wf, err := decodeWorkflow(r)
+		if err != nil {
+			return nil, err
+		}
+		if inWorkspace && wf.WorkspaceID != ws || !inWorkspace && wf.WorkspaceID != 0 {
+			continue
+		}
+		if search != "" && !lowerContains(wf.RunName, search) && !lowerContains(wf.ProjectName, search) {
+			continue
+		}
+		matched = append(matched, run{r, wf})
+	}
+	page, hasMore := Slice(matched, pg)
+	sch := successSchema(req.Op)
+	root := w.s.bases.object(sch, "workflow list")
+	key, item := listShape(sch)
+	if key == "" {
+		return nil, fmt.Errorf("resources: %s has no list of workflows in its answer", req.Op.ID)
+	}
+	items := make([]any, 0, len(page))
+	for _, m := range page {
+		items = append(items, w.render(item, "entry", m.r, m.wf, req.Now))
+	}
+	root[key] = items
+	w.s.fit.set(sch, root, "totalSize", int64(len(matched)))
+	w.s.fit.set(sch, root, "hasMore", hasMore)
+	return answer(req.Op, root), nil
+}
+
+func (w *workflows) cancel(req *handler.Request) (*handler.Response, error) {
+	r, _, err := w.get(req)
+	if err != nil {
+		return nil, err
+	}
+	now := req.Now
+	_, err = w.s.d.Store.Update(WorkflowsCollection, r.ID, func(rec *store.Record) error {
+		wf, err := decodeWorkflow(*rec)
+		if err != nil {
+			return err
+		}
+		// Cancelling a run that has already ended changes nothing.
+		if finalStatus(wf.view(now).status) {
+			return nil
+		}
+		wf.Pinned, wf.PinnedAt = StatusCancelled, &now
+		rec.Updated = now
+		rec.Data, err = json.Marshal(wf)
+		return err
+	})
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, w.s.missing("no workflow %q", r.ID)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return answer(req.Op, nil), nil
+}
+
+func (w *workflows) remove(req *handler.Request) (*handler.Response, error) {
+	r, _, err := w.get(req)
+	if err != nil {
+		return nil, err
+	}
+	if err := w.s.d.Store.Delete(WorkflowsCollection, r.ID); errors.Is(err, store.ErrNotFound) {
+		return nil, w.s.missing("no workflow %q", r.ID)
+	} else if err != nil {
+		return nil, err
+	}
+	return answer(req.Op, nil), nil
+}
+
+func (w *workflows) progressOp(req *handler.Request) (*handler.Response, error) {
+	r, wf, err := w.get(req)
+	if err != nil {
+		return nil, err
+	}
+	sch := successSchema(req.Op)
+	root := w.s.bases.object(sch, "progress/"+r.ID)
+	if ps := prop(sch, "progress"); ps != nil {
+		root["progress"] = w.progress(ps, "progress/"+r.ID, r.ID, wf.view(req.Now))
+	}
+	return answer(req.Op, root), nil
+}
+
+func (w *workflows) tasks(req *handler.Request) (*handler.Response, error) {
+	r, wf, err := w.get(req)
+	if err != nil {
+		return nil, err
+	}
+	pg, err := ParsePage(req.Query, req.Op.Paging, w.s.d.Profile.Paging)
+	if err != nil {
+		return nil, err
+	}
+	sch := successSchema(req.Op)
+	key, item := listShape(sch)
+	if key == "" {
+		return nil, fmt.Errorf("resources: %s has no list of tasks in its answer", req.Op.ID)
+	}
+	v := wf.view(req.Now)
+	plan := planFor(r.ID)
+	statuses := taskStatuses(countsFor(v, plan.total), plan.total)
+	type task struct {
+		n             int
+		process, name string
+		status        string
+	}
+	var all []task
+	n := 0
+	for p, proc := range plan.procs {
+		for i := range plan.counts[p] {
+			if n < len(statuses) {
+				all = append(all, task{n + 1, proc, fmt.Sprintf("%s (%d)", proc, i+1), statuses[n]})
+			}
+			n++
+		}
+	}
+	if search := req.Query.Get("search"); search != "" {
+		all = slices.DeleteFunc(all, func(t task) bool { return !lowerContains(t.name, search) })
+	}
+	page, _ := Slice(all, pg)
+	// Tasks come wrapped ({"task": {...}}) in the service's answer; a
+	// document that lists them bare is served bare.
+	wrapped := prop(item, "task")
+	items := make([]any, 0, len(page))
+	for _, t := range page {
+		key := fmt.Sprintf("task/%s/%d", r.ID, t.n)
+		ts := item
+		if wrapped != nil {
+			ts = wrapped
+		}
+		m := w.s.bases.object(ts, key)
+		w.s.fit.overlay(ts, m, w.taskFields(wf, v, plan.total, t.n, t.process, t.name, t.status))
+		if wrapped != nil {
+			outer := w.s.bases.object(item, key+"/outer")
+			outer["task"] = m
+			m = outer
+		}
+		items = append(items, m)
+	}
+	root := w.s.bases.object(sch, "tasks/"+r.ID)
+	root[key] = items
+	w.s.fit.set(sch, root, "total", int64(len(all)))
+	w.s.fit.set(sch, root, "totalSize", int64(len(all)))
+	return answer(req.Op, root), nil
+}
+
+// taskFields places task n of total along the run's running time.
+func (w *workflows) taskFields(wf *Workflow, v runView, total, n int, process, name, status string) map[string]any {
+	f := map[string]any{
+		"taskId":  int64(n),
+		"status":  status,
+		"process": process,
+		"name":    name,
+		"hash":    fmt.Sprintf("%02x/%06x", n*37%256, (n*7919)%0xffffff),
+		"attempt": int64(1),
+	}
+	var exit any
+	switch status {
+	case "COMPLETED":
+		exit = int64(0)
+	case "FAILED":
+		exit = int64(1)
+		f["errorAction"] = "TERMINATE"
+	}
+	f["exitStatus"] = exit
+	if v.start != nil {
+		slot := wf.RunningFor / time.Duration(total+1)
+		submit := v.start.Add(slot * time.Duration(n-1))
+		f["submit"] = stamp(submit)
+		f["dateCreated"] = stamp(submit)
+		if status != "NEW" {
+			f["start"] = stamp(submit.Add(time.Second))
+		} else {
+			f["start"] = nil
+		}
+		f["complete"] = nil
+		if status == "COMPLETED" || status == "FAILED" || status == "ABORTED" {
+			end := submit.Add(slot)
+			if status == "ABORTED" && v.complete != nil {
+				end = *v.complete
+			}
+			f["complete"] = stamp(end)
+			f["lastUpdated"] = stamp(end)
+			f["duration"] = end.Sub(submit).Milliseconds()
+			f["realtime"] = end.Sub(submit.Add(time.Second)).Milliseconds()
+		}
+	}
+	return f
+}
+
+// render builds a run for an answer schema: the describe answer, or one
+// element of the list answer.
+func (w *workflows) render(sch *base.Schema, purpose string, r store.Record, wf *Workflow, now time.Time) map[string]any {
+	key := "workflow/" + r.ID + "/" + purpose
+	root := w.s.bases.object(sch, key)
+	v := wf.view(now)
+	if obj, wsch := w.s.bases.child(sch, root, "workflow", key); wsch != nil {
+		w.s.fit.overlay(wsch, obj, w.workflowFields(r.ID, wf, v))
+		root["workflow"] = obj
+	}
+	if ps := prop(sch, "progress"); ps != nil {
+		root["progress"] = w.progress(ps, key+"/progress", r.ID, v)
+	}
+	var ws any
+	if wf.WorkspaceID != 0 {
+		ws = wf.WorkspaceID
+	}
+	fields := map[string]any{"workspaceId": ws, "labels": []any{}, "messages": []any{}, "starred": false}
+	if ws == nil {
+		fields["orgId"], fields["orgName"], fields["workspaceName"] = nil, nil, nil
+	}
+	w.s.fit.overlay(sch, root, fields)
+	return root
+}
+
+func (w *workflows) workflowFields(id string, wf *Workflow, v runView) map[string]any {
+	opt := func(s string) any {
+		if s == "" {
+			return nil
+		}
+		return s
+	}
+	at := func(t *time.Time) any {
+		if t == nil {
+			return nil
+		}
+		return stamp(*t)
+	}
+	cmd := "nextflow run " + wf.Pipeline + " -name " + wf.RunName
+	if wf.Revision != "" {
+		cmd += " -r " + wf.Revision
+	}
+	if wf.Resume {
+		cmd += " -resume"
+	}
+	f := map[string]any{
+		"id": id, "ownerId": int64(1), "status": v.status, "runName": wf.RunName,
+		"projectName": wf.ProjectName, "commandLine": cmd, "scriptName": "main.nf",
+		"submit": stamp(wf.Submit), "dateCreated": stamp(wf.Submit), "lastUpdated": stamp(v.lastUpdated),
+		"start": at(v.start), "complete": at(v.complete),
+		"revision": opt(wf.Revision), "commitId": opt(wf.CommitID), "resume": wf.Resume,
+		"deleted": false, "userName": wf.UserName,
+		"success": nil, "exitStatus": nil, "duration": nil, "errorMessage": nil, "errorReport": nil,
+	}
+	if strings.Contains(wf.Pipeline, "://") {
+		f["repository"] = wf.Pipeline
+	}
+	if wf.SessionID != "" {
+		f["sessionId"] = wf.SessionID
+	}
+	if wf.WorkDir != "" {
+		f["workDir"] = wf.WorkDir
+	}
+	if wf.ConfigText != "" {
+		f["configText"] = wf.ConfigText
+	}
+	if len(wf.ConfigProfiles) > 0 {
+		ps := make([]any, len(wf.ConfigProfiles))
+		for i, p := range wf.ConfigProfiles {
+			ps[i] = p
+		}
+		f["configProfiles"] = ps
+	}
+	if params := paramsOf(wf.ParamsText); params != nil {
+		f["params"] = params
+	}
+	if !finalStatus(v.status) {
+		f["stats"] = nil
+	}
+	if v.start != nil && v.complete != nil {
+		f["duration"] = v.complete.Sub(*v.start).Milliseconds()
+	}
+	switch v.status {
+	case StatusSucceeded:
+		f["success"], f["exitStatus"] = true, int64(0)
+	case StatusFailed:
+		f["success"], f["exitStatus"] = false, int64(1)
+		f["errorMessage"] = "Process `" + planFor(id).procs[0] + "` terminated with an error exit status (1)"
+	case StatusCancelled:
+		f["success"] = false
+	}
+	return f
+}
+
+// progress builds a ProgressData value: the run's counters overall and
+// per process.
+func (w *workflows) progress(sch *base.Schema, key, id string, v runView) map[string]any {
+	m := w.s.bases.object(sch, key)
+	plan := planFor(id)
+	c := countsFor(v, plan.total)
+	if wp, wps := w.s.bases.child(sch, m, "workflowProgress", key); wps != nil {
+		fields := loadFields(c)
+		fields["lastUpdated"] = stamp(v.lastUpdated)
+		w.s.fit.overlay(wps, wp, fields)
+		m["workflowProgress"] = wp
+	}
+	if pp := prop(sch, "processesProgress"); isArray(pp) {
+		item := itemsOf(pp)
+		statuses := taskStatuses(c, plan.total)
+		list := []any{}
+		n := 0
+		for i, proc := range plan.procs {
+			var pc taskCounts
+			for range plan.counts[i] {
+				if n < len(statuses) {
+					switch statuses[n] {
+					case "COMPLETED":
+						pc.succeeded++
+					case "FAILED":
+						pc.failed++
+					case "RUNNING":
+						pc.running++
+					case "ABORTED":
+						pc.aborted++
+					default:
+						pc.pending++
+					}
+				}
+				n++
+			}
+			if len(statuses) == 0 {
+				continue
+			}
+			e := w.s.bases.object(item, key+"/process/"+strconv.Itoa(i))
+			fields := loadFields(pc)
+			fields["process"] = proc
+			w.s.fit.overlay(item, e, fields)
+			list = append(list, e)
+		}
+		m["processesProgress"] = list
+	}
+	w.s.fit.set(sch, m, "totalProcesses", int64(len(plan.procs)))
+	return m
+}
+
+// projectName is what the service shows for a pipeline: the repository
+// path of a URL ("nf-core/rnaseq"), or the name as given.
+func projectName(pipeline string) string {
+	p := pipeline
+	if i := strings.Index(p, "://"); i >= 0 {
+		p = p[i+3:]
+		if j := strings.Index(p, "/"); j >= 0 {
+			p = p[j+1:]
+		}
+	}
+	p = strings.TrimSuffix(strings.TrimSuffix(p, "/"), ".git")
+	if p == "" {
+		return pipeline
+	}
+	return p
+}
+
+var (
+	nameAdjectives = []string{"happy", "sleepy", "focused", "jolly", "nostalgic", "tender", "zen", "peaceful", "elated", "compassionate"}
+	nameScientists = []string{"turing", "curie", "darwin", "franklin", "hopper", "lovelace", "mendel", "noether", "pasteur", "sanger"}
+)
+
+// runName makes up a run name the way Nextflow does (adjective_scientist).
+func runName(s *Service, id string) string {
+	r := s.d.Gen.Rand("run name/" + id)
+	return nameAdjectives[r.IntN(len(nameAdjectives))] + "_" + nameScientists[r.IntN(len(nameScientists))]
+}
+
+func sessionID(s *Service, id string) string {
+	r := s.d.Gen.Rand("session/" + id)
+	b := make([]byte, 16)
+	for i := range b {
+		b[i] = byte(r.UintN(256))
+	}
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
+}
+
+// paramsOf reads launch parameters given as a JSON object.
+func paramsOf(text string) map[string]any {
+	if strings.TrimSpace(text) == "" {
+		return nil
+	}
+	var m map[string]any
+	if json.Unmarshal([]byte(text), &m) != nil {
+		return nil
+	}
+	return m
+}
+
+// ErrInvalidStatus is returned by SetWorkflowStatus for a status the
+// service does not have, or an end status a run cannot end in.
+var ErrInvalidStatus = errors.New("invalid workflow status")
+
+// SetWorkflowStatus forces a run's status (from now on) or the status it
+// will end in, for the control API. status and endStatus may each be "".
+func SetWorkflowStatus(st store.Store, id, status, endStatus string, now time.Time) error {
+	if status != "" && !slices.Contains(WorkflowStatuses, status) {
+		return fmt.Errorf("%w: unknown status %q (known: %s)", ErrInvalidStatus, status, strings.Join(WorkflowStatuses, ", "))
+	}
+	if endStatus != "" && !finalStatus(endStatus) {
+		return fmt.Errorf("%w: a run cannot end in %q (final statuses: SUCCEEDED, FAILED, CANCELLED, UNKNOWN)", ErrInvalidStatus, endStatus)
+	}
+	_, err := st.Update(WorkflowsCollection, id, func(r *store.Record) error {
+		wf, err := decodeWorkflow(*r)
+		if err != nil {
+			return err
+		}
+		if endStatus != "" {
+			wf.EndStatus = endStatus
+		}
+		if status != "" {
+			wf.Pinned, wf.PinnedAt = status, &now
+		}
+		r.Updated = now
+		r.Data, err = json.Marshal(wf)
+		return err
+	})
+	return err
+}
+
+// WorkflowStatus is a run's status at now, for the control API.
+func WorkflowStatus(st store.Store, id string, now time.Time) (string, error) {
+	r, err := st.Get(WorkflowsCollection, id)
+	if err != nil {
+		return "", err
+	}
+	wf, err := decodeWorkflow(r)
+	if err != nil {
+		return "", err
+	}
+	return wf.view(now).status, nil
+}
