@@ -1,0 +1,76 @@
+package mock
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/gorilla/mux"
+
+	"github.com/wmsmock/wmsmock/mock/handler"
+	"github.com/wmsmock/wmsmock/mock/profile"
+	"github.com/wmsmock/wmsmock/mock/spec"
+	"github.com/wmsmock/wmsmock/mock/synth"
+	"github.com/wmsmock/wmsmock/mock/validate"
+)
+
+// api is one served version: its document, router, validator and the
+// handlers that answer its operations.
+type api struct {
+	version   string
+	basePath  string
+	doc       *spec.Document
+	router    *mux.Router
+	validator *validate.Validator
+	synth     *synthesizer
+	// handlers answer operations with the service's own behaviour (state);
+	// operations without one get a synthesized answer.
+	handlers map[*spec.Operation]handler.Func
+}
+
+func newAPI(version string, doc *spec.Document, basePath string, seed int64, p *profile.Profile) (*api, error) {
+	a := &api{
+		version:   version,
+		basePath:  basePath,
+		doc:       doc,
+		router:    mux.NewRouter(),
+		validator: validate.New(doc, basePath, validate.WithRegexpEngine(synth.RegexpEngine)),
+		handlers:  map[*spec.Operation]handler.Func{},
+	}
+	a.synth = newSynthesizer(a, synth.New(synth.WithSeed(seed)))
+	// Operations come in route order (literal segments before parameters),
+	// and mux tries routes in the order they were added.
+	for _, op := range doc.Operations {
+		a.router.NewRoute().Path(basePath + op.Path).Methods(op.Method).Handler(opRoute{op})
+	}
+	return a, nil
+}
+
+// opRoute lets a mux route carry its operation; it is never served.
+type opRoute struct{ op *spec.Operation }
+
+func (opRoute) ServeHTTP(http.ResponseWriter, *http.Request) {}
+
+// match finds the operation a call addresses, and its path parameters.
+func (a *api) match(r *http.Request) (*spec.Operation, map[string]string, bool) {
+	if a.basePath != "" && !strings.HasPrefix(r.URL.Path, a.basePath+"/") {
+		return nil, nil, false
+	}
+	var m mux.RouteMatch
+	if !a.router.Match(r, &m) || m.MatchErr != nil {
+		return nil, nil, false
+	}
+	route, ok := m.Handler.(opRoute)
+	if !ok {
+		return nil, nil, false
+	}
+	return route.op, m.Vars, true
+}
+
+// answer gives the service's behaviour where a handler exists, and a
+// synthesized answer otherwise.
+func (a *api) answer(req *handler.Request) (*handler.Response, error) {
+	if h, ok := a.handlers[req.Op]; ok {
+		return h(req)
+	}
+	return a.synth.answer(req)
+}

@@ -1,0 +1,124 @@
+package mock_test
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/wmsmock/wmsmock/internal/testenv"
+	"github.com/wmsmock/wmsmock/mock"
+	"github.com/wmsmock/wmsmock/mock/spec"
+)
+
+// benchTokens is enough tokens for a benchmark to spread its calls over
+// without meeting the per-token rate limit.
+// With the default 20 calls per second per token, 4000 tokens carry 80000
+// calls a second: more than the pipeline can serve here.
+const benchTokenCount = 4000
+
+func benchTokens(n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = fmt.Sprintf("bench-token-%05d", i)
+	}
+	return out
+}
+
+// benchmarkCall measures one call through the whole pipeline (auth, rate
+// limit, version, route, validation, answer) with the real clock and the
+// default rate limit on, rotating over many tokens so calls are accepted.
+func benchmarkCall(b *testing.B, method, target string, body string) {
+	tokens := benchTokens(benchTokenCount)
+	srv, err := mock.New(mock.WithTokens(tokens...))
+	if err != nil {
+		b.Fatal(err)
+	}
+	h := srv.Handler()
+	// One warm-up call compiles the operation's schemas.
+	warm := newBenchRequest(method, target, body, tokens[0])
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, warm)
+	if rec.Code >= 300 {
+		b.Fatalf("warm-up: %d %s", rec.Code, rec.Body.String())
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	i := 0
+	for b.Loop() {
+		i++
+		req := newBenchRequest(method, target, body, tokens[i%len(tokens)])
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code >= 300 {
+			b.Fatalf("call %d: %d %s", i, rec.Code, rec.Body.String())
+		}
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "req/s")
+}
+
+func newBenchRequest(method, target, body, token string) *http.Request {
+	var req *http.Request
+	if body != "" {
+		req = httptest.NewRequest(method, target, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+	} else {
+		req = httptest.NewRequest(method, target, nil)
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	return req
+}
+
+func BenchmarkHandlerListWorkflows(b *testing.B) {
+	benchmarkCall(b, "GET", "/api/workflow?max=20", "")
+}
+
+func BenchmarkHandlerDescribeWorkflow(b *testing.B) {
+	benchmarkCall(b, "GET", "/api/workflow/4Bi5xBK6E2Nbhj", "")
+}
+
+func BenchmarkHandlerLaunchWorkflow(b *testing.B) {
+	benchmarkCall(b, "POST", "/api/workflow/launch",
+		`{"launch":{"computeEnvId":"4cLCtSsDAtUSmBKD9rXyQw","pipeline":"https://github.com/nf-core/rnaseq","workDir":"s3://bucket/work"}}`)
+}
+
+// BenchmarkStartPublished measures what a user waits for: from loading the
+// published schema to /_mock/health answering 200. It also reports the heap
+// a started server holds.
+func BenchmarkStartPublished(b *testing.B) {
+	path := testenv.PublishedSpec(b, "")
+	start := func() *mock.Server {
+		doc, err := spec.LoadFile(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		srv, err := mock.New(mock.WithDocument("", doc))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := srv.Start(); err != nil {
+			b.Fatal(err)
+		}
+		resp, err := http.Get(srv.URL() + "/_mock/health")
+		if err != nil || resp.StatusCode != 200 {
+			b.Fatalf("health: %v %v", err, resp)
+		}
+		resp.Body.Close()
+		return srv
+	}
+	for b.Loop() {
+		_ = start().Close()
+	}
+	b.StopTimer()
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	srv := start()
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/(1<<20), "MiB-heap")
+	runtime.KeepAlive(srv)
+	_ = srv.Close()
+}

@@ -1,0 +1,137 @@
+package mock_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/wmsmock/wmsmock/fixtures"
+	"github.com/wmsmock/wmsmock/internal/testenv"
+	"github.com/wmsmock/wmsmock/mock"
+	"github.com/wmsmock/wmsmock/mock/auth"
+	"github.com/wmsmock/wmsmock/mock/clock"
+	"github.com/wmsmock/wmsmock/mock/spec"
+)
+
+// epoch is where every fake clock in these tests starts.
+var epoch = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+
+// docCase is one document the behaviour tests run on.
+type docCase struct {
+	name string
+	doc  func(t testing.TB) *spec.Document
+}
+
+var (
+	publishedOnce sync.Once
+	publishedDoc  *spec.Document
+	publishedErr  error
+)
+
+// published loads the service's published schema once for the whole test
+// binary, or skips when the workspace does not have it.
+func published(t testing.TB) *spec.Document {
+	path := testenv.PublishedSpec(t, "")
+	publishedOnce.Do(func() { publishedDoc, publishedErr = spec.LoadFile(path) })
+	if publishedErr != nil {
+		t.Fatal(publishedErr)
+	}
+	return publishedDoc
+}
+
+func embedded(t testing.TB) *spec.Document {
+	d, err := spec.Load(fixtures.OpenAPI())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// documents are the two documents every rule is checked on.
+var documents = []docCase{{"embedded", embedded}, {"published", published}}
+
+// newServer builds a server on doc with a fake clock and no rate limit
+// unless the options say otherwise.
+func newServer(t testing.TB, doc *spec.Document, opts ...mock.Option) (*mock.Server, *clock.Fake) {
+	t.Helper()
+	clk := clock.NewFake(epoch)
+	base := []mock.Option{mock.WithDocument("", doc), mock.WithClock(clk), mock.WithRateLimit(nil)}
+	srv, err := mock.New(append(base, opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return srv, clk
+}
+
+// answer is a recorded response.
+type answer struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+func (a answer) message(t testing.TB) string {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(a.body, &m); err != nil {
+		t.Fatalf("body is not a JSON object: %v: %q", err, a.body)
+	}
+	if len(m) != 1 {
+		t.Fatalf("error body must have exactly one field, got %v", m)
+	}
+	s, ok := m["message"].(string)
+	if !ok {
+		t.Fatalf("error body has no string message: %q", a.body)
+	}
+	return s
+}
+
+// call sends a request straight to the handler, without a network.
+func call(t testing.TB, h http.Handler, method, target, token string, body []byte, header ...string) answer {
+	t.Helper()
+	var r io.Reader
+	if body != nil {
+		r = bytes.NewReader(body)
+	}
+	req := httptest.NewRequest(method, target, r)
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	return answer{status: rec.Code, header: rec.Header(), body: rec.Body.Bytes()}
+}
+
+var errorIDMessage = regexp.MustCompile(`^.+ - Error ID: ([0-9A-Za-z]{22})$`)
+
+// errorID checks the Bad Request shape (CONTRACT E1) and returns the ID.
+func errorID(t testing.TB, a answer) string {
+	t.Helper()
+	if ct := a.header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+		t.Errorf("error answer Content-Type = %q, want application/json", ct)
+	}
+	m := errorIDMessage.FindStringSubmatch(a.message(t))
+	if m == nil {
+		t.Fatalf("message %q does not end with ' - Error ID: <22 base62>'", a.message(t))
+	}
+	return m[1]
+}
+
+const (
+	devToken     = auth.DevToken
+	secondToken  = auth.SecondToken
+	expiredToken = auth.ExpiredToken
+)

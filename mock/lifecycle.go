@@ -1,0 +1,99 @@
+package mock
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/wmsmock/wmsmock/mock/apierror"
+	"github.com/wmsmock/wmsmock/mock/auth"
+	"github.com/wmsmock/wmsmock/mock/spec"
+)
+
+// Start listens on the configured address (a free loopback port unless
+// WithAddr says otherwise) and serves in the background.
+func (s *Server) Start() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.httpSrv != nil {
+		return errors.New("mock: server already started")
+	}
+	ln, err := net.Listen("tcp", s.addr)
+	if err != nil {
+		return err
+	}
+	s.listener = ln
+	s.url = "http://" + ln.Addr().String()
+	s.httpSrv = &http.Server{
+		Handler:           s,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       time.Minute,
+		IdleTimeout:       2 * time.Minute,
+	}
+	go func() { _ = s.httpSrv.Serve(ln) }()
+	return nil
+}
+
+// URL is the server's base URL, e.g. http://127.0.0.1:41234 (without the
+// API base path). It is empty before Start.
+func (s *Server) URL() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.url
+}
+
+// BaseURL is URL plus the API base path: where API paths are appended.
+func (s *Server) BaseURL() string { return s.URL() + s.basePath }
+
+// Client returns an HTTP client suited to the server (bounded in time). It
+// adds no token: calls carry the one the caller chooses.
+func (s *Server) Client() *http.Client {
+	return &http.Client{Timeout: 30 * time.Second}
+}
+
+// Close stops the server, letting calls in flight finish for a few seconds.
+func (s *Server) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	return s.Shutdown(ctx)
+}
+
+// Shutdown stops the server gracefully within ctx.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.mu.Lock()
+	srv := s.httpSrv
+	s.mu.Unlock()
+	if srv == nil {
+		return s.closeState()
+	}
+	s.ready.Store(false)
+	err := srv.Shutdown(ctx)
+	return errors.Join(err, s.closeState()) // the last save, once calls in flight are done
+}
+
+// Ready reports whether the server answers API calls.
+func (s *Server) Ready() bool { return s.ready.Load() }
+
+// Versions lists the served API versions.
+func (s *Server) Versions() []string { return append([]string(nil), s.versionList...) }
+
+// DefaultVersion is the version a call without Accept-Version gets.
+func (s *Server) DefaultVersion() string { return s.profile.Versions.Default }
+
+// Document returns the document served as version.
+func (s *Server) Document(version string) (*spec.Document, bool) {
+	a, ok := s.versions[version]
+	if !ok {
+		return nil, false
+	}
+	return a.doc, true
+}
+
+// Tokens is the server's token store, for tests and tools that need to
+// create, revoke or inspect tokens directly.
+func (s *Server) Tokens() auth.Store { return s.tokens }
+
+// ErrorEntry returns what the fake recorded about an Error ID.
+func (s *Server) ErrorEntry(id string) (apierror.Entry, bool) { return s.errors.Journal().Get(id) }

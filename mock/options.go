@@ -1,0 +1,189 @@
+package mock
+
+import (
+	"io"
+	"log/slog"
+	"strings"
+
+	"github.com/wmsmock/wmsmock/mock/clock"
+	"github.com/wmsmock/wmsmock/mock/handler"
+	"github.com/wmsmock/wmsmock/mock/profile"
+	"github.com/wmsmock/wmsmock/mock/ratelimit"
+	"github.com/wmsmock/wmsmock/mock/spec"
+)
+
+// DefaultBasePath is where the API is mounted unless told otherwise: the
+// service's documented examples put everything under /api.
+const DefaultBasePath = "/api"
+
+// DefaultVersion is the API version served when a call sends no
+// Accept-Version header (CONTRACT V1).
+const DefaultVersion = "1"
+
+// Option configures a Server.
+type Option func(*settings) error
+
+// settings is everything New needs; options fill it, New validates it.
+type settings struct {
+	specs       []specSource
+	basePath    string
+	seed        int64
+	tokens      []string
+	clock       clock.Clock
+	logger      *slog.Logger
+	profile     *profile.Profile
+	rateWindows []ratelimit.Window
+	rateSet     bool
+	addr        string
+	strict      bool
+	idSource    io.Reader
+	handlers    map[string]handler.Func
+	state       stateSettings // state_options.go
+}
+
+type specSource struct {
+	version string
+	path    string
+	bytes   []byte
+	doc     *spec.Document
+}
+
+// WithSpecFile serves the OpenAPI document at path as the given API version
+// ("" means version 1). Several versions can be served side by side.
+func WithSpecFile(version, path string) Option {
+	return func(s *settings) error {
+		s.specs = append(s.specs, specSource{version: version, path: path})
+		return nil
+	}
+}
+
+// WithSpec serves an OpenAPI document given as bytes (YAML or JSON).
+func WithSpec(version string, doc []byte) Option {
+	return func(s *settings) error {
+		s.specs = append(s.specs, specSource{version: version, bytes: doc})
+		return nil
+	}
+}
+
+// WithDocument serves an already loaded document. Tests that start many
+// servers on one large document use it to parse the document once.
+func WithDocument(version string, doc *spec.Document) Option {
+	return func(s *settings) error {
+		s.specs = append(s.specs, specSource{version: version, doc: doc})
+		return nil
+	}
+}
+
+// WithBasePath mounts the API under p (default /api; "/" for the root).
+func WithBasePath(p string) Option {
+	return func(s *settings) error {
+		s.basePath = p
+		return nil
+	}
+}
+
+// WithSeed makes synthesized bodies depend on seed: the same seed and the
+// same request always give the same body.
+func WithSeed(seed int64) Option {
+	return func(s *settings) error {
+		s.seed = seed
+		return nil
+	}
+}
+
+// WithTokens adds access tokens the fake accepts, besides the built-in
+// development tokens.
+func WithTokens(values ...string) Option {
+	return func(s *settings) error {
+		s.tokens = append(s.tokens, values...)
+		return nil
+	}
+}
+
+// WithClock sets the clock behind token expiry, rate limits, timestamps and
+// lifecycles. Tests pass a clock.Fake and move it instead of sleeping.
+func WithClock(c clock.Clock) Option {
+	return func(s *settings) error {
+		s.clock = c
+		return nil
+	}
+}
+
+// WithLogger sets where the fake logs; by default it is silent.
+func WithLogger(l *slog.Logger) Option {
+	return func(s *settings) error {
+		s.logger = l
+		return nil
+	}
+}
+
+// WithProfile replaces the embedded behaviour profile.
+func WithProfile(p *profile.Profile) Option {
+	return func(s *settings) error {
+		s.profile = p
+		return nil
+	}
+}
+
+// WithRateLimit overrides the profile's rate windows; nil or empty turns
+// rate limiting off.
+func WithRateLimit(windows []ratelimit.Window) Option {
+	return func(s *settings) error {
+		s.rateWindows, s.rateSet = windows, true
+		return nil
+	}
+}
+
+// WithAddr sets the address Start listens on (default 127.0.0.1:0, a free
+// port on loopback).
+func WithAddr(addr string) Option {
+	return func(s *settings) error {
+		s.addr = addr
+		return nil
+	}
+}
+
+// WithStrictResponses checks every answer against the document before it is
+// sent; an answer the document rejects becomes a 500 with an Error ID. It
+// costs time on every call, so it is meant for tests.
+func WithStrictResponses() Option {
+	return func(s *settings) error {
+		s.strict = true
+		return nil
+	}
+}
+
+// WithIDSource sets the random stream Error IDs are minted from (default
+// crypto/rand), so tests can get repeatable IDs.
+func WithIDSource(r io.Reader) Option {
+	return func(s *settings) error {
+		s.idSource = r
+		return nil
+	}
+}
+
+func normalizeBasePath(p string) string {
+	p = strings.TrimSpace(p)
+	if p == "" || p == "/" {
+		return ""
+	}
+	if !strings.HasPrefix(p, "/") {
+		p = "/" + p
+	}
+	return strings.TrimSuffix(p, "/")
+}
+
+// WithHandler answers the operation with the given operationId (or "METHOD
+// /path" for operations without one) with h instead of the fake's own
+// behaviour, in every served version that has it. The call still goes
+// through authentication, rate limiting and validation first. Go tests use
+// it to stage an answer the fake would not give by itself.
+func WithHandler(operationID string, h handler.Func) Option {
+	return func(s *settings) error {
+		if s.handlers == nil {
+			s.handlers = map[string]handler.Func{}
+		}
+		s.handlers[operationID] = h
+		return nil
+	}
+}

@@ -1,0 +1,518 @@
+// Package mock is the fake Workflow Management Service as a Go library.
+//
+// A Server answers every operation of an OpenAPI document the way the real
+// service does (CONTRACT.md): it wants a Bearer token on every call, counts
+// calls per token, answers bad input with a Bad Request carrying an Error ID,
+// and serves schema-valid bodies. It has the shape of httptest.Server, so an
+// integrator can run it inside their own tests:
+//
+//	srv, err := mock.New()
+//	...
+//	if err := srv.Start(); err != nil { ... }
+//	defer srv.Close()
+//	req, _ := http.NewRequest("GET", srv.URL()+"/api/workflow", nil)
+//	req.Header.Set("Authorization", "Bearer "+mock.DevToken)
+//
+// ServeHTTP below is the whole request pipeline, in order.
+package mock
+
+import (
+	"bytes"
+	"encoding/json"
+
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/wmsmock/wmsmock/fixtures"
+	"github.com/wmsmock/wmsmock/mock/apierror"
+	"github.com/wmsmock/wmsmock/mock/auth"
+	"github.com/wmsmock/wmsmock/mock/clock"
+	"github.com/wmsmock/wmsmock/mock/control"
+	"github.com/wmsmock/wmsmock/mock/handler"
+	"github.com/wmsmock/wmsmock/mock/profile"
+	"github.com/wmsmock/wmsmock/mock/ratelimit"
+	"github.com/wmsmock/wmsmock/mock/spec"
+)
+
+// DevToken is a token every Server accepts, so a developer can call the fake
+// without creating one first.
+const DevToken = auth.DevToken
+
+// Server is a running (or ready to run) fake.
+type Server struct {
+	basePath string
+	versions map[string]*api
+	// versionList is the served versions, sorted, for messages and control.
+	versionList []string
+	profile     *profile.Profile
+	tokens      auth.Store
+	limiter     ratelimit.Limiter
+	clock       clock.Clock
+	errors      *apierror.Writer
+	logger      *slog.Logger
+	control     http.Handler
+	strict      bool
+	bodyLimit   int64
+	ready       atomic.Bool
+	state       *serverState // state.go
+
+	mu       sync.Mutex
+	httpSrv  *http.Server
+	listener net.Listener
+	addr     string
+	url      string
+}
+
+// New builds a Server from options. With none it serves the embedded
+// description of the service, version 1, under /api.
+func New(opts ...Option) (*Server, error) {
+	s := settings{basePath: DefaultBasePath, seed: 1, addr: "127.0.0.1:0"}
+	for _, o := range opts {
+		if err := o(&s); err != nil {
+			return nil, err
+		}
+	}
+	if s.clock == nil {
+		s.clock = clock.Real{}
+	}
+	s.clock = clock.NewOffset(s.clock) // so the control API can advance a live server's time
+	if s.logger == nil {
+		s.logger = slog.New(slog.DiscardHandler)
+	}
+	if s.profile == nil {
+		s.profile = profile.Default()
+	}
+	if err := s.profile.Validate(); err != nil {
+		return nil, fmt.Errorf("behaviour profile: %w", err)
+	}
+	srv := &Server{
+		basePath:  normalizeBasePath(s.basePath),
+		versions:  map[string]*api{},
+		profile:   s.profile,
+		clock:     s.clock,
+		logger:    s.logger,
+		strict:    s.strict,
+		bodyLimit: int64(s.profile.BodyLimit.Max),
+		addr:      s.addr,
+	}
+	srv.errors = apierror.NewWriter(apierror.PolicyFrom(s.profile), apierror.NewIDSource(s.idSource),
+		apierror.NewJournal(1000), s.logger, func() time.Time { return srv.clock.Now() })
+
+	if err := srv.loadVersions(s); err != nil {
+		return nil, err
+	}
+	if err := srv.installHandlers(s.handlers); err != nil {
+		return nil, err
+	}
+	if err := srv.setupTokens(s); err != nil {
+		return nil, err
+	}
+	if err := srv.setupLimiter(s); err != nil {
+		return nil, err
+	}
+	if err := srv.setupState(s); err != nil { // state.go
+		return nil, err
+	}
+	srv.control = control.New(srv)
+	srv.ready.Store(true)
+	return srv, nil
+}
+
+func (s *Server) loadVersions(cfg settings) error {
+	sources := cfg.specs
+	if len(sources) == 0 {
+		sources = []specSource{{version: DefaultVersion, bytes: fixtures.OpenAPI()}}
+	}
+	for _, src := range sources {
+		version := src.version
+		if version == "" {
+			version = s.profile.Versions.Default
+		}
+		if _, dup := s.versions[version]; dup {
+			return fmt.Errorf("API version %q is given more than one document", version)
+		}
+		doc := src.doc
+		var err error
+		switch {
+		case doc != nil:
+		case src.path != "":
+			doc, err = spec.LoadFile(src.path)
+		default:
+			doc, err = spec.Load(src.bytes)
+		}
+		if err != nil {
+			return err
+		}
+		a, err := newAPI(version, doc, s.basePath, cfg.seed, s.profile)
+		if err != nil {
+			return fmt.Errorf("API version %s: %w", version, err)
+		}
+		s.versions[version] = a
+		s.versionList = append(s.versionList, version)
+	}
+	// A version the profile serves without a document of its own is
+	// answered by the default version's document.
+	def, ok := s.versions[s.profile.Versions.Default]
+	if !ok {
+		return fmt.Errorf("no document is served as the default API version %q (served: %s)",
+			s.profile.Versions.Default, strings.Join(s.versionList, ", "))
+	}
+	for _, v := range s.profile.Versions.Served {
+		if _, ok := s.versions[v]; !ok {
+			s.versions[v] = def
+			s.versionList = append(s.versionList, v)
+		}
+	}
+	sort.Strings(s.versionList)
+	return nil
+}
+
+// installHandlers puts caller-given handlers in front of the fake's own.
+func (s *Server) installHandlers(handlers map[string]handler.Func) error {
+	for id, h := range handlers {
+		found := false
+		for _, a := range s.versions {
+			for _, op := range a.doc.Operations {
+				if op.ID == id {
+					a.handlers[op], found = h, true
+				}
+			}
+		}
+		if !found {
+			return fmt.Errorf("WithHandler: no served document has an operation %q", id)
+		}
+	}
+	return nil
+}
+
+func (s *Server) setupTokens(cfg settings) error {
+	store := auth.NewMemory(auth.WithClock(s.clock))
+	fx := auth.Fixtures()
+	for _, t := range s.profile.Tokens {
+		fx = append(fx, auth.Fixture{Name: t.Name, Value: t.Value, Expires: t.Expires})
+	}
+	for i, v := range cfg.tokens {
+		fx = append(fx, auth.Fixture{Name: fmt.Sprintf("token-%d", i+1), Value: v})
+	}
+	if err := auth.Seed(store, fx...); err != nil {
+		return err
+	}
+	s.tokens = store
+	return nil
+}
+
+func (s *Server) setupLimiter(cfg settings) error {
+	windows := cfg.rateWindows
+	if !cfg.rateSet {
+		if !s.profile.RateLimit.Enabled {
+			s.limiter = ratelimit.Unlimited()
+			return nil
+		}
+		var err error
+		windows, err = ratelimit.ParseSpec(strings.Join(s.profile.RateLimit.Windows, ","))
+		if err != nil {
+			return fmt.Errorf("behaviour profile: rate limit: %w", err)
+		}
+	}
+	if len(windows) == 0 {
+		s.limiter = ratelimit.Unlimited()
+		return nil
+	}
+	s.limiter = ratelimit.NewMemory(windows, ratelimit.WithClock(s.clock),
+		ratelimit.WithCountRejected(s.profile.RateLimit.CountRejected))
+	return nil
+}
+
+// Handler returns the fake as an http.Handler, for callers that run their
+// own server (or none: httptest.NewRecorder works too).
+func (s *Server) Handler() http.Handler { return s }
+
+// ServeHTTP is the request pipeline, outermost stage first.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	rec := &recorder{ResponseWriter: w}
+	start := time.Now()
+	// A failure anywhere below becomes a 500 with an Error ID, never a
+	// dropped connection or a dead server.
+	defer func() {
+		if v := recover(); v != nil {
+			if v == http.ErrAbortHandler {
+				panic(v)
+			}
+			err := &apierror.Error{Kind: apierror.Internal, Reason: fmt.Sprintf("panic: %v", v)}
+			if !rec.wrote {
+				rec.errorID = s.errors.Write(rec, r, err)
+			} else {
+				s.logger.Error("panic after the answer began", "path", r.URL.Path, "panic", v)
+			}
+		}
+		s.logRequest(r, rec, time.Since(start))
+		s.recordRequest(r, rec, time.Since(start)) // state.go
+	}()
+
+	// Control routes (/_mock/...) live outside the API: no token, no limits.
+	if strings.HasPrefix(r.URL.Path, control.Prefix) {
+		s.control.ServeHTTP(rec, r)
+		return
+	}
+	resp, err := s.serveAPI(r)
+	if err != nil {
+		rec.errorID = s.errors.Write(rec, r, err)
+		return
+	}
+	s.write(rec, r, resp)
+}
+
+// serveAPI takes an API call through every check the service makes, in the
+// order it makes them, and returns the answer as a value.
+func (s *Server) serveAPI(r *http.Request) (*handler.Response, error) {
+	now := s.clock.Now()
+
+	// 1. Authentication: a usable Bearer token on every call, including
+	//    operations whose document declares no security (CONTRACT A1, A3).
+	tok, result := auth.Check(s.tokens, r.Header.Get("Authorization"), now)
+	if result != auth.OK && !s.anonymousAllowed(r) {
+		reply, _ := s.profile.Auth.Reply(result)
+		return nil, apierror.Forbiddenf("authentication failed: %s", result).WithReply(reply)
+	}
+
+	// 2. Rate limit, counted per token over every API call (CONTRACT L1).
+	decision := s.limiter.Allow(rateKey(tok, result))
+	if !decision.Allowed {
+		return nil, s.tooManyRequests(decision, now)
+	}
+
+	// 3. Version: Accept-Version picks the document; absent means 1 (V1).
+	a, err := s.selectVersion(r)
+	if err != nil {
+		return nil, err
+	}
+
+	// 4. Route: an unknown path or method is a 403, like the service (A4).
+	op, vars, ok := a.match(r)
+	if !ok {
+		return nil, apierror.Forbiddenf("no operation %s %s in API version %s", r.Method, r.URL.Path, a.version)
+	}
+
+	// 5. Body: read once, within the size limit.
+	body, bodyErr := readBody(r, s.bodyLimit)
+	if bodyErr != nil {
+		return nil, bodyErr.WithReply(s.profile.BodyLimit.Reject)
+	}
+
+	// 6. Validation against the document (CONTRACT E1).
+	if problems := a.validator.Request(r, op, body); problems != nil {
+		return nil, apierror.BadRequestf("%s: %s", op.ID, strings.Join(problems, "; "))
+	}
+
+	// 7. The answer: the service's own behaviour where it has some,
+	//    otherwise a body synthesized from the document.
+	req := &handler.Request{
+		HTTP: r, Version: a.version, Op: op, PathParams: vars, Query: r.URL.Query(),
+		Body: body, TokenID: tok.ID, Now: now, Key: requestKey(r, a.basePath, body),
+	}
+	resp, err := a.answer(req)
+	if err != nil {
+		return nil, err
+	}
+	s.setRateHeaders(resp, decision, now)
+	return resp, nil
+}
+
+// anonymousAllowed reports whether a call without a usable token may go on:
+// only when the profile lets operations that declare no security through,
+// and the call addresses one of those.
+func (s *Server) anonymousAllowed(r *http.Request) bool {
+	if s.profile.Auth.RequireOnUnsecured {
+		return false
+	}
+	a, err := s.selectVersion(r)
+	if err != nil {
+		return false
+	}
+	op, _, ok := a.match(r)
+	return ok && !op.Secured
+}
+
+// rateKey is what calls are counted under: the token, or one shared key for
+// the calls the profile lets through without one.
+func rateKey(tok auth.Token, result auth.Result) string {
+	if result != auth.OK {
+		return "anonymous"
+	}
+	return strconv.FormatInt(tok.ID, 10)
+}
+
+func (s *Server) selectVersion(r *http.Request) (*api, error) {
+	v := strings.TrimSpace(r.Header.Get("Accept-Version"))
+	if v == "" {
+		v = s.profile.Versions.Default
+	}
+	a, ok := s.versions[v]
+	if !ok {
+		return nil, apierror.BadRequestf("Accept-Version %q is not served (served: %s)", v,
+			strings.Join(s.versionList, ", ")).WithReply(s.profile.Versions.Unserved)
+	}
+	return a, nil
+}
+
+// readBody reads the whole request body, refusing one over the limit with
+// a Bad Request rather than reading it all.
+func readBody(r *http.Request, limit int64) ([]byte, *apierror.Error) {
+	if r.Body == nil || r.Body == http.NoBody {
+		return nil, nil
+	}
+	if r.ContentLength > limit {
+		return nil, apierror.BadRequestf("request body of %d bytes is over the limit of %d bytes", r.ContentLength, limit)
+	}
+	b, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
+	if err != nil {
+		return nil, apierror.BadRequestf("reading the request body: %v", err)
+	}
+	if int64(len(b)) > limit {
+		return nil, apierror.BadRequestf("request body is over the limit of %d bytes", limit)
+	}
+	if len(b) == 0 {
+		return nil, nil
+	}
+	return b, nil
+}
+
+// write encodes a handler's answer. In strict mode the answer is checked
+// against the document first, and an answer the document rejects is
+// replaced by a 500: the fake must never hand a client an invalid body.
+func (s *Server) write(w *recorder, r *http.Request, resp *handler.Response) {
+	body, mediaType, err := encodeBody(resp)
+	if err != nil {
+		w.errorID = s.errors.Write(w, r, &apierror.Error{Kind: apierror.Internal, Reason: "encoding the answer", Cause: err})
+		return
+	}
+	if s.strict {
+		if problems := s.checkAnswer(r, resp, body, mediaType); problems != nil {
+			w.errorID = s.errors.Write(w, r, &apierror.Error{Kind: apierror.Internal,
+				Reason: "the answer does not match the document: " + strings.Join(problems, "; ")})
+			return
+		}
+	}
+	h := w.Header()
+	for k, vs := range resp.Header {
+		h[k] = vs
+	}
+	if body != nil {
+		h.Set("Content-Type", mediaType)
+		h.Set("Content-Length", strconv.Itoa(len(body)))
+	}
+	w.WriteHeader(resp.Status)
+	if body != nil && r.Method != http.MethodHead {
+		_, _ = w.Write(body)
+	}
+}
+
+func encodeBody(resp *handler.Response) ([]byte, string, error) {
+	mediaType := resp.MediaType
+	if resp.Raw != nil {
+		if mediaType == "" {
+			mediaType = "application/octet-stream"
+		}
+		return resp.Raw, mediaType, nil
+	}
+	if resp.Body == nil {
+		return nil, "", nil
+	}
+	if mediaType == "" {
+		mediaType = "application/json"
+	}
+	b, err := json.Marshal(resp.Body)
+	return b, mediaType, err
+}
+
+func (s *Server) checkAnswer(r *http.Request, resp *handler.Response, body []byte, mediaType string) []string {
+	a, err := s.selectVersion(r)
+	if err != nil {
+		return nil
+	}
+	op, _, ok := a.match(r)
+	if !ok {
+		return nil
+	}
+	hr := &http.Response{StatusCode: resp.Status, Header: http.Header{}, Body: io.NopCloser(bytes.NewReader(body)), Request: r}
+	if body != nil {
+		hr.Header.Set("Content-Type", mediaType)
+	}
+	return a.validator.Response(r, op, hr)
+}
+
+// requestKey identifies a call for deterministic synthesis: method, path
+// below the base path, sorted query and a digest of the body.
+func requestKey(r *http.Request, basePath string, body []byte) string {
+	var b strings.Builder
+	b.WriteString(r.Method)
+	b.WriteByte(' ')
+	b.WriteString(strings.TrimPrefix(r.URL.Path, basePath))
+	if q := r.URL.Query(); len(q) > 0 {
+		b.WriteByte('?')
+		b.WriteString(q.Encode())
+	}
+	if len(body) > 0 {
+		fmt.Fprintf(&b, "#%x", fnv64(body))
+	}
+	return b.String()
+}
+
+func fnv64(b []byte) uint64 {
+	h := uint64(14695981039346656037)
+	for _, c := range b {
+		h ^= uint64(c)
+		h *= 1099511628211
+	}
+	return h
+}
+
+func (s *Server) logRequest(r *http.Request, rec *recorder, d time.Duration) {
+	if !s.logger.Enabled(r.Context(), slog.LevelDebug) {
+		return
+	}
+	s.logger.Debug("request", "method", r.Method, "path", r.URL.Path, "status", rec.statusCode(),
+		"error_id", rec.errorID, "duration", d)
+}
+
+// recorder remembers what was written, for the log and for the panic guard.
+type recorder struct {
+	http.ResponseWriter
+	status  int
+	wrote   bool
+	errorID string
+}
+
+func (r *recorder) WriteHeader(code int) {
+	if r.wrote {
+		return
+	}
+	r.status, r.wrote = code, true
+	r.ResponseWriter.WriteHeader(code)
+}
+
+func (r *recorder) Write(b []byte) (int, error) {
+	if !r.wrote {
+		r.WriteHeader(http.StatusOK)
+	}
+	return r.ResponseWriter.Write(b)
+}
+
+func (r *recorder) statusCode() int {
+	if r.status == 0 {
+		return http.StatusOK
+	}
+	return r.status
+}
+
+// Unwrap lets http.ResponseController reach the underlying writer.
+func (r *recorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }

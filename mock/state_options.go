@@ -1,0 +1,85 @@
+package mock
+
+import (
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/wmsmock/wmsmock/mock/store"
+)
+
+// stateSettings are the options about the fake's state: where it is kept,
+// what it starts with, and who may change it through the control API.
+type stateSettings struct {
+	file        string
+	interval    time.Duration
+	fixturesDir string
+	adminToken  string
+	noSeed      bool
+	disabled    bool
+	store       store.Store
+}
+
+// WithStateFile keeps the fake's state (records, tokens, the clock's
+// advance) in a file: loaded at start, saved at every interval (0: only on
+// Shutdown) and on Shutdown, always atomically. A file that cannot be read
+// makes New fail instead of starting empty, so state is never lost quietly.
+func WithStateFile(path string, interval time.Duration) Option {
+	return func(s *settings) error {
+		if strings.TrimSpace(path) == "" {
+			return errors.New("WithStateFile: empty path")
+		}
+		if interval < 0 {
+			return errors.New("WithStateFile: negative interval")
+		}
+		s.state.file, s.state.interval = path, interval
+		return nil
+	}
+}
+
+// WithFixturesDir seeds a fresh fake from the seed files in dir (the
+// shape of fixtures/seed: user.yaml, pipelines.yaml, workflows.yaml...)
+// instead of the embedded ones.
+func WithFixturesDir(dir string) Option {
+	return func(s *settings) error {
+		s.state.fixturesDir = dir
+		return nil
+	}
+}
+
+// WithAdminToken opens the control API's admin endpoints (/_mock/admin/)
+// to callers from anywhere that send "Authorization: Bearer <token>".
+// Without it they answer only calls from loopback.
+func WithAdminToken(token string) Option {
+	return func(s *settings) error {
+		s.state.adminToken = token
+		return nil
+	}
+}
+
+// WithoutSeed starts the fake with no data at all.
+func WithoutSeed() Option {
+	return func(s *settings) error {
+		s.state.noSeed = true
+		return nil
+	}
+}
+
+// WithoutState answers every operation by synthesis alone, with no
+// records: a describe of any id succeeds. Useful to sweep a document's
+// answers; a client test wants the default.
+func WithoutState() Option {
+	return func(s *settings) error {
+		s.state.disabled = true
+		return nil
+	}
+}
+
+// WithStore keeps records in st instead of a fresh in-memory store: the
+// seam for a store shared by several replicas.
+func WithStore(st store.Store) Option {
+	return func(s *settings) error {
+		s.state.store = st
+		return nil
+	}
+}

@@ -1,0 +1,130 @@
+package mock_test
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/wmsmock/wmsmock/mock"
+	"github.com/wmsmock/wmsmock/mock/callgen"
+	"github.com/wmsmock/wmsmock/mock/spec"
+	"github.com/wmsmock/wmsmock/mock/synth"
+	"github.com/wmsmock/wmsmock/mock/validate"
+)
+
+// TestEveryOperationAnswersValidly sends a valid call to every operation of
+// each document and checks the answer against the same document with
+// libopenapi-validator: every operation must answer its success status with
+// a body its schema accepts, with no exceptions.
+func TestEveryOperationAnswersValidly(t *testing.T) {
+	for _, dc := range documents {
+		t.Run(dc.name, func(t *testing.T) {
+			doc := dc.doc(t)
+			// Random ids address nothing in a stateful fake (403); the sweep
+			// checks synthesis, so it runs without state.
+			srv, _ := newServer(t, doc, mock.WithoutState())
+			v := validate.New(doc, mock.DefaultBasePath, validate.WithRegexpEngine(synth.RegexpEngine))
+			gen := synth.New(synth.WithSeed(7))
+			valid := 0
+			for _, op := range doc.Operations {
+				if !checkOperation(t, srv, v, gen, op) {
+					continue
+				}
+				valid++
+			}
+			t.Logf("%s: %d of %d operations answered validly", dc.name, valid, len(doc.Operations))
+			if valid != len(doc.Operations) {
+				t.Errorf("%d operations gave an invalid answer", len(doc.Operations)-valid)
+			}
+		})
+	}
+}
+
+func checkOperation(t *testing.T, srv *mock.Server, v *validate.Validator, gen *synth.Generator, op *spec.Operation) bool {
+	t.Helper()
+	c, err := callgen.Build(op, gen, op.ID)
+	if err != nil {
+		t.Errorf("%s: building a call: %v", op.ID, err)
+		return false
+	}
+	req, err := c.Request(mock.DefaultBasePath, devToken)
+	if err != nil {
+		t.Errorf("%s: %v", op.ID, err)
+		return false
+	}
+	req = httptest.NewRequest(req.Method, req.URL.String(), bytes.NewReader(c.Body))
+	for k, vs := range mustHeader(c, devToken) {
+		req.Header[k] = vs
+	}
+	rec := httptest.NewRecorder()
+	srv.Handler().ServeHTTP(rec, req)
+	if rec.Code != op.Success.Status {
+		t.Errorf("%s %s (%s): status %d, want %d; body %s", op.Method, c.Path, op.ID, rec.Code, op.Success.Status, rec.Body.Bytes())
+		return false
+	}
+	resp := &http.Response{StatusCode: rec.Code, Header: rec.Header(), Body: io.NopCloser(bytes.NewReader(rec.Body.Bytes()))}
+	if problems := v.Response(req, op, resp); problems != nil {
+		t.Errorf("%s %s (%s): answer rejected by the document: %v\nbody: %.500s", op.Method, c.Path, op.ID, problems, rec.Body.Bytes())
+		return false
+	}
+	return true
+}
+
+func mustHeader(c *callgen.Call, token string) http.Header {
+	h := c.Header.Clone()
+	if c.ContentType != "" {
+		h.Set("Content-Type", c.ContentType)
+	}
+	h.Set("Authorization", "Bearer "+token)
+	return h
+}
+
+// TestSynthesisIsDeterministic: the same seed and request give the same
+// body; another seed gives another.
+func TestSynthesisIsDeterministic(t *testing.T) {
+	doc := embedded(t)
+	body := func(seed int64, target string) string {
+		srv, _ := newServer(t, doc, mock.WithSeed(seed))
+		a := call(t, srv, "GET", target, devToken, nil)
+		if a.status != 200 {
+			t.Fatalf("GET %s: %d %s", target, a.status, a.body)
+		}
+		return string(a.body)
+	}
+	const list = "/api/workflow?max=5"
+	first, again := body(3, list), body(3, list)
+	if first != again {
+		t.Errorf("seed 3 gave two different bodies:\n%s\n%s", first, again)
+	}
+	if other := body(4, list); other == first {
+		t.Errorf("seeds 3 and 4 gave the same body %s", first)
+	}
+	if other := body(3, "/api/workflow?max=6"); other == first {
+		t.Errorf("two different requests gave the same body %s", first)
+	}
+}
+
+// TestLiteralRoutesWinOverParameters: /workflow/random-name is its own
+// operation, not a workflow whose id is "random-name".
+func TestLiteralRoutesWinOverParameters(t *testing.T) {
+	doc := embedded(t)
+	var random *spec.Operation
+	for _, op := range doc.Operations {
+		if op.Method == "GET" && op.Path == "/workflow/random-name" {
+			random = op
+		}
+	}
+	if random == nil {
+		t.Fatal("the embedded document has no GET /workflow/random-name")
+	}
+	srv, _ := newServer(t, doc, mock.WithStrictResponses())
+	a := call(t, srv, "GET", "/api/workflow/random-name", devToken, nil)
+	if a.status != 200 {
+		t.Fatalf("status %d, body %s", a.status, a.body)
+	}
+	if !bytes.Contains(a.body, []byte(`"name"`)) || bytes.Contains(a.body, []byte(`"workflow"`)) {
+		t.Errorf("GET /workflow/random-name answered as if it were describe: %s", a.body)
+	}
+}

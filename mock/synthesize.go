@@ -1,0 +1,132 @@
+package mock
+
+import (
+	"container/list"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/wmsmock/wmsmock/mock/handler"
+	"github.com/wmsmock/wmsmock/mock/spec"
+	"github.com/wmsmock/wmsmock/mock/synth"
+)
+
+// synthesizer answers operations that have no behaviour of their own: the
+// operation's example when the document gives a valid one, otherwise a body
+// generated from the response schema. Answers are deterministic for a seed
+// and a request, so they are cached (bounded) by request.
+type synthesizer struct {
+	api   *api
+	gen   *synth.Generator
+	cache *lru
+
+	mu       sync.Mutex
+	examples map[*spec.Operation]bool // whether the operation's example is valid
+}
+
+func newSynthesizer(a *api, gen *synth.Generator) *synthesizer {
+	return &synthesizer{api: a, gen: gen, cache: newLRU(4096), examples: map[*spec.Operation]bool{}}
+}
+
+func (s *synthesizer) answer(req *handler.Request) (*handler.Response, error) {
+	succ := req.Op.Success
+	if succ.MediaType == "" {
+		return handler.NoContent(succ.Status), nil
+	}
+	if b, ok := s.cache.get(req.Key); ok {
+		return &handler.Response{Status: succ.Status, Raw: b, MediaType: succ.MediaType}, nil
+	}
+	body, err := s.body(req)
+	if err != nil {
+		return nil, err
+	}
+	s.cache.put(req.Key, body)
+	return &handler.Response{Status: succ.Status, Raw: body, MediaType: succ.MediaType}, nil
+}
+
+func (s *synthesizer) body(req *handler.Request) ([]byte, error) {
+	succ := req.Op.Success
+	if spec.IsJSON(succ.MediaType) {
+		if succ.Example != nil && s.exampleValid(req.Op) {
+			return succ.Example, nil
+		}
+		v := s.gen.Value(succ.Schema.Schema(), req.Key, synth.Response)
+		return json.Marshal(v)
+	}
+	return s.nonJSON(req), nil
+}
+
+// nonJSON gives a plausible body for text and file answers: the schema's
+// string when it describes one, a short log for text, a small file otherwise.
+func (s *synthesizer) nonJSON(req *handler.Request) []byte {
+	succ := req.Op.Success
+	mt := strings.ToLower(succ.MediaType)
+	if strings.HasPrefix(mt, "text/") {
+		if succ.Schema != nil {
+			if str, ok := s.gen.Value(succ.Schema.Schema(), req.Key, synth.Response).(string); ok && str != "" {
+				return []byte(str)
+			}
+		}
+		return []byte(fmt.Sprintf("N E X T F L O W  ~  version 24.10.0\nLaunching `%s` [wmsmock]\nCompleted at: %s\n",
+			req.Op.Path, req.Now.UTC().Format("2006-01-02T15:04:05Z")))
+	}
+	return []byte(fmt.Sprintf("wmsmock sample file for %s\n", req.Op.Path))
+}
+
+// exampleValid checks an operation's example against its schema once.
+// Published documents sometimes carry examples their own schema rejects;
+// those are never served.
+func (s *synthesizer) exampleValid(op *spec.Operation) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if ok, seen := s.examples[op]; seen {
+		return ok
+	}
+	ok := op.Success.Schema == nil || s.api.validator.Body(op.Success.Schema.Schema(), op.Success.Example) == nil
+	s.examples[op] = ok
+	return ok
+}
+
+// lru is a small bounded cache of encoded answers.
+type lru struct {
+	mu    sync.Mutex
+	cap   int
+	order *list.List
+	items map[string]*list.Element
+}
+
+type lruEntry struct {
+	key string
+	val []byte
+}
+
+func newLRU(capacity int) *lru {
+	return &lru{cap: capacity, order: list.New(), items: make(map[string]*list.Element, capacity)}
+}
+
+func (c *lru) get(key string) ([]byte, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.items[key]; ok {
+		c.order.MoveToFront(e)
+		return e.Value.(*lruEntry).val, true
+	}
+	return nil, false
+}
+
+func (c *lru) put(key string, val []byte) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.items[key]; ok {
+		e.Value.(*lruEntry).val = val
+		c.order.MoveToFront(e)
+		return
+	}
+	c.items[key] = c.order.PushFront(&lruEntry{key, val})
+	if c.order.Len() > c.cap {
+		last := c.order.Back()
+		c.order.Remove(last)
+		delete(c.items, last.Value.(*lruEntry).key)
+	}
+}
