@@ -1,0 +1,231 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/wmsmock/wmsmock/conformance"
+)
+
+// conformConfig is everything `wmsmock conform` is told, before validation.
+type conformConfig struct {
+	baseURL          string
+	token            string
+	token2           string
+	spec             string
+	tags             string
+	allowDestructive bool
+	junit            string
+	cucumberJSON     string
+	format           string
+	maxRate          float64
+	timeout          time.Duration
+	callTimeout      time.Duration
+	adminToken       string
+	ping             bool
+}
+
+func parseConform(args []string, getenv func(string) string, stderr io.Writer) (conformConfig, error) {
+	var envErrs []string
+	c := conformConfig{}
+	fs := newFlagSet("conform", "Run the conformance scenarios against a server: the real service, or the fake started elsewhere.\n"+
+		"Safe against the real service by default: scenarios that write data run only with --allow-destructive.")
+	fs.SetOutput(stderr)
+	fs.StringVar(&c.baseURL, "base-url", envString(getenv, "WMSMOCK_BASE_URL", ""), "`URL` API paths are appended to, e.g. http://127.0.0.1:8080/api (required) [WMSMOCK_BASE_URL]")
+	fs.StringVar(&c.token, "token", envString(getenv, "WMSMOCK_TOKEN", ""), "a valid access `TOKEN` (required) [WMSMOCK_TOKEN]")
+	fs.StringVar(&c.token2, "token2", envString(getenv, "WMSMOCK_TOKEN2", ""), "a second valid access `TOKEN`, for the per-token rate limit (scenarios needing it are skipped without) [WMSMOCK_TOKEN2]")
+	fs.StringVar(&c.spec, "spec", envString(getenv, "WMSMOCK_SPEC", ""), "OpenAPI document `FILE` to validate answers against (default: the one the fake serves at /_mock/openapi.yaml; the real service needs a file) [WMSMOCK_SPEC]")
+	fs.StringVar(&c.tags, "tags", envString(getenv, "WMSMOCK_TAGS", ""), "godog tag `EXPR` choosing scenarios, e.g. @auth,@paging or ~@rate-limit [WMSMOCK_TAGS]")
+	fs.BoolVar(&c.allowDestructive, "allow-destructive", envBool(getenv, "WMSMOCK_ALLOW_DESTRUCTIVE", false, &envErrs), "also run scenarios that create and delete data (what they create they delete) [WMSMOCK_ALLOW_DESTRUCTIVE]")
+	fs.StringVar(&c.junit, "junit", envString(getenv, "WMSMOCK_JUNIT", ""), "also write a JUnit XML report to `FILE` [WMSMOCK_JUNIT]")
+	fs.StringVar(&c.cucumberJSON, "cucumber-json", envString(getenv, "WMSMOCK_CUCUMBER_JSON", ""), "also write a Cucumber JSON report to `FILE` [WMSMOCK_CUCUMBER_JSON]")
+	fs.StringVar(&c.format, "format", envString(getenv, "WMSMOCK_FORMAT", "progress"), "report on standard output: progress or pretty [WMSMOCK_FORMAT]")
+	fs.Float64Var(&c.maxRate, "max-rate", envFloat(getenv, "WMSMOCK_MAX_RATE", conformance.DefaultMaxRate, &envErrs), "ordinary calls per second (the rate-limit scenarios burst regardless) [WMSMOCK_MAX_RATE]")
+	fs.DurationVar(&c.timeout, "timeout", envDuration(getenv, "WMSMOCK_TIMEOUT", conformance.DefaultTimeout, &envErrs), "bound on the whole run [WMSMOCK_TIMEOUT]")
+	fs.DurationVar(&c.callTimeout, "call-timeout", envDuration(getenv, "WMSMOCK_CALL_TIMEOUT", conformance.DefaultCallTimeout, &envErrs), "bound on each call [WMSMOCK_CALL_TIMEOUT]")
+	fs.StringVar(&c.adminToken, "admin-token", envString(getenv, "WMSMOCK_ADMIN_TOKEN", ""), "the fake's admin `TOKEN`, to move its clock from another host (not needed on loopback) [WMSMOCK_ADMIN_TOKEN]")
+	fs.BoolVar(&c.ping, "ping", false, "only check that the fake at --base-url is ready (GET /_mock/health) and exit 0 or 1; for container health checks")
+	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	if fs.NArg() > 0 {
+		return c, fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
+	}
+	if len(envErrs) > 0 {
+		return c, errors.New(strings.Join(envErrs, "; "))
+	}
+	return c, c.validate()
+}
+
+// validate checks what can be checked before any call is made, so that a
+// typo is reported at once with the flag's name.
+func (c conformConfig) validate() error {
+	var errs []string
+	if c.baseURL == "" {
+		errs = append(errs, "--base-url is required")
+	} else if u, err := url.Parse(c.baseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		errs = append(errs, fmt.Sprintf("--base-url %q: want http(s)://host[:port][/path]", c.baseURL))
+	} else if u.RawQuery != "" || u.Fragment != "" {
+		errs = append(errs, fmt.Sprintf("--base-url %q: no query or fragment, please", c.baseURL))
+	}
+	if c.ping {
+		if len(errs) > 0 {
+			return errors.New(strings.Join(errs, "\n"))
+		}
+		return nil
+	}
+	if c.token == "" {
+		errs = append(errs, "--token is required")
+	}
+	for _, f := range [][2]string{{"--token", c.token}, {"--token2", c.token2}, {"--admin-token", c.adminToken}} {
+		if f[1] != "" && !validTokenValue(f[1]) {
+			errs = append(errs, fmt.Sprintf("%s: not a valid bearer token (one value of letters, digits and -._~+/=)", f[0]))
+		}
+	}
+	if c.token2 != "" && c.token2 == c.token {
+		errs = append(errs, "--token2 must differ from --token, or the per-token rate limit cannot be told apart")
+	}
+	if c.spec != "" {
+		if st, err := os.Stat(c.spec); err != nil || st.IsDir() {
+			errs = append(errs, fmt.Sprintf("--spec %q: not a readable file", c.spec))
+		}
+	}
+	if err := conformance.CheckTags(c.tags); err != nil {
+		errs = append(errs, "--tags: "+err.Error())
+	}
+	for _, pair := range [][2]string{{"--junit", c.junit}, {"--cucumber-json", c.cucumberJSON}} {
+		flagName, f := pair[0], pair[1]
+		if f == "" {
+			continue
+		}
+		if strings.ContainsAny(f, ",") {
+			errs = append(errs, fmt.Sprintf("%s %q: the file name must not contain a comma", flagName, f))
+		} else if st, err := os.Stat(filepath.Dir(f)); err != nil || !st.IsDir() {
+			errs = append(errs, fmt.Sprintf("%s %q: directory %s does not exist", flagName, f, filepath.Dir(f)))
+		}
+	}
+	if c.format != "progress" && c.format != "pretty" {
+		errs = append(errs, fmt.Sprintf("--format %q: use progress or pretty", c.format))
+	}
+	if c.maxRate <= 0 || c.maxRate > 20 {
+		errs = append(errs, fmt.Sprintf("--max-rate %g: use more than 0 and at most 20 (the documented limit per second)", c.maxRate))
+	}
+	if c.timeout <= 0 {
+		errs = append(errs, "--timeout must be positive")
+	}
+	if c.callTimeout <= 0 {
+		errs = append(errs, "--call-timeout must be positive")
+	}
+	if len(errs) > 0 {
+		return errors.New(strings.Join(errs, "\n"))
+	}
+	return nil
+}
+
+func envFloat(getenv func(string) string, key string, def float64, errs *[]string) float64 {
+	v := getenv(key)
+	if v == "" {
+		return def
+	}
+	var f float64
+	if _, err := fmt.Sscan(v, &f); err != nil {
+		*errs = append(*errs, fmt.Sprintf("%s=%q is not a number", key, v))
+		return def
+	}
+	return f
+}
+
+func envDuration(getenv func(string) string, key string, def time.Duration, errs *[]string) time.Duration {
+	v := getenv(key)
+	if v == "" {
+		return def
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		*errs = append(*errs, fmt.Sprintf("%s=%q is not a duration such as 30s or 10m", key, v))
+		return def
+	}
+	return d
+}
+
+// conform runs the conformance suite against a server and exits non-zero
+// when a scenario fails (1) or the command line is wrong (2).
+func conform(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	cfg, err := parseConform(args, getenv, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "wmsmock conform: %v\n", err)
+		return 2
+	}
+	if cfg.ping {
+		return ping(ctx, cfg, stderr)
+	}
+	target := conformance.Remote(conformance.RemoteOptions{
+		BaseURL:     cfg.baseURL,
+		Token:       cfg.token,
+		Token2:      cfg.token2,
+		SpecFile:    cfg.spec,
+		MaxRate:     cfg.maxRate,
+		CallTimeout: cfg.callTimeout,
+		AdminToken:  cfg.adminToken,
+	})
+	res, err := conformance.Run(ctx, conformance.Options{
+		Target:           target,
+		Tags:             cfg.tags,
+		AllowDestructive: cfg.allowDestructive,
+		Format:           cfg.format,
+		Output:           stdout,
+		JUnitFile:        cfg.junit,
+		CucumberJSONFile: cfg.cucumberJSON,
+		Timeout:          cfg.timeout,
+	})
+	if res != nil {
+		res.WriteSummary(stdout)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "wmsmock conform: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// ping asks the fake whether it is ready. Distroless images have no curl,
+// so the binary itself serves as the container's health check.
+func ping(ctx context.Context, cfg conformConfig, stderr io.Writer) int {
+	u, _ := url.Parse(cfg.baseURL)
+	health := u.Scheme + "://" + u.Host + "/_mock/health"
+	ctx, cancel := context.WithTimeout(ctx, cfg.callTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, health, nil)
+	if err != nil {
+		fmt.Fprintf(stderr, "wmsmock conform --ping: %v\n", err)
+		return 1
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		fmt.Fprintf(stderr, "wmsmock conform --ping: %v\n", err)
+		return 1
+	}
+	defer resp.Body.Close()
+	var h struct {
+		Status string `json:"status"`
+	}
+	_ = json.NewDecoder(io.LimitReader(resp.Body, 1<<16)).Decode(&h)
+	if resp.StatusCode != http.StatusOK || h.Status != "ok" {
+		fmt.Fprintf(stderr, "wmsmock conform --ping: %s answered %d (status %q)\n", health, resp.StatusCode, h.Status)
+		return 1
+	}
+	return 0
+}

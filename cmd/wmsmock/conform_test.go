@@ -1,0 +1,117 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/wmsmock/wmsmock/mock"
+)
+
+// conformAgainst runs `wmsmock conform` on a few quick scenarios against
+// h, served on loopback like a fake started elsewhere.
+func conformAgainst(t *testing.T, h http.Handler, extra ...string) (int, string, string) {
+	t.Helper()
+	ts := httptest.NewServer(h)
+	defer ts.Close()
+	args := append([]string{"conform", "--base-url", ts.URL + "/api", "--token", mock.DevToken,
+		"--tags", "@auth,@unknown-path", "--max-rate", "20"}, extra...)
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), args, env(nil), &stdout, &stderr)
+	return code, stdout.String(), stderr.String()
+}
+
+func TestConformPassesAgainstTheFake(t *testing.T) {
+	srv, err := mock.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	junit := filepath.Join(t.TempDir(), "junit.xml")
+	code, out, errOut := conformAgainst(t, srv.Handler(), "--junit", junit)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	for _, want := range []string{"Authentication: 6 passed, 0 failed, 0 skipped", "Unknown paths: 2 passed"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("summary lacks %q:\n%s", want, out)
+		}
+	}
+	b, err := os.ReadFile(junit)
+	if err != nil || !bytes.Contains(b, []byte(`<testcase name="A call without a token is refused" status="passed"`)) {
+		t.Errorf("JUnit report: %v\n%s", err, b)
+	}
+}
+
+func TestConformFailsAgainstABrokenServer(t *testing.T) {
+	srv, err := mock.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	// Every call is let through as if it carried the development token.
+	authOff := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !strings.HasPrefix(r.URL.Path, "/_mock/") {
+			r.Header.Set("Authorization", "Bearer "+mock.DevToken)
+		}
+		srv.Handler().ServeHTTP(w, r)
+	})
+	code, out, errOut := conformAgainst(t, authOff)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1\n%s\n%s", code, out, errOut)
+	}
+	if !strings.Contains(out, "FAILED  A call without a token is refused") {
+		t.Errorf("the summary does not name the failed scenario:\n%s", out)
+	}
+}
+
+func TestConformRefusesBadFlags(t *testing.T) {
+	cases := [][]string{
+		{},                                  // no base URL, no token
+		{"--base-url", "http://x/api"},      // no token
+		{"--base-url", "x", "--token", "t"}, // not a URL
+		{"--base-url", "http://x", "--token", "t", "--tags", "auth"}, // tag without @
+		{"--base-url", "http://x", "--token", "t", "--junit", "/no/such/dir/j.xml"},
+		{"--base-url", "http://x", "--token", "t", "--token2", "t"},
+	}
+	for _, args := range cases {
+		var stderr bytes.Buffer
+		if code := run(context.Background(), append([]string{"conform"}, args...), env(nil), &bytes.Buffer{}, &stderr); code != 2 {
+			t.Errorf("conform %q: exit %d, want 2", args, code)
+		}
+	}
+	// The environment supplies defaults, and its mistakes are reported too.
+	var stderr bytes.Buffer
+	code := run(context.Background(), []string{"conform"}, env(map[string]string{
+		"WMSMOCK_BASE_URL": "http://x/api", "WMSMOCK_TOKEN": "t", "WMSMOCK_TIMEOUT": "soon",
+	}), &bytes.Buffer{}, &stderr)
+	if code != 2 || !strings.Contains(stderr.String(), "WMSMOCK_TIMEOUT") {
+		t.Errorf("bad WMSMOCK_TIMEOUT: exit %d, %s", code, stderr.String())
+	}
+}
+
+func TestConformPing(t *testing.T) {
+	srv, err := mock.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	ts := httptest.NewServer(srv.Handler())
+	defer ts.Close()
+	ping := func(base string) int {
+		return run(context.Background(), []string{"conform", "--ping", "--base-url", base}, env(nil), &bytes.Buffer{}, &bytes.Buffer{})
+	}
+	if code := ping(ts.URL + "/api"); code != 0 {
+		t.Errorf("ping the fake: exit %d", code)
+	}
+	other := httptest.NewServer(http.NotFoundHandler())
+	defer other.Close()
+	if code := ping(other.URL); code != 1 {
+		t.Errorf("ping a server that is not the fake: exit %d, want 1", code)
+	}
+}

@@ -1,0 +1,258 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/wmsmock/wmsmock/mock"
+	"github.com/wmsmock/wmsmock/mock/profile"
+	"github.com/wmsmock/wmsmock/mock/ratelimit"
+)
+
+// serveConfig is everything `wmsmock serve` is told, before validation.
+type serveConfig struct {
+	addr      string
+	specs     []string // FILE or VERSION=FILE
+	basePath  string
+	seed      int64
+	tokens    []string
+	profile   string
+	rateLimit string
+	logLevel  string
+	logFormat string
+	// State: where it is saved, how often, what a fresh fake starts with,
+	// and the token that opens the admin endpoints beyond loopback.
+	stateFile     string
+	stateInterval time.Duration
+	fixtures      string
+	adminToken    string
+}
+
+func parseServe(args []string, getenv func(string) string, stderr io.Writer) (serveConfig, error) {
+	var envErrs []string
+	c := serveConfig{}
+	fs := newFlagSet("serve", "Start the fake Workflow Management Service.")
+	fs.SetOutput(stderr)
+	specs := envList(getenv, "WMSMOCK_SPEC")
+	tokens := envList(getenv, "WMSMOCK_TOKEN")
+	fs.StringVar(&c.addr, "addr", envString(getenv, "WMSMOCK_ADDR", "127.0.0.1:8080"), "`host:port` to listen on [WMSMOCK_ADDR]")
+	fs.Var(specs, "spec", "OpenAPI document to serve, as `FILE` or VERSION=FILE; repeat to serve several API versions side by side (default: the embedded description) [WMSMOCK_SPEC, comma-separated]")
+	fs.StringVar(&c.basePath, "base-path", envString(getenv, "WMSMOCK_BASE_PATH", mock.DefaultBasePath), "path the API is mounted under [WMSMOCK_BASE_PATH]")
+	fs.Int64Var(&c.seed, "seed", envInt(getenv, "WMSMOCK_SEED", 1, &envErrs), "seed for generated data: the same seed and request give the same body [WMSMOCK_SEED]")
+	fs.Var(tokens, "token", "an access `VALUE` the fake accepts besides the development token; repeatable [WMSMOCK_TOKEN, comma-separated]")
+	fs.StringVar(&c.profile, "profile", envString(getenv, "WMSMOCK_PROFILE", ""), "behaviour profile `FILE` overriding the embedded defaults [WMSMOCK_PROFILE]")
+	fs.StringVar(&c.rateLimit, "rate-limit", envString(getenv, "WMSMOCK_RATE_LIMIT", ""), "per-token rate windows, e.g. 20/s,72000/h, or off (default: the profile's) [WMSMOCK_RATE_LIMIT]")
+	fs.StringVar(&c.logLevel, "log-level", envString(getenv, "WMSMOCK_LOG_LEVEL", "info"), "debug (logs every request), info, warn or error [WMSMOCK_LOG_LEVEL]")
+	fs.StringVar(&c.logFormat, "log-format", envString(getenv, "WMSMOCK_LOG_FORMAT", "text"), "text or json [WMSMOCK_LOG_FORMAT]")
+	fs.StringVar(&c.stateFile, "state-file", envString(getenv, "WMSMOCK_STATE_FILE", ""), "keep state in `FILE`: loaded at start (an unreadable file stops the start), saved atomically on shutdown and every --state-interval [WMSMOCK_STATE_FILE]")
+	interval := 30 * time.Second
+	if v := getenv("WMSMOCK_STATE_INTERVAL"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			envErrs = append(envErrs, fmt.Sprintf("WMSMOCK_STATE_INTERVAL=%q is not a duration", v))
+		} else {
+			interval = d
+		}
+	}
+	fs.DurationVar(&c.stateInterval, "state-interval", interval, "how often to save the state file while serving; 0 saves only on shutdown [WMSMOCK_STATE_INTERVAL]")
+	fs.StringVar(&c.fixtures, "fixtures", envString(getenv, "WMSMOCK_FIXTURES", ""), "seed a fresh fake from the seed files in `DIR` instead of the built-in ones [WMSMOCK_FIXTURES]")
+	fs.StringVar(&c.adminToken, "admin-token", envString(getenv, "WMSMOCK_ADMIN_TOKEN", ""), "open /_mock/admin/ to any caller sending this bearer `TOKEN` (default: loopback callers only) [WMSMOCK_ADMIN_TOKEN]")
+	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	if fs.NArg() > 0 {
+		return c, fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
+	}
+	c.specs, c.tokens = specs.values, tokens.values
+	if len(envErrs) > 0 {
+		return c, errors.New(strings.Join(envErrs, "; "))
+	}
+	return c, c.validate()
+}
+
+// validate checks what can be checked before anything starts, so a typo is
+// reported at once with the flag's name.
+func (c serveConfig) validate() error {
+	var errs []string
+	if _, _, err := net.SplitHostPort(c.addr); err != nil {
+		errs = append(errs, fmt.Sprintf("--addr %q: %v", c.addr, err))
+	}
+	for _, s := range c.specs {
+		v, file := splitSpec(s)
+		if file == "" {
+			errs = append(errs, fmt.Sprintf("--spec %q: no file given", s))
+		}
+		if strings.ContainsAny(v, " \t") {
+			errs = append(errs, fmt.Sprintf("--spec %q: version must not contain spaces", s))
+		}
+	}
+	for _, t := range c.tokens {
+		if !validTokenValue(t) {
+			errs = append(errs, fmt.Sprintf("--token: %q is not a valid bearer token (letters, digits and -._~+/ only)", t))
+		}
+	}
+	if c.rateLimit != "" && c.rateLimit != "off" {
+		if _, err := ratelimit.ParseSpec(c.rateLimit); err != nil {
+			errs = append(errs, fmt.Sprintf("--rate-limit %q: %v", c.rateLimit, err))
+		}
+	}
+	if _, err := parseLevel(c.logLevel); err != nil {
+		errs = append(errs, "--log-level: "+err.Error())
+	}
+	if c.logFormat != "text" && c.logFormat != "json" {
+		errs = append(errs, fmt.Sprintf("--log-format %q: use text or json", c.logFormat))
+	}
+	if c.stateInterval < 0 {
+		errs = append(errs, fmt.Sprintf("--state-interval %s: must not be negative", c.stateInterval))
+	}
+	if c.fixtures != "" {
+		if info, err := os.Stat(c.fixtures); err != nil || !info.IsDir() {
+			errs = append(errs, fmt.Sprintf("--fixtures %q: not a directory", c.fixtures))
+		}
+	}
+	if c.adminToken != "" && !validTokenValue(c.adminToken) {
+		errs = append(errs, "--admin-token: not a valid bearer token (letters, digits and -._~+/ only)")
+	}
+	if len(errs) > 0 {
+		return errors.New(strings.Join(errs, "\n"))
+	}
+	return nil
+}
+
+func validTokenValue(v string) bool {
+	if v == "" {
+		return false
+	}
+	for _, c := range v {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("-._~+/=", c)) {
+			return false
+		}
+	}
+	return true
+}
+
+// splitSpec reads VERSION=FILE; a plain FILE serves the default version.
+// A path that itself contains '=' can be given as "1=path".
+func splitSpec(s string) (version, file string) {
+	if v, f, ok := strings.Cut(s, "="); ok && !strings.ContainsAny(v, "/\\.") {
+		return v, f
+	}
+	return "", s
+}
+
+func parseLevel(s string) (slog.Level, error) {
+	var l slog.Level
+	err := l.UnmarshalText([]byte(s))
+	return l, err
+}
+
+func (c serveConfig) options(logger *slog.Logger) ([]mock.Option, error) {
+	opts := []mock.Option{
+		mock.WithAddr(c.addr),
+		mock.WithBasePath(c.basePath),
+		mock.WithSeed(c.seed),
+		mock.WithTokens(c.tokens...),
+		mock.WithLogger(logger),
+	}
+	for _, s := range c.specs {
+		v, file := splitSpec(s)
+		opts = append(opts, mock.WithSpecFile(v, file))
+	}
+	if c.profile != "" {
+		p, err := profile.Load(c.profile)
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, mock.WithProfile(p))
+	}
+	if c.stateFile != "" {
+		opts = append(opts, mock.WithStateFile(c.stateFile, c.stateInterval))
+	}
+	if c.fixtures != "" {
+		opts = append(opts, mock.WithFixturesDir(c.fixtures))
+	}
+	if c.adminToken != "" {
+		opts = append(opts, mock.WithAdminToken(c.adminToken))
+	}
+	switch c.rateLimit {
+	case "":
+	case "off":
+		opts = append(opts, mock.WithRateLimit(nil))
+	default:
+		w, err := ratelimit.ParseSpec(c.rateLimit)
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, mock.WithRateLimit(w))
+	}
+	return opts, nil
+}
+
+func newLogger(c serveConfig, w io.Writer) *slog.Logger {
+	level, _ := parseLevel(c.logLevel)
+	o := &slog.HandlerOptions{Level: level}
+	if c.logFormat == "json" {
+		return slog.New(slog.NewJSONHandler(w, o))
+	}
+	return slog.New(slog.NewTextHandler(w, o))
+}
+
+func serve(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	cfg, err := parseServe(args, getenv, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "wmsmock serve: %v\n", err)
+		return 2
+	}
+	logger := newLogger(cfg, stderr)
+	opts, err := cfg.options(logger)
+	if err != nil {
+		fmt.Fprintf(stderr, "wmsmock serve: %v\n", err)
+		return 1
+	}
+	started := time.Now()
+	srv, err := mock.New(opts...)
+	if err != nil {
+		fmt.Fprintf(stderr, "wmsmock serve: %v\n", err)
+		return 1
+	}
+	if err := srv.Start(); err != nil {
+		fmt.Fprintf(stderr, "wmsmock serve: listening on %s: %v\n", cfg.addr, err)
+		return 1
+	}
+	printBanner(stdout, srv, time.Since(started))
+	logger.Info("serving", "url", srv.BaseURL(), "versions", strings.Join(srv.Versions(), ","))
+	<-ctx.Done()
+	logger.Info("shutting down")
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	// Shutdown also writes the state file one last time.
+	if err := srv.Shutdown(shutdownCtx); err != nil {
+		fmt.Fprintf(stderr, "wmsmock serve: shutdown: %v\n", err)
+		return 1
+	}
+	if cfg.stateFile != "" {
+		logger.Info("state saved", "file", cfg.stateFile)
+	}
+	return 0
+}
+
+func printBanner(w io.Writer, srv *mock.Server, took time.Duration) {
+	for _, v := range srv.Versions() {
+		doc, _ := srv.Document(v)
+		fmt.Fprintf(w, "wmsmock: serving %q %s as API version %s (%d operations)\n", doc.Title, doc.Version, v, len(doc.Operations))
+	}
+	fmt.Fprintf(w, "wmsmock: ready in %s at %s\n", took.Round(time.Millisecond), srv.BaseURL())
+	fmt.Fprintf(w, "wmsmock: try   curl -H 'Authorization: Bearer %s' %s/workflow\n", mock.DevToken, srv.BaseURL())
+	fmt.Fprintf(w, "wmsmock: the served document is at %s/_mock/openapi.yaml; stop with Ctrl-C\n", srv.URL())
+}

@@ -1,0 +1,159 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+func env(m map[string]string) func(string) string {
+	return func(k string) string { return m[k] }
+}
+
+// TestServeRejectsBadConfiguration: each mistake stops the command before
+// anything starts, with a message naming the flag or variable.
+func TestServeRejectsBadConfiguration(t *testing.T) {
+	dir := t.TempDir()
+	notOpenAPI := filepath.Join(dir, "not-openapi.yaml")
+	if err := os.WriteFile(notOpenAPI, []byte("hello: world\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	badProfile := filepath.Join(dir, "profile.yaml")
+	if err := os.WriteFile(badProfile, []byte("auth:\n  missing: {stauts: 401}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name string
+		args []string
+		env  map[string]string
+		code int
+		want string
+	}{
+		{"unknown flag", []string{"--nope"}, nil, 2, "flag provided but not defined"},
+		{"bad address", []string{"--addr", "nowhere"}, nil, 2, "--addr"},
+		{"bad rate limit", []string{"--rate-limit", "20 per second"}, nil, 2, "--rate-limit"},
+		{"bad token", []string{"--token", "has space"}, nil, 2, "--token"},
+		{"bad log level", []string{"--log-level", "loud"}, nil, 2, "--log-level"},
+		{"bad seed in environment", nil, map[string]string{"WMSMOCK_SEED": "abc"}, 2, "WMSMOCK_SEED"},
+		{"missing document", []string{"--spec", filepath.Join(dir, "absent.yaml")}, nil, 1, "absent.yaml"},
+		{"not an OpenAPI document", []string{"--spec", notOpenAPI}, nil, 1, "OpenAPI"},
+		{"profile with an unknown key", []string{"--profile", badProfile}, nil, 1, "stauts"},
+		{"stray argument", []string{"extra"}, nil, 2, "unexpected arguments"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			args := append([]string{"serve", "--addr", "127.0.0.1:0"}, c.args...)
+			code := run(context.Background(), args, env(c.env), &out, &errOut)
+			if code != c.code {
+				t.Fatalf("exit %d, want %d; stderr: %s", code, c.code, errOut.String())
+			}
+			if !strings.Contains(errOut.String(), c.want) {
+				t.Errorf("stderr does not mention %q:\n%s", c.want, errOut.String())
+			}
+		})
+	}
+}
+
+// syncBuffer lets the test read what the command prints while it runs.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+var bannerURL = regexp.MustCompile(`ready in \S+ at (http://127\.0\.0\.1:\d+)/api`)
+
+// TestServeStartsAndStops runs the command as a user would: the banner
+// names the address and a curl command, the fake answers with the token from
+// the environment, and cancelling the context shuts it down with exit 0.
+func TestServeStartsAndStops(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	var out, errOut syncBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, []string{"serve", "--addr", "127.0.0.1:0"}, env(map[string]string{"WMSMOCK_TOKEN": "ci-token-1,ci-token-2"}), &out, &errOut)
+	}()
+	var base string
+	deadline := time.After(10 * time.Second)
+	for base == "" {
+		select {
+		case code := <-done:
+			t.Fatalf("serve exited early with %d: %s", code, errOut.String())
+		case <-deadline:
+			t.Fatalf("no banner after 10 s; stdout: %s", out.String())
+		case <-time.After(5 * time.Millisecond):
+		}
+		if m := bannerURL.FindStringSubmatch(out.String()); m != nil {
+			base = m[1]
+		}
+	}
+	if !strings.Contains(out.String(), "curl -H 'Authorization: Bearer wmsmock-dev-token' "+base+"/api/workflow") {
+		t.Errorf("banner has no ready-to-copy curl command:\n%s", out.String())
+	}
+	for token, want := range map[string]int{"ci-token-2": 200, "wmsmock-dev-token": 200, "not-mine": 403} {
+		req, _ := http.NewRequest("GET", base+"/api/workflow", nil)
+		req.Header.Set("Authorization", "Bearer "+token)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Errorf("token %s: %d, want %d", token, resp.StatusCode, want)
+		}
+	}
+	cancel()
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Errorf("exit %d after shutdown; stderr: %s", code, errOut.String())
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("serve did not stop after its context was cancelled")
+	}
+	if !strings.Contains(errOut.String(), "shutting down") {
+		t.Errorf("no shutdown log line:\n%s", errOut.String())
+	}
+}
+
+// TestServeHelp prints the flags with their environment variables.
+func TestServeHelp(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if code := run(context.Background(), []string{"serve", "--help"}, env(nil), &out, &errOut); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	sc := bufio.NewScanner(strings.NewReader(errOut.String()))
+	seen := map[string]bool{}
+	for sc.Scan() {
+		for _, v := range []string{"WMSMOCK_ADDR", "WMSMOCK_SPEC", "WMSMOCK_BASE_PATH", "WMSMOCK_SEED", "WMSMOCK_TOKEN", "WMSMOCK_PROFILE", "WMSMOCK_RATE_LIMIT"} {
+			if strings.Contains(sc.Text(), v) {
+				seen[v] = true
+			}
+		}
+	}
+	if len(seen) != 7 {
+		t.Errorf("help names only %v:\n%s", seen, errOut.String())
+	}
+}
