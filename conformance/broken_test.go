@@ -1,0 +1,146 @@
+package conformance_test
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/wmsmock/wmsmock/conformance"
+	"github.com/wmsmock/wmsmock/mock"
+)
+
+// The suite is only worth something if it notices a server that breaks the
+// contract. Each case below breaks one rule of the fake, and must fail
+// exactly the scenarios that check that rule: fewer means a rule is not
+// really checked, more means scenarios depend on rules they do not name.
+
+// authOff lets every API call through as the development token.
+func authOff(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !strings.HasPrefix(r.URL.Path, "/_mock/") {
+			r.Header.Set("Authorization", "Bearer "+mock.DevToken)
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// rewrite lets a test change every answer the fake gives before it is sent.
+func rewrite(change func(status int, body []byte) []byte) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			rec := httptest.NewRecorder()
+			next.ServeHTTP(rec, r)
+			body := change(rec.Code, rec.Body.Bytes())
+			for k, vs := range rec.Header() {
+				w.Header()[k] = vs
+			}
+			if body != nil {
+				w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+			}
+			w.WriteHeader(rec.Code)
+			_, _ = w.Write(body)
+		})
+	}
+}
+
+// wrongErrorBody answers Bad Requests with a body of another shape.
+var wrongErrorBody = rewrite(func(status int, body []byte) []byte {
+	if status == http.StatusBadRequest {
+		return []byte(`{"error":"Bad Request","status":400}`)
+	}
+	return body
+})
+
+var secondsTimestamp = regexp.MustCompile(`"(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})Z"`)
+
+// millisecondTimestamps writes every timestamp with fractional seconds:
+// still RFC 3339 (so the schema accepts it), but not the contract's form.
+var millisecondTimestamps = rewrite(func(_ int, body []byte) []byte {
+	return secondsTimestamp.ReplaceAll(body, []byte(`"${1}.000Z"`))
+})
+
+func TestBrokenFakesFailTheirScenarios(t *testing.T) {
+	cases := []struct {
+		name string
+		opts conformance.InProcessOptions
+		want []string
+	}{
+		{
+			name: "authentication off",
+			opts: conformance.InProcessOptions{Wrap: authOff},
+			want: []string{
+				"A call with a scheme other than Bearer is refused",
+				"A call with a token nobody issued is refused",
+				"A call with an expired token is refused",
+				"A call without a token is refused",
+				"A created token works until it is deleted",
+				"Calls are counted per token",
+				"Operations the schema declares open still need a token",
+			},
+		},
+		{
+			name: "Bad Request body without message and Error ID",
+			opts: conformance.InProcessOptions{Wrap: wrongErrorBody},
+			want: []string{
+				"A malformed JSON body is a Bad Request",
+				"A missing body is a Bad Request",
+				"A negative page size is a Bad Request",
+				"A version the service does not serve is a Bad Request",
+				"An invalid query value is a Bad Request",
+				"An offset that is not a number is a Bad Request",
+				"Every Bad Request has an Error ID of its own",
+			},
+		},
+		{
+			name: "no rate limit",
+			opts: conformance.InProcessOptions{Mock: []mock.Option{mock.WithRateLimit(nil)}},
+			want: []string{
+				"Calls are accepted again once the second has passed",
+				"Calls are counted per token",
+				"More than 20 calls in one second are refused",
+			},
+		},
+		{
+			name: "timestamps with fractional seconds",
+			opts: conformance.InProcessOptions{Wrap: millisecondTimestamps},
+			want: []string{
+				"Timestamps in the caller's profile",
+				"Timestamps of a run just launched, described and listed",
+			},
+		},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel() // each run has its own servers and state
+			res, err := conformance.Run(context.Background(), conformance.Options{
+				Target: conformance.InProcess(c.opts),
+				Output: io.Discard,
+			})
+			if res == nil {
+				t.Fatalf("the suite did not run: %v", err)
+			}
+			if err == nil {
+				t.Fatal("the suite passed a server that breaks the contract")
+			}
+			got, want := res.FailedNames(), sorted(c.want)
+			if strings.Join(got, "\n") != strings.Join(want, "\n") {
+				var summary bytes.Buffer
+				res.WriteSummary(&summary)
+				t.Errorf("failed scenarios:\n  %s\nwant:\n  %s\n%s", strings.Join(got, "\n  "), strings.Join(want, "\n  "), summary.String())
+			}
+		})
+	}
+}
+
+func sorted(s []string) []string {
+	out := append([]string(nil), s...)
+	sort.Strings(out)
+	return out
+}

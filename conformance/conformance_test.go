@@ -1,0 +1,39 @@
+package conformance_test
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wmsmock/wmsmock/conformance"
+)
+
+// TestConformance runs every scenario against the fake inside this process;
+// each scenario is a subtest, and all must pass.
+func TestConformance(t *testing.T) {
+	var out bytes.Buffer
+	started := time.Now()
+	res, err := conformance.Run(context.Background(), conformance.Options{
+		Target:   conformance.InProcess(conformance.InProcessOptions{}),
+		Output:   &out,
+		Format:   "progress",
+		TestingT: t,
+	})
+	var summary strings.Builder
+	if res != nil {
+		res.WriteSummary(&summary)
+	}
+	t.Logf("godog:\n%s%s", out.String(), summary.String())
+	t.Logf("suite time: %s", time.Since(started).Round(time.Millisecond))
+	if err != nil {
+		t.Fatalf("the fake does not conform: %v", err)
+	}
+	if n := res.Count(conformance.Skipped); n > 0 {
+		t.Errorf("%d scenarios were skipped against the in-process fake; every one must run", n)
+	}
+	if res.Count(conformance.Passed) == 0 {
+		t.Fatal("no scenario ran")
+	}
+}

@@ -1,0 +1,353 @@
+// Package conformance runs the Gherkin scenarios of package features
+// against a target: the fake inside this process (what go test does) or any
+// server given by base URL, such as the real service or the fake started
+// elsewhere. The same scenarios, unchanged, judge both.
+//
+// The step definitions speak only HTTP to the target. What a target cannot
+// support (fake-only control, a second token, a schema, or permission to
+// write data) is known before the run starts, and the scenarios that need it
+// are left out and reported as skipped with the reason, so a run against the
+// real service is safe by default.
+package conformance
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cucumber/godog"
+
+	"github.com/wmsmock/wmsmock/features"
+)
+
+// Options configures a run.
+type Options struct {
+	// Target is the server under test (required).
+	Target Target
+	// Tags is a godog tag expression choosing scenarios, e.g. "@auth" or
+	// "~@rate-limit && ~@paging". Empty means all.
+	Tags string
+	// AllowDestructive lets scenarios that create or delete data run on a
+	// target that is not disposable.
+	AllowDestructive bool
+	// Format is the godog formatter written to Output (default "progress").
+	Format string
+	// Output receives the formatter's report (default os.Stdout).
+	Output io.Writer
+	// JUnitFile and CucumberJSONFile, when set, also get the report in
+	// those formats, for CI.
+	JUnitFile, CucumberJSONFile string
+	// Timeout bounds the whole run (default DefaultTimeout).
+	Timeout time.Duration
+	// TestingT, when set, runs each scenario as a subtest of it.
+	TestingT *testing.T
+	// Features is where the .feature files are read from (default
+	// features.FS); Paths within it (default ".").
+	Features fs.FS
+	Paths    []string
+}
+
+// DefaultTimeout bounds a whole run unless told otherwise.
+const DefaultTimeout = 10 * time.Minute
+
+// Status is the outcome of one scenario.
+type Status string
+
+// Scenario outcomes.
+const (
+	Passed  Status = "passed"
+	Failed  Status = "failed"
+	Skipped Status = "skipped"
+	NotRun  Status = "not run"
+)
+
+// ScenarioResult is what happened to one scenario.
+type ScenarioResult struct {
+	Feature string
+	Name    string
+	URI     string // the feature file
+	Line    int64
+	Tags    []string
+	Status  Status
+	// Reason says why a scenario failed (the first failing step's error)
+	// or was skipped.
+	Reason string
+	// Warnings are problems met while cleaning up after the scenario.
+	Warnings []string
+}
+
+// Result is the outcome of a run.
+type Result struct {
+	Target    string
+	Scenarios []ScenarioResult
+	Duration  time.Duration
+}
+
+// Count returns how many scenarios ended with status s.
+func (r *Result) Count(s Status) int {
+	n := 0
+	for _, sc := range r.Scenarios {
+		if sc.Status == s {
+			n++
+		}
+	}
+	return n
+}
+
+// FailedNames returns the names of the scenarios that failed, sorted.
+func (r *Result) FailedNames() []string {
+	var out []string
+	for _, sc := range r.Scenarios {
+		if sc.Status == Failed {
+			out = append(out, sc.Name)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// ErrScenariosFailed is returned (wrapped) by Run when the suite ran but at
+// least one scenario failed.
+var ErrScenariosFailed = errors.New("conformance: scenarios failed")
+
+// Run runs the scenarios against the target. The error is nil only when
+// every selected scenario passed or was skipped for a stated reason; it
+// wraps ErrScenariosFailed when the run itself worked but scenarios failed.
+func Run(ctx context.Context, o Options) (*Result, error) {
+	started := time.Now()
+	if o.Target == nil {
+		return nil, errors.New("conformance: no target")
+	}
+	ctx, cancel := context.WithTimeout(ctx, orDefault(o.Timeout, DefaultTimeout))
+	defer cancel()
+
+	info, err := o.Target.Start(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("conformance: starting the target: %w", err)
+	}
+	defer o.Target.Close()
+
+	fsys := o.Features
+	if fsys == nil {
+		fsys = features.FS
+	}
+	paths := o.Paths
+	if len(paths) == 0 {
+		paths = []string{"."}
+	}
+	if err := CheckTags(o.Tags); err != nil {
+		return nil, err
+	}
+
+	r := &runner{opts: o, info: info, results: map[string]*ScenarioResult{}}
+	plan, err := r.plan(fsys, paths)
+	if err != nil {
+		return nil, err
+	}
+
+	format := o.Format
+	if format == "" {
+		format = "progress"
+	}
+	if o.JUnitFile != "" {
+		format += ",junit:" + o.JUnitFile
+	}
+	if o.CucumberJSONFile != "" {
+		format += ",cucumber:" + o.CucumberJSONFile
+	}
+	out := o.Output
+	if out == nil {
+		out = os.Stdout
+	}
+	suite := godog.TestSuite{
+		Name:                "wmsmock conformance",
+		ScenarioInitializer: r.initScenario,
+		Options: &godog.Options{
+			Format:         format,
+			Output:         out,
+			NoColors:       true,
+			Strict:         true,
+			Randomize:      0,
+			Concurrency:    1,
+			Tags:           r.runTags(),
+			FS:             fsys,
+			Paths:          paths,
+			DefaultContext: ctx,
+			TestingT:       o.TestingT,
+		},
+	}
+	code := 0
+	if r.toRun > 0 {
+		code = suite.Run()
+	}
+
+	res := &Result{Target: info.Name}
+	for _, p := range plan {
+		if got, ok := r.results[p.key]; ok {
+			sc := *got
+			sc.Feature, sc.Line = p.result.Feature, p.result.Line
+			res.Scenarios = append(res.Scenarios, sc)
+			continue
+		}
+		sc := p.result
+		if sc.Status == "" {
+			sc.Status, sc.Reason = NotRun, "the run ended before this scenario"
+			if ctx.Err() != nil {
+				sc.Reason = "the run's time limit was reached first"
+			}
+		}
+		res.Scenarios = append(res.Scenarios, sc)
+	}
+	res.Duration = time.Since(started)
+
+	if code == 2 {
+		return res, errors.New("conformance: godog refused its options (see the messages above)")
+	}
+	if n := res.Count(Failed) + res.Count(NotRun); n > 0 || code != 0 {
+		return res, fmt.Errorf("%w: %d of %d", ErrScenariosFailed, n, len(res.Scenarios))
+	}
+	return res, nil
+}
+
+// runner holds what a run shares between scenarios.
+type runner struct {
+	opts Options
+	info Info
+
+	// excluded are tags whose scenarios are left out of the run because
+	// the target or the options do not allow them.
+	excluded []string
+	toRun    int
+	feature  map[string]string // feature file URI -> feature name
+
+	mu      sync.Mutex
+	results map[string]*ScenarioResult
+
+	schemaMu   sync.Mutex
+	validators map[string]*docValidator // by base path
+}
+
+type planned struct {
+	key    string
+	result ScenarioResult
+}
+
+// plan lists every scenario the tag expression selects, in file order, and
+// decides before anything runs which ones the target cannot serve.
+func (r *runner) plan(fsys fs.FS, paths []string) ([]planned, error) {
+	ts := godog.TestSuite{Options: &godog.Options{FS: fsys, Paths: paths, Tags: r.opts.Tags}}
+	feats, err := ts.RetrieveFeatures()
+	if err != nil {
+		return nil, fmt.Errorf("conformance: reading the scenarios: %w", err)
+	}
+	r.feature = map[string]string{}
+	excluded := map[string]bool{}
+	var out []planned
+	for _, f := range feats {
+		name := f.Uri
+		if f.GherkinDocument != nil && f.GherkinDocument.Feature != nil {
+			name = f.GherkinDocument.Feature.Name
+		}
+		r.feature[f.Uri] = name
+		for _, p := range f.Pickles {
+			sr := ScenarioResult{Feature: name, Name: p.Name, URI: p.Uri, Tags: pickleTags(p.Tags)}
+			if sc := f.FindScenario(p.AstNodeIds[0]); sc != nil {
+				sr.Line = sc.Location.Line
+			}
+			if tag, reason := r.skipReason(tagSet(sr.Tags)); reason != "" {
+				sr.Status, sr.Reason = Skipped, reason
+				excluded[tag] = true
+			} else {
+				r.toRun++
+			}
+			out = append(out, planned{key: pickleKey(p.Uri, p.AstNodeIds), result: sr})
+		}
+	}
+	for t := range excluded {
+		r.excluded = append(r.excluded, t)
+	}
+	sort.Strings(r.excluded)
+	return out, nil
+}
+
+// runTags is the user's tag expression with the excluded tags taken out.
+// godog's expressions are AND-ed groups of OR-ed tags, so appending
+// "&& ~@tag" groups keeps the user's selection intact.
+func (r *runner) runTags() string {
+	parts := []string{}
+	if strings.TrimSpace(r.opts.Tags) != "" {
+		parts = append(parts, r.opts.Tags)
+	}
+	for _, t := range r.excluded {
+		parts = append(parts, "~"+t)
+	}
+	return strings.Join(parts, " && ")
+}
+
+// Tags with a meaning to the runner.
+const (
+	tagDestructive = "@destructive"
+	tagFakeOnly    = "@fake-only"
+	tagSecondToken = "@second-token"
+	tagSchema      = "@schema"
+	tagRateLimit   = "@rate-limit"
+)
+
+// skipReason says why a scenario with these tags cannot run on this target
+// with these options, and which tag is the cause; "" when it can run.
+func (r *runner) skipReason(tags map[string]bool) (string, string) {
+	switch {
+	case tags[tagFakeOnly] && !r.info.Fake:
+		return tagFakeOnly, "needs control only the fake has (its expired token, a movable clock, /_mock/ endpoints); the target is not wmsmock"
+	case tags[tagDestructive] && !r.info.Disposable && !r.opts.AllowDestructive:
+		return tagDestructive, "creates or deletes data on the target; run with --allow-destructive to include it"
+	case tags[tagSecondToken] && !r.info.SecondToken:
+		return tagSecondToken, "needs a second access token; pass --token2"
+	case tags[tagSchema] && r.info.Document == nil:
+		return tagSchema, "no schema to validate against: " + r.info.DocumentSource
+	}
+	return "", ""
+}
+
+func (r *runner) record(sr *ScenarioResult, key string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.results[key] = sr
+}
+
+// CheckTags refuses tag expressions that godog's simple parser would
+// panic on or silently misread.
+func CheckTags(expr string) error {
+	if strings.TrimSpace(expr) == "" {
+		return nil
+	}
+	for _, and := range strings.Split(expr, "&&") {
+		for _, or := range strings.Split(and, ",") {
+			t := strings.TrimPrefix(strings.TrimSpace(or), "~")
+			if !strings.HasPrefix(t, "@") || len(t) < 2 || strings.ContainsAny(t, " ()!|") {
+				return fmt.Errorf("tag expression %q: each term must be @tag or ~@tag, joined by \",\" (or) and \"&&\" (and)", expr)
+			}
+		}
+	}
+	return nil
+}
+
+func pickleKey(uri string, astIDs []string) string {
+	return uri + "#" + strings.Join(astIDs, ",")
+}
+
+func tagSet(tags []string) map[string]bool {
+	m := make(map[string]bool, len(tags))
+	for _, t := range tags {
+		m[t] = true
+	}
+	return m
+}

@@ -1,0 +1,71 @@
+package conformance
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+)
+
+// WriteSummary writes a report a person reads at the end of a run: per
+// feature, what passed, and each failed or skipped scenario with the reason,
+// so a skipped check is never mistaken for a passed one.
+func (r *Result) WriteSummary(w io.Writer) {
+	fmt.Fprintf(w, "\nConformance of %s\n", r.Target)
+	var order []string
+	byFeature := map[string][]ScenarioResult{}
+	for _, sc := range r.Scenarios {
+		if _, ok := byFeature[sc.Feature]; !ok {
+			order = append(order, sc.Feature)
+		}
+		byFeature[sc.Feature] = append(byFeature[sc.Feature], sc)
+	}
+	for _, f := range order {
+		scs := byFeature[f]
+		counts := map[Status]int{}
+		for _, sc := range scs {
+			counts[sc.Status]++
+		}
+		fmt.Fprintf(w, "\n  %s: %d passed, %d failed, %d skipped", f, counts[Passed], counts[Failed], counts[Skipped])
+		if counts[NotRun] > 0 {
+			fmt.Fprintf(w, ", %d not run", counts[NotRun])
+		}
+		fmt.Fprintln(w)
+		for _, sc := range scs {
+			switch sc.Status {
+			case Failed, NotRun:
+				fmt.Fprintf(w, "    %-7s %s (%s:%d)\n", strings.ToUpper(string(sc.Status)), sc.Name, sc.URI, sc.Line)
+				fmt.Fprintf(w, "            %s\n", indent(firstLines(sc.Reason, 6), "            "))
+			case Skipped:
+				fmt.Fprintf(w, "    skipped %s: %s\n", sc.Name, sc.Reason)
+			}
+			for _, warn := range sc.Warnings {
+				fmt.Fprintf(w, "    warning %s: %s\n", sc.Name, warn)
+			}
+		}
+	}
+	fmt.Fprintf(w, "\n%d scenarios: %d passed, %d failed, %d skipped", len(r.Scenarios), r.Count(Passed), r.Count(Failed), r.Count(Skipped))
+	if n := r.Count(NotRun); n > 0 {
+		fmt.Fprintf(w, ", %d not run", n)
+	}
+	fmt.Fprintf(w, " in %s\n", r.Duration.Round(time.Millisecond))
+}
+
+// firstLines keeps a reason readable: at most n lines, each shortened.
+func firstLines(s string, n int) string {
+	const width = 400
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	if len(lines) > n {
+		lines = append(lines[:n], fmt.Sprintf("... (%d more lines)", len(lines)-n))
+	}
+	for i, l := range lines {
+		if len(l) > width {
+			lines[i] = l[:width] + "..."
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+func indent(s, prefix string) string {
+	return strings.ReplaceAll(s, "\n", "\n"+prefix)
+}

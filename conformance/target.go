@@ -1,0 +1,459 @@
+package conformance
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/wmsmock/wmsmock/fixtures"
+	"github.com/wmsmock/wmsmock/mock"
+	"github.com/wmsmock/wmsmock/mock/auth"
+	"github.com/wmsmock/wmsmock/mock/clock"
+	"github.com/wmsmock/wmsmock/mock/spec"
+)
+
+// Target is a server the suite runs against: the fake inside this process,
+// or any base URL (the real service, or the fake started elsewhere).
+//
+// Start is called once before the first scenario; what it reports decides
+// which scenarios can run at all, so a scenario the target cannot serve is
+// skipped with a reason rather than failed. Open is called once per
+// scenario and gives the steps everything they need to speak HTTP to it.
+type Target interface {
+	Start(ctx context.Context) (Info, error)
+	Open(ctx context.Context) (*Conn, error)
+	Close() error
+}
+
+// Info is what a target offers a run.
+type Info struct {
+	// Name says in the summary what was tested.
+	Name string
+	// Fake reports that the target is wmsmock: it serves the /_mock/
+	// control endpoints and holds the fake's fixture tokens, so scenarios
+	// tagged @fake-only can run.
+	Fake bool
+	// Disposable reports that nothing created on the target outlives the
+	// run, so @destructive scenarios are harmless and run without being
+	// allowed explicitly.
+	Disposable bool
+	// SecondToken reports that a second valid token is known (@second-token).
+	SecondToken bool
+	// Document is the OpenAPI document answers are validated against; nil
+	// when there is none, and DocumentSource then says why.
+	Document       *spec.Document
+	DocumentSource string
+}
+
+// Conn is one scenario's connection to a target.
+type Conn struct {
+	// BaseURL is where API paths are appended, e.g. http://127.0.0.1:8080/api.
+	BaseURL string
+	// Token is a valid access token; Token2 a second one ("" when none);
+	// ExpiredToken one the target knows has expired ("" when none).
+	Token, Token2, ExpiredToken string
+	// Client sends every call; its Timeout bounds each one.
+	Client *http.Client
+	// Pace is called before every ordinary call, so that a scenario stays
+	// under the rate limit.
+	Pace func(context.Context) error
+	// Advance makes d pass on the target's clock: by moving a fake clock, or
+	// by waiting when that is the only way.
+	Advance func(ctx context.Context, d time.Duration) error
+	// RunningClock reports that the target's clock runs on its own. A burst
+	// then waits for the rate window to empty of the scenario's earlier
+	// calls, and sends its calls all at once: against a distant server 21
+	// calls in a row take longer than the second they must fall in. Where
+	// the clock stands still they go in a row, which fixes which is refused.
+	RunningClock bool
+	// Close releases what Open took.
+	Close func() error
+}
+
+// DefaultCallTimeout bounds one HTTP call unless told otherwise.
+const DefaultCallTimeout = 30 * time.Second
+
+// DefaultMaxRate is how many ordinary calls per second the suite sends a
+// target: half the documented limit of 20, so that paced scenarios never
+// meet the limit even with the odd retry or clock skew.
+const DefaultMaxRate = 10
+
+// ---------------------------------------------------------------------------
+// The fake inside this process
+
+// InProcessOptions configures the in-process target.
+type InProcessOptions struct {
+	// Document is served as API version 1; nil means the embedded one.
+	Document *spec.Document
+	// Mock options are added after the target's own (document, fake clock),
+	// e.g. mock.WithRateLimit(nil) to build a fake that breaks a rule.
+	Mock []mock.Option
+	// Wrap, when set, puts middleware in front of the fake's handler; tests
+	// use it to build servers that break the contract on purpose.
+	Wrap func(http.Handler) http.Handler
+	// CallTimeout bounds each call (default DefaultCallTimeout).
+	CallTimeout time.Duration
+}
+
+// inProcessEpoch is where each scenario's fake clock starts. Any fixed
+// instant would do; a fixed one keeps the fake's answers repeatable.
+var inProcessEpoch = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+
+// InProcess returns a target that runs the fake on a loopback port for the
+// whole run and puts it back as it started before every scenario: records
+// and tokens reset to the seed, and its clock moved on past every rate
+// window. So no scenario sees another's tokens, runs or rate-limit
+// counters, while the fake's lazily built validators and caches are paid
+// for once per run rather than once per scenario.
+//
+// The clock is a fake one that only the suite moves: pacing moves it
+// directly, "when N seconds pass" through the fake's control API. The run
+// never sleeps and repeats exactly.
+func InProcess(o InProcessOptions) Target { return &inProcess{opts: o} }
+
+type inProcess struct {
+	opts      InProcessOptions
+	srv       *mock.Server
+	clk       *clock.Fake
+	root      string
+	basePath  string
+	client    *http.Client
+	transport *http.Transport
+	stop      func() error
+}
+
+// scenarioGap is how far the fake's clock moves between scenarios: past the
+// longest rate window, so each scenario starts with a full allowance.
+const scenarioGap = time.Hour + time.Second
+
+func (t *inProcess) Start(context.Context) (Info, error) {
+	doc := t.opts.Document
+	if doc == nil {
+		var err error
+		if doc, err = spec.Load(fixtures.OpenAPI()); err != nil {
+			return Info{}, fmt.Errorf("loading the embedded document: %w", err)
+		}
+	}
+	t.clk = clock.NewFake(inProcessEpoch)
+	opts := append([]mock.Option{mock.WithDocument("", doc), mock.WithClock(t.clk)}, t.opts.Mock...)
+	srv, err := mock.New(opts...)
+	if err != nil {
+		return Info{}, err
+	}
+	t.srv = srv
+	// Before Start, BaseURL is the base path alone.
+	t.basePath = srv.BaseURL()
+	if t.opts.Wrap == nil {
+		if err := srv.Start(); err != nil {
+			return Info{}, err
+		}
+		t.root, t.stop = srv.URL(), srv.Close
+	} else {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			_ = srv.Close()
+			return Info{}, err
+		}
+		hs := &http.Server{Handler: t.opts.Wrap(srv.Handler()), ReadHeaderTimeout: 10 * time.Second}
+		go func() { _ = hs.Serve(ln) }()
+		t.root = "http://" + ln.Addr().String()
+		t.stop = func() error {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			return errors.Join(hs.Shutdown(ctx), srv.Close())
+		}
+	}
+	t.transport = &http.Transport{MaxIdleConnsPerHost: 32}
+	t.client = &http.Client{Timeout: orDefault(t.opts.CallTimeout, DefaultCallTimeout), Transport: t.transport}
+	return Info{
+		Name:           "in-process fake",
+		Fake:           true,
+		Disposable:     true,
+		SecondToken:    true,
+		Document:       doc,
+		DocumentSource: "the document the in-process fake serves",
+	}, nil
+}
+
+func (t *inProcess) Open(context.Context) (*Conn, error) {
+	if t.srv == nil {
+		return nil, errors.New("conformance: Open before Start")
+	}
+	if err := t.srv.ResetState(); err != nil {
+		return nil, fmt.Errorf("resetting the fake: %w", err)
+	}
+	t.clk.Advance(scenarioGap)
+	interval := time.Second / DefaultMaxRate
+	return &Conn{
+		BaseURL:      t.root + t.basePath,
+		Token:        auth.DevToken,
+		Token2:       auth.SecondToken,
+		ExpiredToken: auth.ExpiredToken,
+		Client:       t.client,
+		// Pacing moves the fake clock as a paced client would see it move
+		// against a real server: ordinary calls are a tenth of a second apart.
+		Pace: func(context.Context) error {
+			t.clk.Advance(interval)
+			return nil
+		},
+		// Scenarios move time the way any client of the fake can: through
+		// its control API, which the fake opens to loopback callers.
+		Advance: func(ctx context.Context, d time.Duration) error {
+			return adminAdvance(ctx, t.client, t.root, "", d)
+		},
+		Close: func() error { return nil },
+	}, nil
+}
+
+// Close stops the fake. The client lets go of its connections first: a
+// server waits up to five seconds on a connection that never carried a
+// request, and a burst can leave one behind.
+func (t *inProcess) Close() error {
+	if t.stop == nil {
+		return nil
+	}
+	t.transport.CloseIdleConnections()
+	return t.stop()
+}
+
+// ---------------------------------------------------------------------------
+// Any server, by base URL
+
+// RemoteOptions describes a server by its base URL.
+type RemoteOptions struct {
+	// BaseURL is where API paths are appended, e.g.
+	// http://127.0.0.1:8080/api for the fake.
+	BaseURL string
+	// Token is a valid access token; Token2 optionally a second one.
+	Token, Token2 string
+	// SpecFile is the OpenAPI document to validate answers against. Empty
+	// means the one the target serves at /_mock/openapi.yaml, when it is
+	// the fake; the real service needs a file.
+	SpecFile string
+	// MaxRate is the number of ordinary calls per second (default
+	// DefaultMaxRate). Rate-limit scenarios burst on purpose regardless.
+	MaxRate float64
+	// CallTimeout bounds each call (default DefaultCallTimeout).
+	CallTimeout time.Duration
+	// AdminToken opens the fake's admin endpoints from another host (the
+	// fake started with the same admin token); not needed on loopback.
+	AdminToken string
+}
+
+// maxRealWait is the longest "when N seconds pass" a remote target can be
+// made to wait for real. Longer spans need the fake's clock control.
+const maxRealWait = 5 * time.Second
+
+// Remote returns a target for a server that runs elsewhere. It finds out at
+// Start whether the server is the fake (by its /_mock/health endpoint) and
+// paces every ordinary call, since the server's rate limit runs on a real
+// clock.
+func Remote(o RemoteOptions) Target { return &remote{opts: o} }
+
+type remote struct {
+	opts    RemoteOptions
+	base    *url.URL
+	root    string // scheme://host, where /_mock/ lives
+	fake    bool
+	client  *http.Client
+	pacer   *pacer
+	started bool
+}
+
+func (t *remote) Start(ctx context.Context) (Info, error) {
+	u, err := url.Parse(t.opts.BaseURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return Info{}, fmt.Errorf("base URL %q: want http(s)://host[:port][/path]", t.opts.BaseURL)
+	}
+	if t.opts.Token == "" {
+		return Info{}, errors.New("a valid access token is needed")
+	}
+	t.base = u
+	t.root = u.Scheme + "://" + u.Host
+	t.client = &http.Client{Timeout: orDefault(t.opts.CallTimeout, DefaultCallTimeout)}
+	rate := t.opts.MaxRate
+	if rate <= 0 {
+		rate = DefaultMaxRate
+	}
+	t.pacer = newPacer(time.Duration(float64(time.Second) / rate))
+	t.fake = t.probeFake(ctx)
+	t.started = true
+
+	info := Info{Name: t.opts.BaseURL, Fake: t.fake, SecondToken: t.opts.Token2 != ""}
+	switch {
+	case t.opts.SpecFile != "":
+		doc, err := spec.LoadFile(t.opts.SpecFile)
+		if err != nil {
+			return Info{}, err
+		}
+		info.Document, info.DocumentSource = doc, t.opts.SpecFile
+	case t.fake:
+		doc, err := t.fetchDocument(ctx)
+		if err != nil {
+			return Info{}, fmt.Errorf("the fake's document: %w", err)
+		}
+		info.Document, info.DocumentSource = doc, t.root+"/_mock/openapi.yaml"
+	default:
+		info.DocumentSource = "the target serves no /_mock/openapi.yaml; pass --spec FILE with its published schema"
+	}
+	if t.fake {
+		info.Name += " (wmsmock)"
+	}
+	return info, nil
+}
+
+// probeFake reports whether the target answers the fake's health endpoint.
+// Any failure means "not the fake": the real service has no such path.
+func (t *remote) probeFake(ctx context.Context) bool {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, t.root+"/_mock/health", nil)
+	if err != nil {
+		return false
+	}
+	resp, err := t.client.Do(req)
+	if err != nil {
+		return false
+	}
+	defer resp.Body.Close()
+	var h struct {
+		Status string `json:"status"`
+	}
+	if resp.StatusCode != http.StatusOK || json.NewDecoder(io.LimitReader(resp.Body, 1<<16)).Decode(&h) != nil {
+		return false
+	}
+	return h.Status == "ok"
+}
+
+func (t *remote) fetchDocument(ctx context.Context) (*spec.Document, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, t.root+"/_mock/openapi.yaml", nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := t.client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("GET /_mock/openapi.yaml: status %d", resp.StatusCode)
+	}
+	return spec.Load(b)
+}
+
+func (t *remote) Open(context.Context) (*Conn, error) {
+	if !t.started {
+		return nil, errors.New("conformance: Open before Start")
+	}
+	c := &Conn{
+		BaseURL:      strings.TrimSuffix(t.opts.BaseURL, "/"),
+		Token:        t.opts.Token,
+		Token2:       t.opts.Token2,
+		Client:       t.client,
+		Pace:         t.pacer.wait,
+		Advance:      t.advance,
+		RunningClock: true,
+		Close:        func() error { return nil },
+	}
+	if t.fake {
+		c.ExpiredToken = auth.ExpiredToken
+	}
+	return c, nil
+}
+
+// advance lets time pass on a server in another process: short spans by
+// waiting (which works on any server), longer ones through the fake's
+// clock control.
+func (t *remote) advance(ctx context.Context, d time.Duration) error {
+	if d <= maxRealWait {
+		return sleep(ctx, d)
+	}
+	if !t.fake {
+		return fmt.Errorf("cannot make %s pass on a server that is not the fake (tag the scenario @fake-only)", d)
+	}
+	return adminAdvance(ctx, t.client, t.root, t.opts.AdminToken, d)
+}
+
+// adminAdvance moves the fake's clock through its control API. The fake
+// answers admin calls from loopback, or from anywhere with its admin token.
+func adminAdvance(ctx context.Context, client *http.Client, root, adminToken string, d time.Duration) error {
+	u := root + "/_mock/admin/clock/advance?by=" + url.QueryEscape(d.String())
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, nil)
+	if err != nil {
+		return err
+	}
+	if adminToken != "" {
+		req.Header.Set("Authorization", "Bearer "+adminToken)
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return fmt.Errorf("moving the fake's clock: %w", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+		return fmt.Errorf("moving the fake's clock: POST /_mock/admin/clock/advance answered %d %s", resp.StatusCode, strings.TrimSpace(string(b)))
+	}
+	return nil
+}
+
+func (t *remote) Close() error {
+	if t.client != nil {
+		t.client.CloseIdleConnections()
+	}
+	return nil
+}
+
+// pacer spaces calls at least interval apart over the whole run, across
+// scenarios, since the server's rate windows do not reset between them.
+type pacer struct {
+	interval time.Duration
+	mu       sync.Mutex
+	next     time.Time
+}
+
+func newPacer(interval time.Duration) *pacer { return &pacer{interval: interval} }
+
+func (p *pacer) wait(ctx context.Context) error {
+	p.mu.Lock()
+	now := time.Now()
+	at := p.next
+	if at.Before(now) {
+		at = now
+	}
+	p.next = at.Add(p.interval)
+	p.mu.Unlock()
+	return sleep(ctx, time.Until(at))
+}
+
+// sleep waits for d or until ctx is done.
+func sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	tm := time.NewTimer(d)
+	defer tm.Stop()
+	select {
+	case <-tm.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func orDefault(d, def time.Duration) time.Duration {
+	if d <= 0 {
+		return def
+	}
+	return d
+}

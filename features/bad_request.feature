@@ -1,0 +1,37 @@
+@bad-request
+Feature: Bad Request
+  A request whose body is not properly defined, or whose query parameters are
+  invalid, gets a Bad Request (E1): HTTP 400 and a JSON object with exactly one
+  string field "message" that ends with an error identifier labelled
+  "Error ID", such as "... - Error ID: 54apnFENQxbvCr23JaIjLb". Each error
+  gets an identifier of its own.
+
+  Background:
+    Given a valid access token
+
+  Scenario: An invalid query value is a Bad Request
+    When I GET "/workflow?max=many"
+    Then the response is a Bad Request with an Error ID
+
+  Scenario: A malformed JSON body is a Bad Request
+    When I POST "/workflow/launch" with JSON:
+      """
+      {"launch": {"pipeline": 
+      """
+    Then the response is a Bad Request with an Error ID
+
+  Scenario: A missing body is a Bad Request
+    When I POST "/workflow/launch" without a body
+    Then the response is a Bad Request with an Error ID
+
+  Scenario: Every Bad Request has an Error ID of its own
+    When I GET "/workflow?max=many"
+    Then the response is a Bad Request with an Error ID
+    When I GET "/workflow?max=many"
+    Then the response is a Bad Request with an Error ID
+    When I POST "/workflow/launch" with JSON:
+      """
+      [1, 2, 3]
+      """
+    Then the response is a Bad Request with an Error ID
+    And the Error IDs differ

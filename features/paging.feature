@@ -1,0 +1,35 @@
+@paging
+Feature: Paging
+  Paged list endpoints take a page size and a page offset as query
+  parameters: max and offset (P1). A value that is not a valid page size or
+  offset is a Bad Request.
+
+  Background:
+    Given a valid access token
+
+  Scenario: max bounds the number of items in a page
+    When I GET "/workflow?max=1"
+    Then the response status is 200
+    And the response field "workflows" is a list of at most 1 item
+
+  Scenario: A negative page size is a Bad Request
+    When I GET "/workflow?max=-1"
+    Then the response is a Bad Request with an Error ID
+
+  Scenario: An offset that is not a number is a Bad Request
+    When I GET "/workflow?offset=first"
+    Then the response is a Bad Request with an Error ID
+
+  @destructive
+  Scenario: offset skips the items of the pages before
+    Given I POST "/workflow/launch" 3 times with JSON:
+      """
+      {"launch": {"pipeline": "https://github.com/nextflow-io/hello", "runName": "conformance-{unique}"}}
+      """
+    When I GET "/workflow?max=2&offset=0"
+    Then the response status is 200
+    And the response field "workflows" is a list of 2 items
+    And I save the response field "workflows.1.workflow.id" as "second"
+    When I GET "/workflow?max=2&offset=1"
+    Then the response status is 200
+    And the response field "workflows.0.workflow.id" is "{second}"
