@@ -57,13 +57,13 @@ rps() { # url method body
 
 launch='{"launch":{"computeEnvId":"4cLCtSsDAtUSmBKD9rXyQw","pipeline":"https://github.com/nf-core/rnaseq","workDir":"s3://bucket/work"}}'
 # Warm the operations (first use compiles their schemas).
-for p in "/api/workflow?max=20" "/api/workflow/4Bi5xBK6E2Nbhj"; do
+for p in "/api/workflow?max=20" "/api/workflow/3cSucceeded003"; do
   curl -fs -H 'Authorization: Bearer wmsmock-dev-token' "http://127.0.0.1:18080$p" >/dev/null
 done
 
 bare=$(rps http://127.0.0.1:18081/ GET "")
 echo "bare net/http, 1 KB body:       $bare req/s"
-for row in "GET /api/workflow?max=20" "GET /api/workflow/4Bi5xBK6E2Nbhj" "POST /api/workflow/launch"; do
+for row in "GET /api/workflow?max=20" "GET /api/workflow/3cSucceeded003" "POST /api/workflow/launch"; do
   method=${row%% *}; path=${row#* }
   body=""; [ "$method" = POST ] && body=$launch
   got=$(rps "http://127.0.0.1:18080$path" "$method" "$body")

@@ -76,7 +76,7 @@ func BenchmarkHandlerListWorkflows(b *testing.B) {
 }
 
 func BenchmarkHandlerDescribeWorkflow(b *testing.B) {
-	benchmarkCall(b, "GET", "/api/workflow/4Bi5xBK6E2Nbhj", "")
+	benchmarkCall(b, "GET", "/api/workflow/3cSucceeded003", "")
 }
 
 func BenchmarkHandlerLaunchWorkflow(b *testing.B) {

@@ -430,6 +430,11 @@ func encodeBody(resp *handler.Response) ([]byte, string, error) {
 	if mediaType == "" {
 		mediaType = "application/json"
 	}
+	// An answer already encoded is sent as it is: encoding/json would scan
+	// and compact it again.
+	if raw, ok := resp.Body.(json.RawMessage); ok {
+		return raw, mediaType, nil
+	}
 	b, err := json.Marshal(resp.Body)
 	return b, mediaType, err
 }

@@ -227,10 +227,26 @@ func loadFields(c taskCounts) map[string]any {
 }
 
 // workflows holds the workflow operations of one document.
-type workflows struct{ s *Service }
+type workflows struct {
+	s       *Service
+	renders *boundedCache[json.RawMessage]
+	// decoded holds read-only decodings of stored runs, keyed by id and
+	// content hash, so listing does not decode every run on every call.
+	// Entries are shared: callers must not modify them.
+	decoded *boundedCache[*Workflow]
+}
+
+// readOnly decodes a stored run for reading, from the cache when the
+// record is unchanged.
+func (w *workflows) readOnly(r store.Record) (*Workflow, uint64, error) {
+	h := fnv64(r.Data)
+	key := r.ID + "|" + strconv.FormatUint(h, 16)
+	wf, err := w.decoded.get(key, func() (*Workflow, error) { return decodeWorkflow(r) })
+	return wf, h, err
+}
 
 func (s *Service) registerWorkflows() {
-	w := &workflows{s: s}
+	w := &workflows{s: s, renders: newBoundedCache[json.RawMessage](4096), decoded: newBoundedCache[*Workflow](4096)}
 	s.wf = w
 	s.handle(s.op("POST", "/workflow/launch"), w.launch)
 	s.handle(s.op("GET", "/workflow"), w.list)
@@ -348,7 +364,11 @@ func (w *workflows) describe(req *handler.Request) (*handler.Response, error) {
 		return nil, err
 	}
 	sch := successSchema(req.Op)
-	return answer(req.Op, w.render(sch, "describe", r, wf, req.Now)), nil
+	b, err := w.cachedRender(sch, "describe", r, fnv64(r.Data), wf, req.Now)
+	if err != nil {
+		return nil, err
+	}
+	return answer(req.Op, b), nil
 }
 
 func (w *workflows) list(req *handler.Request) (*handler.Response, error) {
@@ -366,12 +386,13 @@ func (w *workflows) list(req *handler.Request) (*handler.Response, error) {
 		return nil, err
 	}
 	type run struct {
-		r  store.Record
-		wf *Workflow
+		r    store.Record
+		wf   *Workflow
+		hash uint64
 	}
 	var matched []run
 	for _, r := range recs {
-		wf, err := decodeWorkflow(r)
+		wf, h, err := w.readOnly(r)
 		if err != nil {
 			return nil, err
 		}
@@ -381,7 +402,7 @@ func (w *workflows) list(req *handler.Request) (*handler.Response, error) {
 		if search != "" && !lowerContains(wf.RunName, search) && !lowerContains(wf.ProjectName, search) {
 			continue
 		}
-		matched = append(matched, run{r, wf})
+		matched = append(matched, run{r, wf, h})
 	}
 	page, hasMore := Slice(matched, pg)
 	sch := successSchema(req.Op)
@@ -390,14 +411,21 @@ func (w *workflows) list(req *handler.Request) (*handler.Response, error) {
 	if key == "" {
 		return nil, fmt.Errorf("resources: %s has no list of workflows in its answer", req.Op.ID)
 	}
-	items := make([]any, 0, len(page))
+	items := make([]json.RawMessage, 0, len(page))
 	for _, m := range page {
-		items = append(items, w.render(item, "entry", m.r, m.wf, req.Now))
+		b, err := w.cachedRender(item, "entry", m.r, m.hash, m.wf, req.Now)
+		if err != nil {
+			return nil, err
+		}
+		items = append(items, b)
 	}
-	root[key] = items
 	w.s.fit.set(sch, root, "totalSize", int64(len(matched)))
 	w.s.fit.set(sch, root, "hasMore", hasMore)
-	return answer(req.Op, root), nil
+	body, err := withArray(root, key, items)
+	if err != nil {
+		return nil, err
+	}
+	return &handler.Response{Status: req.Op.Success.Status, Raw: body, MediaType: req.Op.Success.MediaType}, nil
 }
 
 func (w *workflows) cancel(req *handler.Request) (*handler.Response, error) {
@@ -559,6 +587,61 @@ func (w *workflows) taskFields(wf *Workflow, v runView, total, n int, process, n
 		}
 	}
 	return f
+}
+
+// cachedRender is render, encoded, from the cache when the run has not
+// moved on since it was last rendered. The key holds everything render
+// depends on: the schema, the record as stored, and the run's view at now
+// reduced to what the answer shows (status, timestamps, task counts).
+func (w *workflows) cachedRender(sch *base.Schema, purpose string, r store.Record, hash uint64, wf *Workflow, now time.Time) (json.RawMessage, error) {
+	v := wf.view(now)
+	c := countsFor(v, planFor(r.ID).total)
+	key := fmt.Sprintf("%p|%s|%s|%d|%x|%s|%v|%v|%d|%v", sch, purpose, r.ID, r.Seq, hash,
+		v.status, stampOrNil(v.start), stampOrNil(v.complete), v.lastUpdated.Unix(), c)
+	return renderOnce(w.renders, key, func() any { return w.render(sch, purpose, r, wf, now) })
+}
+
+// withArray encodes obj with one more member, key, holding the already
+// encoded items. Splicing them in as bytes spares encoding/json from
+// re-scanning every cached item, which dominated the cost of a list.
+func withArray(obj map[string]any, key string, items []json.RawMessage) ([]byte, error) {
+	delete(obj, key)
+	head, err := json.Marshal(obj)
+	if err != nil {
+		return nil, err
+	}
+	name, _ := json.Marshal(key)
+	size := len(head) + len(name) + 4
+	for _, it := range items {
+		size += len(it) + 1
+	}
+	out := make([]byte, 0, size)
+	out = append(out, head[:len(head)-1]...)
+	if len(head) > 2 {
+		out = append(out, ',')
+	}
+	out = append(out, name...)
+	out = append(out, ':', '[')
+	for i, it := range items {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, it...)
+	}
+	return append(out, ']', '}'), nil
+}
+
+func stampOrNil(t *time.Time) string {
+	if t == nil {
+		return "-"
+	}
+	return stamp(*t)
+}
+
+func fnv64(b []byte) uint64 {
+	h := fnv.New64a()
+	h.Write(b)
+	return h.Sum64()
 }
 
 // render builds a run for an answer schema: the describe answer, or one
