@@ -63,6 +63,13 @@ done
 
 bare=$(rps http://127.0.0.1:18081/ GET "")
 echo "bare net/http, 1 KB body:       $bare req/s"
+# The list answer is far larger than 1 KB; a bare handler sending as many
+# bytes shows how much of the gap is the size of the answer alone.
+list_size=$(curl -fs -H 'Authorization: Bearer wmsmock-dev-token' "http://127.0.0.1:18080/api/workflow?max=20" | wc -c)
+"$work/bare" --addr 127.0.0.1:18082 --size "$list_size" &
+for _ in $(seq 1 50); do curl -fs http://127.0.0.1:18082/ >/dev/null 2>&1 && break; sleep 0.1; done
+bare_list=$(rps http://127.0.0.1:18082/ GET "")
+echo "bare net/http, $list_size B body:  $bare_list req/s   (same size as the list answer)"
 for row in "GET /api/workflow?max=20" "GET /api/workflow/3cSucceeded003" "POST /api/workflow/launch"; do
   method=${row%% *}; path=${row#* }
   body=""; [ "$method" = POST ] && body=$launch

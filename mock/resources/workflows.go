@@ -267,6 +267,8 @@ func decodeWorkflow(r store.Record) (*Workflow, error) {
 
 // get finds a run, or answers as the service does for one that does not
 // exist. A workspaceId that is not the run's is treated the same way.
+// get finds the run a call addresses. The run it returns is shared with
+// other readers (see readOnly) and must not be modified.
 func (w *workflows) get(req *handler.Request) (store.Record, *Workflow, error) {
 	id := req.PathParams["workflowId"]
 	r, err := w.s.d.Store.Get(WorkflowsCollection, id)
@@ -276,7 +278,7 @@ func (w *workflows) get(req *handler.Request) (store.Record, *Workflow, error) {
 	if err != nil {
 		return r, nil, err
 	}
-	wf, err := decodeWorkflow(r)
+	wf, _, err := w.readOnly(r)
 	if err != nil {
 		return r, nil, err
 	}
