@@ -3,6 +3,8 @@ package apierror
 import (
 	"sync"
 	"time"
+
+	"github.com/wmsmock/wmsmock/internal/ring"
 )
 
 // Entry is what the journal keeps about one error answer.
@@ -20,62 +22,53 @@ type Entry struct {
 // holding an ID from a 400 can ask the fake what was wrong. It is bounded:
 // the oldest entry goes when a new one would exceed the capacity.
 type Journal struct {
-	mu    sync.Mutex
-	ring  []Entry
-	next  int
-	full  bool
-	index map[string]int
+	mu   sync.Mutex
+	ring *ring.Buffer[held]
+	// index points at the newest copy of each ID; seq tells copies apart,
+	// so evicting an old copy never drops a newer one.
+	index map[string]held
+	seq   uint64
+}
+
+type held struct {
+	Entry
+	seq uint64
 }
 
 // NewJournal returns a journal that holds at most capacity entries
 // (at least one).
 func NewJournal(capacity int) *Journal {
-	if capacity < 1 {
-		capacity = 1
-	}
-	return &Journal{ring: make([]Entry, capacity), index: make(map[string]int, capacity)}
+	return &Journal{ring: ring.New[held](capacity), index: make(map[string]held, max(capacity, 1))}
 }
 
 // Add records e, evicting the oldest entry when the journal is full.
 func (j *Journal) Add(e Entry) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	if j.full {
-		delete(j.index, j.ring[j.next].ID)
+	j.seq++
+	h := held{e, j.seq}
+	if old, evicted := j.ring.Add(h); evicted && j.index[old.ID].seq == old.seq {
+		delete(j.index, old.ID)
 	}
-	j.ring[j.next] = e
-	j.index[e.ID] = j.next
-	j.next++
-	if j.next == len(j.ring) {
-		j.next, j.full = 0, true
-	}
+	j.index[e.ID] = h
 }
 
 // Get returns the entry for an Error ID, if it is still held.
 func (j *Journal) Get(id string) (Entry, bool) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	i, ok := j.index[id]
-	if !ok {
-		return Entry{}, false
-	}
-	return j.ring[i], true
+	h, ok := j.index[id]
+	return h.Entry, ok
 }
 
-// Recent returns up to n entries, newest first.
+// Recent returns up to n entries (all when n <= 0), newest first.
 func (j *Journal) Recent(n int) []Entry {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	size := j.next
-	if j.full {
-		size = len(j.ring)
-	}
-	if n <= 0 || n > size {
-		n = size
-	}
-	out := make([]Entry, 0, n)
-	for i := 1; i <= n; i++ {
-		out = append(out, j.ring[(j.next-i+len(j.ring))%len(j.ring)])
+	hs := j.ring.Recent(n)
+	out := make([]Entry, len(hs))
+	for i, h := range hs {
+		out[i] = h.Entry
 	}
 	return out
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"github.com/wmsmock/wmsmock/internal/ring"
 	"github.com/wmsmock/wmsmock/mock/ratelimit"
 )
 
@@ -84,43 +85,26 @@ type RequestEntry struct {
 // RequestJournal keeps the most recent calls, bounded.
 type RequestJournal struct {
 	mu   sync.Mutex
-	ring []RequestEntry
-	next int
-	full bool
+	ring *ring.Buffer[RequestEntry]
 }
 
 // NewRequestJournal returns a journal holding at most capacity entries.
 func NewRequestJournal(capacity int) *RequestJournal {
-	return &RequestJournal{ring: make([]RequestEntry, max(1, capacity))}
+	return &RequestJournal{ring: ring.New[RequestEntry](capacity)}
 }
 
 // Add records one call.
 func (j *RequestJournal) Add(e RequestEntry) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	j.ring[j.next] = e
-	j.next++
-	if j.next == len(j.ring) {
-		j.next, j.full = 0, true
-	}
+	j.ring.Add(e)
 }
 
 // Recent returns up to n entries (all when n <= 0), newest first.
 func (j *RequestJournal) Recent(n int) []RequestEntry {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	size := j.next
-	if j.full {
-		size = len(j.ring)
-	}
-	if n <= 0 || n > size {
-		n = size
-	}
-	out := make([]RequestEntry, 0, n)
-	for i := 1; i <= n; i++ {
-		out = append(out, j.ring[(j.next-i+len(j.ring))%len(j.ring)])
-	}
-	return out
+	return j.ring.Recent(n)
 }
 
 type admin struct{ b AdminBackend }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"math"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -17,6 +16,8 @@ import (
 	"github.com/pb33f/libopenapi/datamodel/high/base"
 	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/wmsmock/wmsmock/internal/testenv"
 )
 
 // sharedSpec returns the path of a schema in the workspace's shared specs
@@ -24,26 +25,7 @@ import (
 // or skips the test when the folder is not there (outside the wmsmock
 // development workspace).
 func sharedSpec(t testing.TB, name string) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("repository root (go.mod) not found")
-		}
-		dir = parent
-	}
-	p := filepath.Join(dir, "..", "shared", "specs", name)
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("published schema not found at %s; this check runs only in the wmsmock development workspace", p)
-	}
-	return p
+	return testenv.PublishedSpec(t, name)
 }
 
 // docCache keeps parsed documents for the whole test binary: building the
