@@ -201,7 +201,9 @@ func (d *Document) index() error {
 
 // routeLess orders templates so that, compared segment by segment, a literal
 // segment wins over a parameter: "/workflow/random-name" must be tried before
-// "/workflow/{workflowId}", or the parameter would swallow it.
+// "/workflow/{workflowId}", or the parameter would swallow it. Parameters
+// count as equal whatever their names, so a literal further on still wins
+// ("/a/{z}/b" before "/a/{x}/{y}"); the whole text only breaks ties.
 func routeLess(a, b string) bool {
 	as, bs := strings.Split(a, "/"), strings.Split(b, "/")
 	for i := 0; i < len(as) && i < len(bs); i++ {
@@ -209,11 +211,14 @@ func routeLess(a, b string) bool {
 		if ap != bp {
 			return !ap
 		}
-		if as[i] != bs[i] {
+		if !ap && as[i] != bs[i] {
 			return as[i] < bs[i]
 		}
 	}
-	return len(as) < len(bs)
+	if len(as) != len(bs) {
+		return len(as) < len(bs)
+	}
+	return a < b
 }
 
 func isParam(segment string) bool { return strings.Contains(segment, "{") }
@@ -296,7 +301,7 @@ func exampleOf(m *v3.MediaType) []byte {
 		return nil
 	}
 	var v any
-	if err := node.Decode(&v); err != nil {
+	if err := textTimestamps(node, map[*yaml.Node]*yaml.Node{}).Decode(&v); err != nil {
 		return nil
 	}
 	b, err := json.Marshal(StringKeys(v))
@@ -359,11 +364,42 @@ func (d *Document) render() {
 			return
 		}
 		d.yamlBytes = d.raw
+		var node yaml.Node
 		var v any
-		if d.renderErr = yaml.Unmarshal(d.raw, &v); d.renderErr == nil {
+		if d.renderErr = yaml.Unmarshal(d.raw, &node); d.renderErr != nil {
+			return
+		}
+		if d.renderErr = textTimestamps(&node, map[*yaml.Node]*yaml.Node{}).Decode(&v); d.renderErr == nil {
 			d.jsonBytes, d.renderErr = json.Marshal(StringKeys(v))
 		}
 	})
+}
+
+// textTimestamps returns a copy of n in which plain scalars that YAML reads
+// as timestamps (an unquoted 2024-05-01) are strings again: decoded as
+// time.Time they would reach JSON as "2024-05-01T00:00:00Z", which is not
+// what the document says. done maps nodes already copied, so aliases are
+// copied once.
+func textTimestamps(n *yaml.Node, done map[*yaml.Node]*yaml.Node) *yaml.Node {
+	if n == nil {
+		return nil
+	}
+	if c, ok := done[n]; ok {
+		return c
+	}
+	c := *n
+	done[n] = &c
+	if c.Kind == yaml.ScalarNode && c.ShortTag() == "!!timestamp" {
+		c.Tag = "!!str"
+	}
+	c.Alias = textTimestamps(n.Alias, done)
+	if n.Content != nil {
+		c.Content = make([]*yaml.Node, len(n.Content))
+		for i, e := range n.Content {
+			c.Content[i] = textTimestamps(e, done)
+		}
+	}
+	return &c
 }
 
 // StringKeys rewrites maps decoded from YAML so that every key is a string:

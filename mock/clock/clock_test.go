@@ -1,0 +1,173 @@
+package clock
+
+import (
+	"sync"
+	"testing"
+	"time"
+)
+
+var t0 = time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
+
+// Every clock the fake uses satisfies Clock.
+var (
+	_ Clock = Real{}
+	_ Clock = (*Fake)(nil)
+	_ Clock = (*Offset)(nil)
+)
+
+// TestFakeNeverGoesBack guards that a fake clock only moves forward:
+// Advance with a positive duration moves it by exactly that much, while a
+// zero or negative duration and a Set to an earlier (or equal) time leave it
+// where it is.
+func TestFakeNeverGoesBack(t *testing.T) {
+	type step struct {
+		advance time.Duration // used when set is zero
+		set     time.Time
+		want    time.Duration // expected offset from t0 afterwards
+	}
+	cases := []struct {
+		name  string
+		steps []step
+	}{
+		{"advance", []step{{advance: time.Second, want: time.Second}, {advance: time.Minute, want: time.Minute + time.Second}}},
+		{"zero advance", []step{{advance: 0, want: 0}}},
+		{"negative advance", []step{{advance: time.Hour, want: time.Hour}, {advance: -30 * time.Minute, want: time.Hour}}},
+		{"set forward", []step{{set: t0.Add(time.Hour), want: time.Hour}}},
+		{"set back", []step{{set: t0.Add(time.Hour), want: time.Hour}, {set: t0.Add(time.Minute), want: time.Hour}}},
+		{"set same", []step{{set: t0, want: 0}}},
+		{"set before start", []step{{set: t0.Add(-time.Hour), want: 0}}},
+		{"mixed", []step{
+			{advance: 10 * time.Second, want: 10 * time.Second},
+			{set: t0.Add(5 * time.Second), want: 10 * time.Second},
+			{set: t0.Add(20 * time.Second), want: 20 * time.Second},
+			{advance: -time.Second, want: 20 * time.Second},
+			{advance: time.Nanosecond, want: 20*time.Second + time.Nanosecond},
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f := NewFake(t0)
+			if !f.Now().Equal(t0) {
+				t.Fatalf("new fake reads %v, want %v", f.Now(), t0)
+			}
+			for i, s := range tc.steps {
+				want := t0.Add(s.want)
+				if s.set.IsZero() {
+					if got := f.Advance(s.advance); !got.Equal(want) {
+						t.Errorf("step %d: Advance(%v) returned %v, want %v", i, s.advance, got, want)
+					}
+				} else {
+					f.Set(s.set)
+				}
+				if got := f.Now(); !got.Equal(want) {
+					t.Errorf("step %d: Now() = %v, want %v", i, got, want)
+				}
+			}
+		})
+	}
+}
+
+// TestFakeConcurrentAdvance guards that concurrent Advance calls each take
+// effect exactly once and that readers never see time go back (run with
+// -race).
+func TestFakeConcurrentAdvance(t *testing.T) {
+	f := NewFake(t0)
+	const workers, steps = 8, 500
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			for range steps {
+				f.Advance(time.Millisecond)
+			}
+		}()
+		go func() {
+			defer wg.Done()
+			last := f.Now()
+			for range steps {
+				now := f.Now()
+				if now.Before(last) {
+					t.Errorf("time went back from %v to %v", last, now)
+					return
+				}
+				last = now
+			}
+		}()
+	}
+	wg.Wait()
+	if got, want := f.Now(), t0.Add(workers*steps*time.Millisecond); !got.Equal(want) {
+		t.Errorf("after %d advances of 1ms: %v, want %v", workers*steps, got, want)
+	}
+}
+
+// TestOffsetAddsSkew guards that an Offset clock reads its base plus the
+// sum of its positive advances, follows its base as the base moves, and
+// ignores negative advances.
+func TestOffsetAddsSkew(t *testing.T) {
+	cases := []struct {
+		name     string
+		advances []time.Duration
+		baseMove time.Duration
+		wantSkew time.Duration
+	}{
+		{"none", nil, 0, 0},
+		{"one", []time.Duration{time.Hour}, 0, time.Hour},
+		{"sum", []time.Duration{time.Hour, 30 * time.Minute}, 0, 90 * time.Minute},
+		{"negative ignored", []time.Duration{time.Hour, -2 * time.Hour}, 0, time.Hour},
+		{"base moves too", []time.Duration{time.Minute}, 10 * time.Second, time.Minute},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			base := NewFake(t0)
+			o := NewOffset(base)
+			var skew time.Duration
+			for _, d := range tc.advances {
+				if d > 0 {
+					skew += d
+				}
+				if got, want := o.Advance(d), t0.Add(skew); !got.Equal(want) {
+					t.Errorf("Advance(%v) returned %v, want %v", d, got, want)
+				}
+			}
+			base.Advance(tc.baseMove)
+			if got, want := o.Now(), t0.Add(tc.baseMove+tc.wantSkew); !got.Equal(want) {
+				t.Errorf("Now() = %v, want %v", got, want)
+			}
+			if got, want := base.Now(), t0.Add(tc.baseMove); !got.Equal(want) {
+				t.Errorf("advancing the offset moved its base to %v, want %v", got, want)
+			}
+		})
+	}
+}
+
+// TestOffsetConcurrentAdvance guards that an Offset is safe for concurrent
+// Advance and Now (run with -race).
+func TestOffsetConcurrentAdvance(t *testing.T) {
+	o := NewOffset(NewFake(t0))
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 200 {
+				o.Advance(time.Second)
+				_ = o.Now()
+			}
+		}()
+	}
+	wg.Wait()
+	if got, want := o.Now(), t0.Add(1600*time.Second); !got.Equal(want) {
+		t.Errorf("Now() = %v, want %v", got, want)
+	}
+}
+
+// TestRealFollowsSystemClock guards that Real reads the system clock.
+func TestRealFollowsSystemClock(t *testing.T) {
+	before := time.Now()
+	got := Real{}.Now()
+	after := time.Now()
+	if got.Before(before) || got.After(after) {
+		t.Errorf("Real.Now() = %v, not between %v and %v", got, before, after)
+	}
+}
