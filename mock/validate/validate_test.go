@@ -402,3 +402,80 @@ func TestConcurrentFirstValidation(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestPlainOperations: the validator is skipped only for calls that cannot
+// be invalid; a parameter with a type or constraint, a required query or
+// header parameter, or any other header parameter keeps the full check.
+func TestPlainOperations(t *testing.T) {
+	const doc = `openapi: 3.0.3
+info: {title: Plain, version: "1"}
+paths:
+  /free/{id}:
+    get:
+      operationId: free
+      parameters:
+        - {name: id, in: path, required: true, schema: {type: string}}
+        - {name: Accept-Version, in: header, schema: {type: string}}
+        - {name: verbose, in: query, schema: {type: boolean}}
+      responses: {"200": {description: ok}}
+  /typed/{id}:
+    get:
+      operationId: typed
+      parameters:
+        - {name: id, in: path, required: true, schema: {type: integer}}
+      responses: {"200": {description: ok}}
+  /patterned/{id}:
+    get:
+      operationId: patterned
+      parameters:
+        - {name: id, in: path, required: true, schema: {type: string, pattern: "^[a-z]+$"}}
+      responses: {"200": {description: ok}}
+  /needs-query:
+    get:
+      operationId: needsQuery
+      parameters:
+        - {name: q, in: query, required: true, schema: {type: string}}
+      responses: {"200": {description: ok}}
+  /with-header:
+    get:
+      operationId: withHeader
+      parameters:
+        - {name: X-Trace, in: header, schema: {type: integer}}
+      responses: {"200": {description: ok}}
+`
+	d, err := spec.Load([]byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{"free": true, "typed": false, "patterned": false, "needsQuery": false, "withHeader": false}
+	v := New(d, "/api")
+	for _, op := range d.Operations {
+		if got := plain(op); got != want[op.ID] {
+			t.Errorf("plain(%s) = %v, want %v", op.ID, got, want[op.ID])
+		}
+	}
+	cases := []struct {
+		op, target string
+		valid      bool
+	}{
+		{"free", "/api/free/abc", true},
+		{"free", "/api/free/abc?verbose=maybe", false}, // a query string is always checked
+		{"typed", "/api/typed/abc", false},
+		{"patterned", "/api/patterned/ABC", false},
+		{"needsQuery", "/api/needs-query", false},
+	}
+	for _, c := range cases {
+		var op *spec.Operation
+		for _, o := range d.Operations {
+			if o.ID == c.op {
+				op = o
+			}
+		}
+		for range 2 { // the first call warms the operation, the second may take the short cut
+			problems := v.Request(httptest.NewRequest("GET", c.target, nil), op, nil)
+			if (problems == nil) != c.valid {
+				t.Errorf("%s: problems %v, want valid=%v", c.target, problems, c.valid)
+			}
+		}
+	}
+}
