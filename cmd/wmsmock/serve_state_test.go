@@ -23,32 +23,14 @@ func TestServeRejectsBadStateConfiguration(t *testing.T) {
 	if err := os.WriteFile(corrupt, []byte("{broken"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cases := []struct {
-		name string
-		args []string
-		env  map[string]string
-		code int
-		want string
-	}{
+	checkRejected(t, []configCase{
 		{"negative interval", []string{"--state-interval", "-1s"}, nil, 2, "--state-interval"},
 		{"bad interval in environment", nil, map[string]string{"WMSMOCK_STATE_INTERVAL": "often"}, 2, "WMSMOCK_STATE_INTERVAL"},
 		{"fixtures not a directory", []string{"--fixtures", file}, nil, 2, "--fixtures"},
 		{"fixtures from environment", nil, map[string]string{"WMSMOCK_FIXTURES": filepath.Join(dir, "absent")}, 2, "--fixtures"},
 		{"bad admin token", []string{"--admin-token", "two words"}, nil, 2, "--admin-token"},
 		{"corrupt state file", []string{"--state-file", corrupt}, nil, 1, corrupt},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			var out, errOut bytes.Buffer
-			args := append([]string{"serve", "--addr", "127.0.0.1:0"}, c.args...)
-			if code := run(context.Background(), args, env(c.env), &out, &errOut); code != c.code {
-				t.Fatalf("exit %d, want %d; stderr: %s", code, c.code, errOut.String())
-			}
-			if !strings.Contains(errOut.String(), c.want) {
-				t.Errorf("stderr does not mention %q:\n%s", c.want, errOut.String())
-			}
-		})
-	}
+	})
 	if b, _ := os.ReadFile(corrupt); string(b) != "{broken" {
 		t.Error("the corrupt state file was overwritten")
 	}

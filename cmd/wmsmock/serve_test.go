@@ -31,13 +31,7 @@ func TestServeRejectsBadConfiguration(t *testing.T) {
 	if err := os.WriteFile(badProfile, []byte("auth:\n  missing: {stauts: 401}\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cases := []struct {
-		name string
-		args []string
-		env  map[string]string
-		code int
-		want string
-	}{
+	cases := []configCase{
 		{"unknown flag", []string{"--nope"}, nil, 2, "flag provided but not defined"},
 		{"bad address", []string{"--addr", "nowhere"}, nil, 2, "--addr"},
 		{"bad rate limit", []string{"--rate-limit", "20 per second"}, nil, 2, "--rate-limit"},
@@ -49,12 +43,26 @@ func TestServeRejectsBadConfiguration(t *testing.T) {
 		{"profile with an unknown key", []string{"--profile", badProfile}, nil, 1, "stauts"},
 		{"stray argument", []string{"extra"}, nil, 2, "unexpected arguments"},
 	}
+	checkRejected(t, cases)
+}
+
+// configCase is a serve command line (and environment) that must stop the
+// command with the given exit code and a message mentioning want.
+type configCase struct {
+	name string
+	args []string
+	env  map[string]string
+	code int
+	want string
+}
+
+func checkRejected(t *testing.T, cases []configCase) {
+	t.Helper()
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			var out, errOut bytes.Buffer
 			args := append([]string{"serve", "--addr", "127.0.0.1:0"}, c.args...)
-			code := run(context.Background(), args, env(c.env), &out, &errOut)
-			if code != c.code {
+			if code := run(context.Background(), args, env(c.env), &out, &errOut); code != c.code {
 				t.Fatalf("exit %d, want %d; stderr: %s", code, c.code, errOut.String())
 			}
 			if !strings.Contains(errOut.String(), c.want) {
