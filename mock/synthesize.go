@@ -1,12 +1,12 @@
 package mock
 
 import (
-	"container/list"
 	"encoding/json"
 	"fmt"
 	"strings"
 	"sync"
 
+	"github.com/wmsmock/wmsmock/internal/memo"
 	"github.com/wmsmock/wmsmock/mock/handler"
 	"github.com/wmsmock/wmsmock/mock/spec"
 	"github.com/wmsmock/wmsmock/mock/synth"
@@ -19,14 +19,14 @@ import (
 type synthesizer struct {
 	api   *api
 	gen   *synth.Generator
-	cache *lru
+	cache *memo.Map[string, []byte]
 
 	mu       sync.Mutex
 	examples map[*spec.Operation]bool // whether the operation's example is valid
 }
 
 func newSynthesizer(a *api, gen *synth.Generator) *synthesizer {
-	return &synthesizer{api: a, gen: gen, cache: newLRU(4096), examples: map[*spec.Operation]bool{}}
+	return &synthesizer{api: a, gen: gen, cache: memo.New[string, []byte](4096), examples: map[*spec.Operation]bool{}}
 }
 
 func (s *synthesizer) answer(req *handler.Request) (*handler.Response, error) {
@@ -34,14 +34,14 @@ func (s *synthesizer) answer(req *handler.Request) (*handler.Response, error) {
 	if succ.MediaType == "" {
 		return handler.NoContent(succ.Status), nil
 	}
-	if b, ok := s.cache.get(req.Key); ok {
+	if b, ok := s.cache.Get(req.Key); ok {
 		return &handler.Response{Status: succ.Status, Raw: b, MediaType: succ.MediaType}, nil
 	}
 	body, err := s.body(req)
 	if err != nil {
 		return nil, err
 	}
-	s.cache.put(req.Key, body)
+	s.cache.Put(req.Key, body)
 	return &handler.Response{Status: succ.Status, Raw: body, MediaType: succ.MediaType}, nil
 }
 
@@ -86,47 +86,4 @@ func (s *synthesizer) exampleValid(op *spec.Operation) bool {
 	ok := op.Success.Schema == nil || s.api.validator.Body(op.Success.Schema.Schema(), op.Success.Example) == nil
 	s.examples[op] = ok
 	return ok
-}
-
-// lru is a small bounded cache of encoded answers.
-type lru struct {
-	mu    sync.Mutex
-	cap   int
-	order *list.List
-	items map[string]*list.Element
-}
-
-type lruEntry struct {
-	key string
-	val []byte
-}
-
-func newLRU(capacity int) *lru {
-	return &lru{cap: capacity, order: list.New(), items: make(map[string]*list.Element, capacity)}
-}
-
-func (c *lru) get(key string) ([]byte, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if e, ok := c.items[key]; ok {
-		c.order.MoveToFront(e)
-		return e.Value.(*lruEntry).val, true
-	}
-	return nil, false
-}
-
-func (c *lru) put(key string, val []byte) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if e, ok := c.items[key]; ok {
-		e.Value.(*lruEntry).val = val
-		c.order.MoveToFront(e)
-		return
-	}
-	c.items[key] = c.order.PushFront(&lruEntry{key, val})
-	if c.order.Len() > c.cap {
-		last := c.order.Back()
-		c.order.Remove(last)
-		delete(c.items, last.Value.(*lruEntry).key)
-	}
 }

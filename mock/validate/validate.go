@@ -28,6 +28,7 @@ import (
 	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/wmsmock/wmsmock/internal/memo"
 	"github.com/wmsmock/wmsmock/mock/spec"
 )
 
@@ -40,8 +41,39 @@ type Validator struct {
 	// can compile into the same cache.
 	options *config.ValidationOptions
 	version float32
-	warmed  sync.Map // *spec.Operation -> bool: whether the operation is plain (see plain)
+	warmed  sync.Map // *spec.Operation -> *opInfo, once its schemas are compiled
+	// verdicts remembers the outcome of recent calls (see verdictKey).
+	verdicts *memo.Map[verdictKey, []string]
 }
+
+// opInfo is what Request needs to know about an operation besides its
+// schemas.
+type opInfo struct {
+	// plain reports whether a call with no query and no body can only be
+	// valid (see plain).
+	plain bool
+	// headers names the header and cookie parameters the operation declares:
+	// with the path, query, content type and body, all the library reads.
+	headers []string
+}
+
+// verdictKey identifies a call by everything the validator looks at. The
+// library's verdict is a pure function of these, so a repeated call (a
+// client polling a list, a test suite launching the same run) is answered
+// from the cache rather than validated again, which is most of the cost of
+// a call that carries a query or a body.
+type verdictKey struct {
+	op   *spec.Operation
+	call string
+}
+
+// Calls whose key would be longer than this (large bodies, mostly) are
+// always validated afresh, so the cache holds at most verdictLimit entries
+// of this size.
+const (
+	verdictKeyMax = 4 << 10
+	verdictLimit  = 4096
+)
 
 // Option configures a Validator.
 type Option func(*settings)
@@ -87,6 +119,7 @@ func New(doc *spec.Document, basePath string, opts ...Option) *Validator {
 		basePath: strings.TrimSuffix(basePath, "/"),
 		options:  config.NewValidationOptions(vopts...),
 		version:  helpers.VersionToFloat(doc.OpenAPI),
+		verdicts: memo.New[verdictKey, []string](verdictLimit),
 	}
 }
 
@@ -125,7 +158,7 @@ func (v *Validator) Warm(op *spec.Operation) {
 				}
 			}
 		}
-		v.warmed.Store(op, plain(op))
+		v.warmed.Store(op, &opInfo{plain: plain(op), headers: headerParams(op)})
 	})
 }
 
@@ -197,15 +230,80 @@ func (v *Validator) Request(r *http.Request, op *spec.Operation, body []byte) []
 	if rb := op.Op.RequestBody; len(body) == 0 && rb != nil && rb.Required != nil && *rb.Required {
 		return []string{"the request body is required but the request has none"}
 	}
-	if isPlain, _ := v.warmed.Load(op); isPlain == true && r.URL.RawQuery == "" && len(body) == 0 {
+	info := v.info(op)
+	if info.plain && r.URL.RawQuery == "" && len(body) == 0 {
 		return nil
+	}
+	key, cacheable := callKey(r, op, info, body)
+	if cacheable {
+		if problems, ok := v.verdicts.Get(key); ok {
+			return problems
+		}
 	}
 	req := v.docRequest(r, body)
-	ok, errs := v.v.ValidateHttpRequestSyncWithPathItem(req, op.PathItem, op.Path)
-	if ok {
-		return nil
+	var problems []string
+	if ok, errs := v.v.ValidateHttpRequestSyncWithPathItem(req, op.PathItem, op.Path); !ok {
+		problems = reasons(errs)
 	}
-	return reasons(errs)
+	if cacheable {
+		v.verdicts.Put(key, problems)
+	}
+	return problems
+}
+
+func (v *Validator) info(op *spec.Operation) *opInfo {
+	i, _ := v.warmed.Load(op)
+	return i.(*opInfo)
+}
+
+// callKey builds the verdict cache key of a call, and reports whether the
+// call is small enough to cache.
+func callKey(r *http.Request, op *spec.Operation, info *opInfo, body []byte) (verdictKey, bool) {
+	size := len(r.URL.Path) + len(r.URL.RawQuery) + len(body) + 64
+	if size > verdictKeyMax {
+		return verdictKey{}, false
+	}
+	var b strings.Builder
+	b.Grow(size)
+	b.WriteString(r.URL.Path)
+	b.WriteByte(0)
+	b.WriteString(r.URL.RawQuery)
+	b.WriteByte(0)
+	b.WriteString(r.Header.Get("Content-Type"))
+	for _, h := range info.headers {
+		for _, val := range r.Header.Values(h) {
+			b.WriteByte(0)
+			b.WriteString(val)
+		}
+		b.WriteByte(1)
+	}
+	b.WriteByte(0)
+	b.Write(body)
+	if b.Len() > verdictKeyMax {
+		return verdictKey{}, false
+	}
+	return verdictKey{op, b.String()}, true
+}
+
+// headerParams lists the header names a call's verdict depends on besides
+// Content-Type: declared header parameters, and Cookie when the operation
+// declares a cookie parameter.
+func headerParams(op *spec.Operation) []string {
+	var out []string
+	cookies := false
+	for _, p := range append(append([]*v3.Parameter{}, op.PathItem.Parameters...), op.Op.Parameters...) {
+		switch {
+		case p == nil:
+		case p.In == "header":
+			out = append(out, http.CanonicalHeaderKey(p.Name))
+		case p.In == "cookie":
+			cookies = true
+		}
+	}
+	if cookies {
+		out = append(out, "Cookie")
+	}
+	return out
 }
 
 // Response validates an answer to a routed call. It returns one line per

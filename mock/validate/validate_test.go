@@ -479,3 +479,71 @@ paths:
 		}
 	}
 }
+
+// TestVerdictCache guards the cache of verdicts: a repeated call gets the
+// same verdict as the first time, calls that differ in any part the
+// validator reads (query, body, content type, a declared header) are never
+// confused, and calls too large to key are validated every time.
+func TestVerdictCache(t *testing.T) {
+	f := newFixture(t, "/api")
+	// Every case three times, in an order that puts a call right after
+	// another that differs from it only in its body or its query.
+	for pass := range 3 {
+		for i := range requestCases {
+			tc := requestCases[i]
+			if pass == 1 {
+				tc = requestCases[len(requestCases)-1-i]
+			}
+			r, body := tc.request()
+			if got := f.v.Request(r, f.op(t, tc.op), body); (got == nil) != tc.valid {
+				t.Errorf("pass %d, %s: reasons %q, want valid=%v", pass, tc.name, got, tc.valid)
+			}
+		}
+	}
+	if n := f.v.verdicts.Len(); n == 0 {
+		t.Error("no verdict was cached")
+	}
+
+	const doc = `openapi: 3.0.3
+info: {title: Headers, version: "1"}
+paths:
+  /traced:
+    get:
+      operationId: traced
+      parameters:
+        - {name: X-Trace, in: header, schema: {type: integer}}
+      responses: {"200": {description: ok}}
+`
+	d, err := spec.Load([]byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := New(d, "/api")
+	for range 2 {
+		for _, c := range []struct {
+			trace string
+			valid bool
+		}{{"5", true}, {"five", false}, {"", true}} {
+			r := httptest.NewRequest("GET", "/api/traced", nil)
+			if c.trace != "" {
+				r.Header.Set("X-Trace", c.trace)
+			}
+			if got := v.Request(r, d.Operations[0], nil); (got == nil) != c.valid {
+				t.Errorf("X-Trace %q: reasons %q, want valid=%v", c.trace, got, c.valid)
+			}
+		}
+	}
+
+	before := f.v.verdicts.Len()
+	big := `{"name":"rye","qty":2,"note":"` + strings.Repeat("x", verdictKeyMax) + `"}`
+	for _, want := range []bool{true, true} {
+		r := httptest.NewRequest("POST", "/api/orders", strings.NewReader(big))
+		r.Header.Set("Content-Type", "application/json")
+		if got := f.v.Request(r, f.op(t, "placeOrder"), []byte(big)); (got == nil) != want {
+			t.Errorf("large body: reasons %q", got)
+		}
+	}
+	if f.v.verdicts.Len() != before {
+		t.Error("a call larger than the key limit was cached")
+	}
+}
