@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -216,6 +217,7 @@ func TestWorkflowLifecycle(t *testing.T) {
 			if p := progress(); p["running"].(float64) == 0 || p["succeeded"].(float64) == 0 {
 				t.Errorf("half-way progress: %v", p)
 			}
+			listAndProgressAgree(t, srv, id)
 			clk.Advance(time.Minute)
 			d := object(t, ok(t, srv, call(t, srv, "GET", "/api/workflow/"+id, devToken, nil), 200, "describe"))
 			w := d["workflow"].(map[string]any)
@@ -233,6 +235,41 @@ func TestWorkflowLifecycle(t *testing.T) {
 				t.Errorf("finished progress: %v", p)
 			}
 		})
+	}
+}
+
+// listAndProgressAgree checks that a run's list entry carries the same
+// overall counters as its progress answer, without the per-process
+// breakdown, which the progress answer has and which adds up to the totals.
+func listAndProgressAgree(t *testing.T, srv http.Handler, id string) {
+	t.Helper()
+	full := path(object(t, ok(t, srv, call(t, srv, "GET", "/api/workflow/"+id+"/progress", devToken, nil), 200, "progress")), "progress").(map[string]any)
+	var entry map[string]any
+	for _, e := range object(t, ok(t, srv, call(t, srv, "GET", "/api/workflow?max=100", devToken, nil), 200, "list"))["workflows"].([]any) {
+		if path(e.(map[string]any), "workflow", "id") == id {
+			entry = e.(map[string]any)
+		}
+	}
+	if entry == nil {
+		t.Fatalf("run %s is not listed", id)
+	}
+	listed := path(entry, "progress").(map[string]any)
+	if !reflect.DeepEqual(listed["workflowProgress"], full["workflowProgress"]) {
+		t.Errorf("list entry counters %v, progress answer %v", listed["workflowProgress"], full["workflowProgress"])
+	}
+	if pp, _ := listed["processesProgress"].([]any); len(pp) != 0 {
+		t.Errorf("a list entry carries %d per-process entries", len(pp))
+	}
+	procs, _ := full["processesProgress"].([]any)
+	if len(procs) == 0 {
+		t.Fatal("the progress answer has no per-process breakdown")
+	}
+	sum := 0.0
+	for _, p := range procs {
+		sum += p.(map[string]any)["succeeded"].(float64)
+	}
+	if want := full["workflowProgress"].(map[string]any)["succeeded"].(float64); sum != want {
+		t.Errorf("per-process succeeded add up to %v, the run's total is %v", sum, want)
 	}
 }
 

@@ -572,27 +572,59 @@ func (b *bases) object(s *base.Schema, key string) map[string]any {
 	if s == nil {
 		return map[string]any{}
 	}
-	k := baseKey{s, key}
-	b.mu.Lock()
-	v, ok := b.m[k]
-	b.mu.Unlock()
-	if !ok {
-		v = b.gen.Value(s, key, synth.Response)
-		if m, ok := v.(map[string]any); ok {
-			b.fit.sanitize(s, m, 0)
-		}
-		b.mu.Lock()
-		if len(b.m) >= basesLimit {
-			b.m = map[baseKey]any{}
-		}
-		b.m[k] = v
-		b.mu.Unlock()
-	}
-	m, ok := cloneJSON(v).(map[string]any)
+	m, ok := cloneJSON(b.value(s, key)).(map[string]any)
 	if !ok {
 		return map[string]any{}
 	}
 	return m
+}
+
+// frame returns a fresh copy of the synthesized object for s and key
+// without its property name: the frame of a list answer, whose items the
+// caller supplies. Copying the synthesized items only to drop them cost a
+// list call more than building the rest of its answer.
+func (b *bases) frame(s *base.Schema, key, name string) map[string]any {
+	if s == nil {
+		return map[string]any{}
+	}
+	v := b.cached(baseKey{s, key + "\x00without " + name}, func() any {
+		m, ok := cloneJSON(b.value(s, key)).(map[string]any)
+		if !ok {
+			return map[string]any{}
+		}
+		delete(m, name)
+		return m
+	})
+	return cloneJSON(v).(map[string]any)
+}
+
+// value is the cached synthesized value for s and key. Callers must not
+// change it.
+func (b *bases) value(s *base.Schema, key string) any {
+	return b.cached(baseKey{s, key}, func() any {
+		v := b.gen.Value(s, key, synth.Response)
+		if m, ok := v.(map[string]any); ok {
+			b.fit.sanitize(s, m, 0)
+		}
+		return v
+	})
+}
+
+func (b *bases) cached(k baseKey, build func() any) any {
+	b.mu.Lock()
+	v, ok := b.m[k]
+	b.mu.Unlock()
+	if ok {
+		return v
+	}
+	v = build()
+	b.mu.Lock()
+	if len(b.m) >= basesLimit {
+		b.m = map[baseKey]any{}
+	}
+	b.m[k] = v
+	b.mu.Unlock()
+	return v
 }
 
 // child returns m[name] as an object, synthesizing one for the property's

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"hash/maphash"
 	"slices"
 	"strconv"
 	"strings"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/pb33f/libopenapi/datamodel/high/base"
 
+	"github.com/wmsmock/wmsmock/internal/memo"
 	"github.com/wmsmock/wmsmock/mock/apierror"
 	"github.com/wmsmock/wmsmock/mock/handler"
 	"github.com/wmsmock/wmsmock/mock/store"
@@ -75,6 +77,7 @@ type Workflow struct {
 
 // runView is a run as seen at one moment.
 type runView struct {
+	submit          time.Time
 	status          string
 	start, complete *time.Time
 	lastUpdated     time.Time
@@ -127,6 +130,7 @@ func (w *Workflow) view(now time.Time) runView {
 			}
 		}
 	}
+	v.submit = w.Submit
 	v.lastUpdated = w.Submit
 	for _, t := range []*time.Time{v.start, v.complete} {
 		if t != nil && t.After(v.lastUpdated) {
@@ -149,7 +153,16 @@ type taskPlan struct {
 
 var processNames = []string{"FASTQC", "TRIMGALORE", "STAR_ALIGN", "SAMTOOLS_SORT", "SALMON_QUANT", "MULTIQC"}
 
+// planFor returns the plan of the run id. Plans are shared: callers must
+// not change them.
 func planFor(id string) taskPlan {
+	p, _ := plans.Do(id, func() (taskPlan, error) { return newPlan(id), nil })
+	return p
+}
+
+var plans = memo.New[string, taskPlan](4096)
+
+func newPlan(id string) taskPlan {
 	h := fnv.New64a()
 	h.Write([]byte(id))
 	x := h.Sum64()
@@ -229,24 +242,41 @@ func loadFields(c taskCounts) map[string]any {
 // workflows holds the workflow operations of one document.
 type workflows struct {
 	s       *Service
-	renders *boundedCache[json.RawMessage]
+	renders *memo.Map[renderKey, json.RawMessage]
 	// decoded holds read-only decodings of stored runs, keyed by id and
 	// content hash, so listing does not decode every run on every call.
 	// Entries are shared: callers must not modify them.
-	decoded *boundedCache[*Workflow]
+	decoded *memo.Map[decodedKey, *Workflow]
+}
+
+type decodedKey struct {
+	id   string
+	hash uint64
+}
+
+// renderKey names everything a run's rendering depends on: the answer
+// schema and purpose, the stored record, and the parts of its view at the
+// moment of the call (the view moves on with the clock, but only at these
+// discrete points).
+type renderKey struct {
+	schema                       *base.Schema
+	purpose, id                  string
+	seq, hash                    uint64
+	status                       string
+	start, complete, lastUpdated int64
+	counts                       taskCounts
 }
 
 // readOnly decodes a stored run for reading, from the cache when the
 // record is unchanged.
 func (w *workflows) readOnly(r store.Record) (*Workflow, uint64, error) {
-	h := fnv64(r.Data)
-	key := r.ID + "|" + strconv.FormatUint(h, 16)
-	wf, err := w.decoded.get(key, func() (*Workflow, error) { return decodeWorkflow(r) })
+	h := contentHash(r.Data)
+	wf, err := w.decoded.Do(decodedKey{r.ID, h}, func() (*Workflow, error) { return decodeWorkflow(r) })
 	return wf, h, err
 }
 
 func (s *Service) registerWorkflows() {
-	w := &workflows{s: s, renders: newBoundedCache[json.RawMessage](4096), decoded: newBoundedCache[*Workflow](4096)}
+	w := &workflows{s: s, renders: memo.New[renderKey, json.RawMessage](4096), decoded: memo.New[decodedKey, *Workflow](4096)}
 	s.wf = w
 	s.handle(s.op("POST", "/workflow/launch"), w.launch)
 	s.handle(s.op("GET", "/workflow"), w.list)
@@ -368,7 +398,7 @@ func (w *workflows) describe(req *handler.Request) (*handler.Response, error) {
 		return nil, err
 	}
 	sch := successSchema(req.Op)
-	b, err := w.cachedRender(sch, "describe", r, fnv64(r.Data), wf, req.Now)
+	b, err := w.cachedRender(sch, "describe", r, contentHash(r.Data), wf, req.Now)
 	if err != nil {
 		return nil, err
 	}
@@ -410,11 +440,11 @@ func (w *workflows) list(req *handler.Request) (*handler.Response, error) {
 	}
 	page, hasMore := Slice(matched, pg)
 	sch := successSchema(req.Op)
-	root := w.s.bases.object(sch, "workflow list")
 	key, item := listShape(sch)
 	if key == "" {
 		return nil, fmt.Errorf("resources: %s has no list of workflows in its answer", req.Op.ID)
 	}
+	root := w.s.bases.frame(sch, "workflow list", key)
 	items := make([]json.RawMessage, 0, len(page))
 	for _, m := range page {
 		b, err := w.cachedRender(item, "entry", m.r, m.hash, m.wf, req.Now)
@@ -482,7 +512,7 @@ func (w *workflows) progressOp(req *handler.Request) (*handler.Response, error) 
 	sch := successSchema(req.Op)
 	root := w.s.bases.object(sch, "progress/"+r.ID)
 	if ps := prop(sch, "progress"); ps != nil {
-		root["progress"] = w.progress(ps, "progress/"+r.ID, r.ID, wf.view(req.Now))
+		root["progress"] = w.progress(ps, r.ID, wf.view(req.Now), true)
 	}
 	return answer(req.Op, root), nil
 }
@@ -600,8 +630,9 @@ func (w *workflows) taskFields(wf *Workflow, v runView, total, n int, process, n
 func (w *workflows) cachedRender(sch *base.Schema, purpose string, r store.Record, hash uint64, wf *Workflow, now time.Time) (json.RawMessage, error) {
 	v := wf.view(now)
 	c := countsFor(v, planFor(r.ID).total)
-	key := fmt.Sprintf("%p|%s|%s|%d|%x|%s|%v|%v|%d|%v", sch, purpose, r.ID, r.Seq, hash,
-		v.status, stampOrNil(v.start), stampOrNil(v.complete), v.lastUpdated.Unix(), c)
+	key := renderKey{schema: sch, purpose: purpose, id: r.ID, seq: r.Seq, hash: hash,
+		status: v.status, start: unixOrZero(v.start), complete: unixOrZero(v.complete),
+		lastUpdated: v.lastUpdated.Unix(), counts: c}
 	return renderOnce(w.renders, key, func() any { return w.render(sch, purpose, r, wf, now) })
 }
 
@@ -635,18 +666,23 @@ func withArray(obj map[string]any, key string, items []json.RawMessage) ([]byte,
 	return append(out, ']', '}'), nil
 }
 
-func stampOrNil(t *time.Time) string {
+// unixOrZero is t in Unix seconds, or 0 for no time. Answers carry times
+// to the second, so that is all a rendering can depend on.
+func unixOrZero(t *time.Time) int64 {
 	if t == nil {
-		return "-"
+		return 0
 	}
-	return stamp(*t)
+	return t.Unix()
 }
 
-func fnv64(b []byte) uint64 {
-	h := fnv.New64a()
-	h.Write(b)
-	return h.Sum64()
+// contentHash fingerprints a record's content for the caches keyed by it.
+// The seed is per process: the hashes are never stored or compared across
+// runs.
+func contentHash(b []byte) uint64 {
+	return maphash.Bytes(hashSeed, b)
 }
+
+var hashSeed = maphash.MakeSeed()
 
 // render builds a run for an answer schema: the describe answer, or one
 // element of the list answer.
@@ -659,7 +695,7 @@ func (w *workflows) render(sch *base.Schema, purpose string, r store.Record, wf 
 		root["workflow"] = obj
 	}
 	if ps := prop(sch, "progress"); ps != nil {
-		root["progress"] = w.progress(ps, key+"/progress", r.ID, v)
+		root["progress"] = w.progress(ps, r.ID, v, purpose != "entry")
 	}
 	var ws any
 	if wf.WorkspaceID != 0 {
@@ -742,19 +778,27 @@ func (w *workflows) workflowFields(id string, wf *Workflow, v runView) map[strin
 	return f
 }
 
-// progress builds a ProgressData value: the run's counters overall and
-// per process.
-func (w *workflows) progress(sch *base.Schema, key, id string, v runView) map[string]any {
+// progress builds a ProgressData value: the run's counters overall and,
+// when perProcess is set, per process. List entries leave the breakdown
+// out: a page of runs is a summary (a client shows each run's totals), the
+// breakdown of one run is what the progress operation is for, and with it
+// a page of runs is several times larger. The values the run's record does
+// not determine are synthesized from the run's id alone, so every answer
+// that shows a run's progress shows the same numbers.
+func (w *workflows) progress(sch *base.Schema, id string, v runView, perProcess bool) map[string]any {
+	key := "progress/" + id
 	m := w.s.bases.object(sch, key)
 	plan := planFor(id)
 	c := countsFor(v, plan.total)
 	if wp, wps := w.s.bases.child(sch, m, "workflowProgress", key); wps != nil {
 		fields := loadFields(c)
-		fields["lastUpdated"] = stamp(v.lastUpdated)
+		fields["dateCreated"], fields["lastUpdated"] = stamp(v.submit), stamp(v.lastUpdated)
 		w.s.fit.overlay(wps, wp, fields)
 		m["workflowProgress"] = wp
 	}
-	if pp := prop(sch, "processesProgress"); isArray(pp) {
+	if pp := prop(sch, "processesProgress"); isArray(pp) && !perProcess {
+		m["processesProgress"] = []any{}
+	} else if isArray(pp) {
 		item := itemsOf(pp)
 		statuses := taskStatuses(c, plan.total)
 		list := []any{}
@@ -784,6 +828,7 @@ func (w *workflows) progress(sch *base.Schema, key, id string, v runView) map[st
 			e := w.s.bases.object(item, key+"/process/"+strconv.Itoa(i))
 			fields := loadFields(pc)
 			fields["process"] = proc
+			fields["dateCreated"], fields["lastUpdated"] = stamp(v.submit), stamp(v.lastUpdated)
 			w.s.fit.overlay(item, e, fields)
 			list = append(list, e)
 		}
