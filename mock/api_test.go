@@ -1,0 +1,71 @@
+package mock
+
+import (
+	"net/http/httptest"
+	"regexp"
+	"testing"
+
+	"github.com/wmsmock/wmsmock/fixtures"
+	"github.com/wmsmock/wmsmock/internal/testenv"
+	"github.com/wmsmock/wmsmock/mock/profile"
+	"github.com/wmsmock/wmsmock/mock/spec"
+)
+
+// TestRouting guards api.match, which splits the routes by method and path
+// length before mux sees them: every operation of both documents is found
+// from a call to its own path, literal segments win over parameters
+// ("/workflow/launch" is not a workflow id), and a method or length that
+// no route has finds nothing.
+func TestRouting(t *testing.T) {
+	docs := map[string]func(t *testing.T) *spec.Document{
+		"embedded": func(t *testing.T) *spec.Document {
+			d, err := spec.Load(fixtures.OpenAPI())
+			if err != nil {
+				t.Fatal(err)
+			}
+			return d
+		},
+		"published": func(t *testing.T) *spec.Document {
+			d, err := spec.LoadFile(testenv.PublishedSpec(t, ""))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return d
+		},
+	}
+	param := regexp.MustCompile(`\{[^}]+\}`)
+	for name, load := range docs {
+		t.Run(name, func(t *testing.T) {
+			doc := load(t)
+			a, err := newAPI("1", doc, "/api", 1, profile.Default())
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, op := range doc.Operations {
+				target := "/api" + param.ReplaceAllString(op.Path, "p1x")
+				got, _, ok := a.match(httptest.NewRequest(op.Method, target, nil))
+				if !ok || got != op {
+					t.Errorf("%s %s: matched %v (ok %v), want %s", op.Method, target, opID(got), ok, op.ID)
+				}
+			}
+			for _, c := range []struct{ method, target, want string }{
+				{"POST", "/api/workflow/launch", "CreateWorkflowLaunch"},
+				{"GET", "/api/workflow/launch", "DescribeWorkflow"},
+				{"TRACE", "/api/workflow", ""},
+				{"GET", "/api/workflow/a/b/c/d/e/f/g", ""},
+			} {
+				got, _, ok := a.match(httptest.NewRequest(c.method, c.target, nil))
+				if ok != (c.want != "") || ok && got.ID != c.want {
+					t.Errorf("%s %s: matched %v (ok %v), want %q", c.method, c.target, opID(got), ok, c.want)
+				}
+			}
+		})
+	}
+}
+
+func opID(op *spec.Operation) string {
+	if op == nil {
+		return "nothing"
+	}
+	return op.ID
+}
