@@ -16,16 +16,18 @@ func (s *Server) rateHeaders(d ratelimit.Decision, now time.Time) http.Header {
 	if d.Limit == 0 || !s.profile.RateLimit.Headers {
 		return nil
 	}
-	h := http.Header{}
-	h.Set("X-RateLimit-Limit", strconv.Itoa(d.Limit))
-	h.Set("X-RateLimit-Remaining", strconv.Itoa(d.Remaining))
 	reset := d.ResetUnix()
 	if reset < now.Unix() {
 		reset = now.Unix()
 	}
-	h.Set("X-RateLimit-Reset", strconv.FormatInt(reset, 10))
+	// Keys are written in canonical form, as Header.Set would store them;
+	// this runs on every accepted call.
+	h := make(http.Header, 4)
+	h["X-Ratelimit-Limit"] = []string{strconv.Itoa(d.Limit)}
+	h["X-Ratelimit-Remaining"] = []string{strconv.Itoa(d.Remaining)}
+	h["X-Ratelimit-Reset"] = []string{strconv.FormatInt(reset, 10)}
 	if !d.Allowed {
-		h.Set("Retry-After", strconv.FormatInt(d.RetryAfterSeconds(), 10))
+		h["Retry-After"] = []string{strconv.FormatInt(d.RetryAfterSeconds(), 10)}
 	}
 	return h
 }
@@ -42,7 +44,8 @@ func (s *Server) setRateHeaders(resp *handler.Response, d ratelimit.Decision, no
 		return
 	}
 	if resp.Header == nil {
-		resp.Header = http.Header{}
+		resp.Header = h
+		return
 	}
 	for k, v := range h {
 		resp.Header[k] = v

@@ -25,6 +25,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"sort"
 	"strconv"
 	"strings"
@@ -315,9 +316,10 @@ func (s *Server) serveAPI(r *http.Request) (*handler.Response, error) {
 
 	// 7. The answer: the service's own behaviour where it has some,
 	//    otherwise a body synthesized from the document.
+	query := r.URL.Query()
 	req := &handler.Request{
-		HTTP: r, Version: a.version, Op: op, PathParams: vars, Query: r.URL.Query(),
-		Body: body, TokenID: tok.ID, Now: now, Key: requestKey(r, a.basePath, body),
+		HTTP: r, Version: a.version, Op: op, PathParams: vars, Query: query,
+		Body: body, TokenID: tok.ID, Now: now, Key: requestKey(r, query, a.basePath, body),
 	}
 	resp, err := a.answer(req)
 	if err != nil {
@@ -457,17 +459,18 @@ func (s *Server) checkAnswer(r *http.Request, resp *handler.Response, body []byt
 
 // requestKey identifies a call for deterministic synthesis: method, path
 // below the base path, sorted query and a digest of the body.
-func requestKey(r *http.Request, basePath string, body []byte) string {
+func requestKey(r *http.Request, query url.Values, basePath string, body []byte) string {
 	var b strings.Builder
 	b.WriteString(r.Method)
 	b.WriteByte(' ')
 	b.WriteString(strings.TrimPrefix(r.URL.Path, basePath))
-	if q := r.URL.Query(); len(q) > 0 {
+	if len(query) > 0 {
 		b.WriteByte('?')
-		b.WriteString(q.Encode())
+		b.WriteString(query.Encode())
 	}
 	if len(body) > 0 {
-		fmt.Fprintf(&b, "#%x", fnv64(body))
+		b.WriteByte('#')
+		b.WriteString(strconv.FormatUint(fnv64(body), 16))
 	}
 	return b.String()
 }

@@ -1,6 +1,7 @@
 package resources
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -247,6 +248,7 @@ type workflows struct {
 	// content hash, so listing does not decode every run on every call.
 	// Entries are shared: callers must not modify them.
 	decoded *memo.Map[decodedKey, *Workflow]
+	pages   *memo.Map[pageKey, listPage]
 }
 
 type decodedKey struct {
@@ -276,7 +278,8 @@ func (w *workflows) readOnly(r store.Record) (*Workflow, uint64, error) {
 }
 
 func (s *Service) registerWorkflows() {
-	w := &workflows{s: s, renders: memo.New[renderKey, json.RawMessage](4096), decoded: memo.New[decodedKey, *Workflow](4096)}
+	w := &workflows{s: s, renders: memo.New[renderKey, json.RawMessage](4096), decoded: memo.New[decodedKey, *Workflow](4096),
+		pages: memo.New[pageKey, listPage](256)}
 	s.wf = w
 	s.handle(s.op("POST", "/workflow/launch"), w.launch)
 	s.handle(s.op("GET", "/workflow"), w.list)
@@ -444,10 +447,21 @@ func (w *workflows) list(req *handler.Request) (*handler.Response, error) {
 	if key == "" {
 		return nil, fmt.Errorf("resources: %s has no list of workflows in its answer", req.Op.ID)
 	}
+	// A page is a pure function of its entries' render keys and its
+	// counts; clients poll the same page over and over, so whole pages are
+	// kept, and a hit is checked against the keys it was built from.
+	keys := make([]renderKey, len(page))
+	for i, m := range page {
+		keys[i] = w.renderKeyOf(item, "entry", m.r, m.hash, m.wf, req.Now)
+	}
+	pk := pageKey{sch, len(matched), hasMore, fingerprint(keys)}
+	if p, ok := w.pages.Get(pk); ok && slices.Equal(p.keys, keys) {
+		return &handler.Response{Status: req.Op.Success.Status, Raw: p.body, MediaType: req.Op.Success.MediaType}, nil
+	}
 	root := w.s.bases.frame(sch, "workflow list", key)
 	items := make([]json.RawMessage, 0, len(page))
-	for _, m := range page {
-		b, err := w.cachedRender(item, "entry", m.r, m.hash, m.wf, req.Now)
+	for i, m := range page {
+		b, err := renderOnce(w.renders, keys[i], func() any { return w.render(item, "entry", m.r, m.wf, req.Now) })
 		if err != nil {
 			return nil, err
 		}
@@ -459,6 +473,7 @@ func (w *workflows) list(req *handler.Request) (*handler.Response, error) {
 	if err != nil {
 		return nil, err
 	}
+	w.pages.Put(pk, listPage{keys: keys, body: body})
 	return &handler.Response{Status: req.Op.Success.Status, Raw: body, MediaType: req.Op.Success.MediaType}, nil
 }
 
@@ -628,12 +643,40 @@ func (w *workflows) taskFields(wf *Workflow, v runView, total, n int, process, n
 // depends on: the schema, the record as stored, and the run's view at now
 // reduced to what the answer shows (status, timestamps, task counts).
 func (w *workflows) cachedRender(sch *base.Schema, purpose string, r store.Record, hash uint64, wf *Workflow, now time.Time) (json.RawMessage, error) {
-	v := wf.view(now)
-	c := countsFor(v, planFor(r.ID).total)
-	key := renderKey{schema: sch, purpose: purpose, id: r.ID, seq: r.Seq, hash: hash,
-		status: v.status, start: unixOrZero(v.start), complete: unixOrZero(v.complete),
-		lastUpdated: v.lastUpdated.Unix(), counts: c}
+	key := w.renderKeyOf(sch, purpose, r, hash, wf, now)
 	return renderOnce(w.renders, key, func() any { return w.render(sch, purpose, r, wf, now) })
+}
+
+func (w *workflows) renderKeyOf(sch *base.Schema, purpose string, r store.Record, hash uint64, wf *Workflow, now time.Time) renderKey {
+	v := wf.view(now)
+	return renderKey{schema: sch, purpose: purpose, id: r.ID, seq: r.Seq, hash: hash,
+		status: v.status, start: unixOrZero(v.start), complete: unixOrZero(v.complete),
+		lastUpdated: v.lastUpdated.Unix(), counts: countsFor(v, planFor(r.ID).total)}
+}
+
+// pageKey finds a cached list answer; listPage holds it with the render
+// keys of its entries, which a hit must match.
+type pageKey struct {
+	schema  *base.Schema
+	total   int
+	hasMore bool
+	entries uint64 // fingerprint of the entries' render keys
+}
+
+type listPage struct {
+	keys []renderKey
+	body []byte
+}
+
+func fingerprint(keys []renderKey) uint64 {
+	var h maphash.Hash
+	h.SetSeed(hashSeed)
+	var b [8]byte
+	for _, k := range keys {
+		binary.LittleEndian.PutUint64(b[:], maphash.Comparable(hashSeed, k))
+		h.Write(b[:])
+	}
+	return h.Sum64()
 }
 
 // withArray encodes obj with one more member, key, holding the already
