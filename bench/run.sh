@@ -1,18 +1,24 @@
 #!/usr/bin/env bash
 # Throughput of the fake against a bare net/http handler, with wrk on
 # loopback. Every stage of the fake is on: auth, the default rate limit
-# (20/s and 72000/h per token), validation and synthesis; wrk rotates over
-# enough tokens that calls are accepted.
+# (20/s and 72000/h per token), validation and the workflow state; wrk
+# rotates over enough tokens that calls are accepted.
 #
-#   bench/run.sh [duration] [connections]     e.g. bench/run.sh 10s 32
+#   bench/run.sh [duration] [connections] [rounds]     e.g. bench/run.sh 10s 32 3
 #
-# Prints requests/s for each endpoint and its ratio to the bare handler.
+# On a small shared machine one wrk run can be off by a quarter, so the
+# script measures in rounds: each round loads the bare handler and then the
+# fake's three calls, and a call's ratio is taken against the bare figure of
+# its own round. It prints every round and the median of each column. Each
+# round starts a fresh fake, so the runs launched in one round do not
+# lengthen the lists of the next.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 duration=${1:-10s}
 conns=${2:-32}
+rounds=${3:-3}
 threads=2
-tokens=${TOKENS:-20000}
+tokens=${TOKENS:-4000}
 
 if ! command -v wrk >/dev/null; then
   echo "installing wrk" >&2
@@ -43,37 +49,64 @@ request = function()
 end
 LUA
 
-"$work/wmsmock" serve --addr 127.0.0.1:18080 --profile "$work/profile.yaml" --log-level warn >"$work/fake.log" 2>&1 &
-"$work/bare" --addr 127.0.0.1:18081 &
-for _ in $(seq 1 100); do
-  curl -fs http://127.0.0.1:18080/_mock/health >/dev/null 2>&1 && curl -fs http://127.0.0.1:18081/ >/dev/null 2>&1 && break
-  sleep 0.1
-done
+wait_for() { # url
+  for _ in $(seq 1 100); do
+    curl -fs "$1" >/dev/null 2>&1 && return 0
+    sleep 0.1
+  done
+  echo "no answer from $1" >&2
+  exit 1
+}
 
 rps() { # url method body
   WRK_METHOD=$2 WRK_PATH=$(echo "$1" | sed -E 's#^https?://[^/]+##') WRK_BODY=$3 \
     wrk -t"$threads" -c"$conns" -d"$duration" -s "$work/rotate.lua" "$1" | awk '/Requests\/sec/ {print $2}'
 }
 
+fake=127.0.0.1:18080
+list="/api/workflow?max=20"
+describe="/api/workflow/3cSucceeded003"
 launch='{"launch":{"computeEnvId":"4cLCtSsDAtUSmBKD9rXyQw","pipeline":"https://github.com/nf-core/rnaseq","workDir":"s3://bucket/work"}}'
-# Warm the operations (first use compiles their schemas).
-for p in "/api/workflow?max=20" "/api/workflow/3cSucceeded003"; do
-  curl -fs -H 'Authorization: Bearer wmsmock-dev-token' "http://127.0.0.1:18080$p" >/dev/null
+
+start_fake() {
+  "$work/wmsmock" serve --addr "$fake" --profile "$work/profile.yaml" --log-level warn >>"$work/fake.log" 2>&1 &
+  fake_pid=$!
+  wait_for "http://$fake/_mock/health"
+  # Warm the operations (first use compiles their schemas).
+  for p in "$list" "$describe"; do
+    curl -fs -H 'Authorization: Bearer wmsmock-dev-token' "http://$fake$p" >/dev/null
+  done
+}
+
+"$work/bare" --addr 127.0.0.1:18081 &
+wait_for http://127.0.0.1:18081/
+# The list answer is larger than 1 KB; a bare handler sending as many bytes
+# shows how much of the gap is the size of the answer alone.
+start_fake
+list_size=$(curl -fs -H 'Authorization: Bearer wmsmock-dev-token' "http://$fake$list" | wc -c)
+kill "$fake_pid"; wait "$fake_pid" 2>/dev/null || true
+"$work/bare" --addr 127.0.0.1:18082 --size "$list_size" &
+wait_for http://127.0.0.1:18082/
+
+printf '%-6s %10s %10s %10s %10s %10s   (req/s; %% of the 1 KB bare handler)\n' round bare-1KB "bare-${list_size}B" list describe launch
+: >"$work/rows"
+for r in $(seq 1 "$rounds"); do
+  start_fake
+  b=$(rps http://127.0.0.1:18081/ GET "")
+  bl=$(rps http://127.0.0.1:18082/ GET "")
+  l=$(rps "http://$fake$list" GET "")
+  d=$(rps "http://$fake$describe" GET "")
+  p=$(rps "http://$fake/api/workflow/launch" POST "$launch")
+  kill "$fake_pid"; wait "$fake_pid" 2>/dev/null || true
+  echo "$b $bl $l $d $p" >>"$work/rows"
+  awk -v r="$r" '{ printf "%-6s %10.0f %10.0f %6.0f %2.0f%% %6.0f %2.0f%% %6.0f %2.0f%%\n", r, $1, $2, $3, 100*$3/$1, $4, 100*$4/$1, $5, 100*$5/$1 }' <<<"$b $bl $l $d $p"
 done
 
-bare=$(rps http://127.0.0.1:18081/ GET "")
-echo "bare net/http, 1 KB body:       $bare req/s"
-# The list answer is far larger than 1 KB; a bare handler sending as many
-# bytes shows how much of the gap is the size of the answer alone.
-list_size=$(curl -fs -H 'Authorization: Bearer wmsmock-dev-token' "http://127.0.0.1:18080/api/workflow?max=20" | wc -c)
-"$work/bare" --addr 127.0.0.1:18082 --size "$list_size" &
-for _ in $(seq 1 50); do curl -fs http://127.0.0.1:18082/ >/dev/null 2>&1 && break; sleep 0.1; done
-bare_list=$(rps http://127.0.0.1:18082/ GET "")
-echo "bare net/http, $list_size B body:  $bare_list req/s   (same size as the list answer)"
-for row in "GET /api/workflow?max=20" "GET /api/workflow/3cSucceeded003" "POST /api/workflow/launch"; do
-  method=${row%% *}; path=${row#* }
-  body=""; [ "$method" = POST ] && body=$launch
-  got=$(rps "http://127.0.0.1:18080$path" "$method" "$body")
-  printf '%-32s %s req/s  (%.0f%% of bare)\n' "$method $path" "$got" "$(echo "$got $bare" | awk '{print 100*$1/$2}')"
-done
-if grep -q '" status=4\|status=5' "$work/fake.log"; then echo "fake log:"; tail -5 "$work/fake.log"; fi
+median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+col() { awk -v c="$1" '{ print $c }' "$work/rows" | median; }
+pct() { awk -v c="$1" '{ print 100 * $c / $1 }' "$work/rows" | median; }
+printf '%-6s %10.0f %10.0f %6.0f %2.0f%% %6.0f %2.0f%% %6.0f %2.0f%%\n' median \
+  "$(col 1)" "$(col 2)" "$(col 3)" "$(pct 3)" "$(col 4)" "$(pct 4)" "$(col 5)" "$(pct 5)"
+printf 'list vs a bare handler of the same size (median): %.0f%%\n' \
+  "$(awk '{ print 100 * $3 / $2 }' "$work/rows" | median)"
+if grep -q 'status=[45]' "$work/fake.log"; then echo "fake log:"; tail -5 "$work/fake.log"; fi
