@@ -122,3 +122,35 @@ func BenchmarkStartPublished(b *testing.B) {
 	runtime.KeepAlive(srv)
 	_ = srv.Close()
 }
+
+// BenchmarkHandlerListLargeStore measures a page of the workflow list once
+// the fake holds many runs, as after a long session or a load test: the
+// list filters and orders every stored run, so its cost grows with them.
+func BenchmarkHandlerListLargeStore(b *testing.B) {
+	for _, n := range []int{1_000, 10_000, 50_000} {
+		b.Run(fmt.Sprintf("runs=%d", n), func(b *testing.B) {
+			srv, err := mock.New(mock.WithRateLimit(nil))
+			if err != nil {
+				b.Fatal(err)
+			}
+			h := srv.Handler()
+			const launch = `{"launch":{"computeEnvId":"4cLCtSsDAtUSmBKD9rXyQw","pipeline":"https://github.com/nf-core/rnaseq"}}`
+			for i := range n {
+				rec := httptest.NewRecorder()
+				h.ServeHTTP(rec, newBenchRequest("POST", "/api/workflow/launch", launch, "wmsmock-dev-token"))
+				if rec.Code != 200 {
+					b.Fatalf("launch %d: %d %s", i, rec.Code, rec.Body.String())
+				}
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				rec := httptest.NewRecorder()
+				h.ServeHTTP(rec, newBenchRequest("GET", "/api/workflow?max=20", "", "wmsmock-dev-token"))
+				if rec.Code != 200 {
+					b.Fatalf("list: %d %s", rec.Code, rec.Body.String())
+				}
+			}
+		})
+	}
+}

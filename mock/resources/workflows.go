@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/pb33f/libopenapi/datamodel/high/base"
@@ -249,6 +250,9 @@ type workflows struct {
 	// Entries are shared: callers must not modify them.
 	decoded *memo.Map[decodedKey, *Workflow]
 	pages   *memo.Map[pageKey, listPage]
+
+	idxMu sync.Mutex
+	idx   *runIndex
 }
 
 type decodedKey struct {
@@ -275,6 +279,65 @@ func (w *workflows) readOnly(r store.Record) (*Workflow, uint64, error) {
 	h := contentHash(r.Data)
 	wf, err := w.decoded.Do(decodedKey{r.ID, h}, func() (*Workflow, error) { return decodeWorkflow(r) })
 	return wf, h, err
+}
+
+// indexedRun is a stored run as the list reads it: the record without its
+// content, which is decoded once into wf and fingerprinted by hash.
+type indexedRun struct {
+	r    store.Record
+	wf   *Workflow
+	hash uint64
+}
+
+// runIndex is every stored run, newest first, as of one store version.
+type runIndex struct {
+	version uint64
+	runs    []*indexedRun
+	byID    map[string]*indexedRun
+}
+
+// index returns every stored run, newest first. It is rebuilt only when
+// the store's version of the collection moves on, and a rebuild decodes
+// only the runs that changed, so a list costs one pass over decoded runs
+// however many the fake holds. The entries are shared: callers must not
+// modify them.
+func (w *workflows) index() ([]*indexedRun, error) {
+	st := w.s.d.Store
+	v, err := st.Version(WorkflowsCollection)
+	if err != nil {
+		return nil, err
+	}
+	w.idxMu.Lock()
+	defer w.idxMu.Unlock()
+	if w.idx != nil && w.idx.version == v {
+		return w.idx.runs, nil
+	}
+	recs, err := st.List(WorkflowsCollection)
+	if err != nil {
+		return nil, err
+	}
+	next := &runIndex{version: v, runs: make([]*indexedRun, 0, len(recs)), byID: make(map[string]*indexedRun, len(recs))}
+	for _, r := range recs {
+		h := contentHash(r.Data)
+		e := (*indexedRun)(nil)
+		if w.idx != nil {
+			if old := w.idx.byID[r.ID]; old != nil && old.hash == h && old.r.Seq == r.Seq {
+				e = old
+			}
+		}
+		if e == nil {
+			wf, err := decodeWorkflow(r)
+			if err != nil {
+				return nil, err
+			}
+			r.Data = nil
+			e = &indexedRun{r: r, wf: wf, hash: h}
+		}
+		next.runs = append(next.runs, e)
+		next.byID[r.ID] = e
+	}
+	w.idx = next
+	return next.runs, nil
 }
 
 func (s *Service) registerWorkflows() {
@@ -418,30 +481,26 @@ func (w *workflows) list(req *handler.Request) (*handler.Response, error) {
 		return nil, err
 	}
 	search := strings.TrimSpace(req.Query.Get("search"))
-	recs, err := w.s.d.Store.List(WorkflowsCollection)
+	runs, err := w.index()
 	if err != nil {
 		return nil, err
 	}
-	type run struct {
-		r    store.Record
-		wf   *Workflow
-		hash uint64
-	}
-	var matched []run
-	for _, r := range recs {
-		wf, h, err := w.readOnly(r)
-		if err != nil {
-			return nil, err
-		}
-		if inWorkspace && wf.WorkspaceID != ws || !inWorkspace && wf.WorkspaceID != 0 {
+	// One pass counts the matches and keeps only the page.
+	total := 0
+	var page []*indexedRun
+	for _, e := range runs {
+		if inWorkspace && e.wf.WorkspaceID != ws || !inWorkspace && e.wf.WorkspaceID != 0 {
 			continue
 		}
-		if search != "" && !lowerContains(wf.RunName, search) && !lowerContains(wf.ProjectName, search) {
+		if search != "" && !lowerContains(e.wf.RunName, search) && !lowerContains(e.wf.ProjectName, search) {
 			continue
 		}
-		matched = append(matched, run{r, wf, h})
+		if pg.All || total >= pg.Offset && total < pg.Offset+pg.Max {
+			page = append(page, e)
+		}
+		total++
 	}
-	page, hasMore := Slice(matched, pg)
+	hasMore := !pg.All && pg.Offset < total && pg.Offset+pg.Max < total
 	sch := successSchema(req.Op)
 	key, item := listShape(sch)
 	if key == "" {
@@ -454,7 +513,7 @@ func (w *workflows) list(req *handler.Request) (*handler.Response, error) {
 	for i, m := range page {
 		keys[i] = w.renderKeyOf(item, "entry", m.r, m.hash, m.wf, req.Now)
 	}
-	pk := pageKey{sch, len(matched), hasMore, fingerprint(keys)}
+	pk := pageKey{sch, total, hasMore, fingerprint(keys)}
 	if p, ok := w.pages.Get(pk); ok && slices.Equal(p.keys, keys) {
 		return &handler.Response{Status: req.Op.Success.Status, Raw: p.body, MediaType: req.Op.Success.MediaType}, nil
 	}
@@ -467,7 +526,7 @@ func (w *workflows) list(req *handler.Request) (*handler.Response, error) {
 		}
 		items = append(items, b)
 	}
-	w.s.fit.set(sch, root, "totalSize", int64(len(matched)))
+	w.s.fit.set(sch, root, "totalSize", int64(total))
 	w.s.fit.set(sch, root, "hasMore", hasMore)
 	body, err := withArray(root, key, items)
 	if err != nil {

@@ -15,13 +15,14 @@ type Memory struct {
 	colls    map[string]map[string]*Record
 	counters map[string]int64
 	seq      uint64
+	versions map[string]uint64 // see Version
 }
 
 var _ Store = (*Memory)(nil)
 
 // NewMemory returns an empty store.
 func NewMemory() *Memory {
-	return &Memory{colls: map[string]map[string]*Record{}, counters: map[string]int64{}}
+	return &Memory{colls: map[string]map[string]*Record{}, counters: map[string]int64{}, versions: map[string]uint64{}}
 }
 
 // Insert implements Store.
@@ -43,6 +44,7 @@ func (m *Memory) Insert(coll string, r Record) (Record, error) {
 	r.Seq = m.seq
 	stored := clone(r)
 	c[r.ID] = &stored
+	m.versions[coll]++
 	return clone(stored), nil
 }
 
@@ -72,6 +74,7 @@ func (m *Memory) Update(coll, id string, fn func(*Record) error) (Record, error)
 	}
 	work.ID, work.Seq = r.ID, r.Seq
 	*r = clone(work)
+	m.versions[coll]++
 	return work, nil
 }
 
@@ -87,7 +90,15 @@ func (m *Memory) Delete(coll, id string) error {
 	if len(c) == 0 {
 		delete(m.colls, coll)
 	}
+	m.versions[coll]++
 	return nil
+}
+
+// Version implements Store.
+func (m *Memory) Version(coll string) (uint64, error) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return m.versions[coll], nil
 }
 
 // List implements Store.
@@ -170,6 +181,15 @@ func (m *Memory) Restore(s Snapshot) error {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	// Every collection before or after the restore may have changed.
+	for name := range m.colls {
+		m.versions[name]++
+	}
+	for name := range colls {
+		if m.colls[name] == nil {
+			m.versions[name]++
+		}
+	}
 	m.colls, m.counters, m.seq = colls, counters, maxSeq
 	return nil
 }

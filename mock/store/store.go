@@ -58,6 +58,12 @@ type Store interface {
 	// List returns every record of the collection, newest first (by
 	// Created, then by Seq).
 	List(coll string) ([]Record, error)
+	// Version returns a number that changes whenever the collection does
+	// (a record inserted, updated or deleted, a snapshot restored). Readers
+	// that keep something derived from a whole collection compare it to
+	// know whether theirs is current; read it before listing, so that a
+	// change made in between is seen as one on the next call.
+	Version(coll string) (uint64, error)
 	// NextSeq returns the next value of a counter named after the
 	// collection, starting at 1, for collections whose ids are numbers.
 	NextSeq(coll string) (int64, error)

@@ -303,3 +303,54 @@ func TestAutosave(t *testing.T) {
 		t.Errorf("saves %d, reported %v", n, reported)
 	}
 }
+
+// TestVersion: a collection's version moves on with every change to it
+// (insert, update, delete, restore) and with nothing else: not a read, not
+// a failed update, not a change to another collection.
+func TestVersion(t *testing.T) {
+	m := store.NewMemory()
+	last := map[string]uint64{}
+	expect := func(what string, coll string, changed bool) {
+		t.Helper()
+		v, err := m.Version(coll)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if moved := v != last[coll]; moved != changed {
+			t.Errorf("%s: version of %q moved %v, want %v", what, coll, moved, changed)
+		}
+		last[coll] = v
+	}
+	expect("empty", "things", false)
+	if _, err := m.Insert("things", rec("a", t0)); err != nil {
+		t.Fatal(err)
+	}
+	expect("insert", "things", true)
+	expect("insert elsewhere", "others", false)
+	_, _ = m.Get("things", "a")
+	_, _ = m.List("things")
+	expect("reads", "things", false)
+	_, _ = m.Update("things", "a", func(*store.Record) error { return errors.New("no") })
+	expect("failed update", "things", false)
+	_, _ = m.Update("things", "a", func(r *store.Record) error { r.Data = json.RawMessage(`{"v":1}`); return nil })
+	expect("update", "things", true)
+	if _, err := m.Insert("others", rec("b", t0)); err != nil {
+		t.Fatal(err)
+	}
+	expect("a change to another collection", "things", false)
+	expect("insert", "others", true)
+	snap, _ := m.Snapshot()
+	if err := m.Delete("things", "a"); err != nil {
+		t.Fatal(err)
+	}
+	expect("delete", "things", true)
+	if err := m.Restore(snap); err != nil {
+		t.Fatal(err)
+	}
+	expect("restore brings a collection back", "things", true)
+	expect("restore", "others", true)
+	if err := m.Restore(store.Snapshot{}); err != nil {
+		t.Fatal(err)
+	}
+	expect("restore empties a collection", "things", true)
+}
