@@ -41,7 +41,7 @@ func newAPI(version string, doc *spec.Document, basePath string, seed int64, p *
 	// Operations come in route order (literal segments before parameters),
 	// and mux tries routes in the order they were added.
 	for _, op := range doc.Operations {
-		k := routeKeyOf(op.Method, basePath+op.Path)
+		k := routeKeyOf(op.Method, op.Path, true)
 		r := a.routers[k]
 		if r == nil {
 			r = mux.NewRouter()
@@ -56,15 +56,25 @@ func newAPI(version string, doc *spec.Document, basePath string, seed int64, p *
 // router's routes one by one, each with a regular expression, which cost a
 // tenth of a call on the published schema's 252 operations. A path
 // parameter never spans a slash, so a call can only match a template of its
-// own method and number of segments; grouping by both leaves a handful of
-// routes to try, in the same order as before.
+// own method and number of segments, and whose first segment is the call's
+// or a parameter. Grouping by all three leaves one or two routes to try.
 type routeKey struct {
 	method   string
 	segments int
+	// head is the first segment below the base path; "" for templates
+	// whose first segment holds a parameter.
+	head string
 }
 
-func routeKeyOf(method, path string) routeKey {
-	return routeKey{strings.ToUpper(method), strings.Count(path, "/")}
+// routeKeyOf gives the key of a path below the base path. For a template,
+// a first segment that holds a parameter ("{id}", "v{n}") gives an empty
+// head.
+func routeKeyOf(method, path string, template bool) routeKey {
+	head, _, _ := strings.Cut(strings.TrimPrefix(path, "/"), "/")
+	if template && strings.Contains(head, "{") {
+		head = ""
+	}
+	return routeKey{strings.ToUpper(method), strings.Count(path, "/"), head}
 }
 
 // opRoute lets a mux route carry its operation; it is never served.
@@ -77,19 +87,25 @@ func (a *api) match(r *http.Request) (*spec.Operation, map[string]string, bool) 
 	if a.basePath != "" && !strings.HasPrefix(r.URL.Path, a.basePath+"/") {
 		return nil, nil, false
 	}
-	router := a.routers[routeKeyOf(r.Method, r.URL.Path)]
-	if router == nil {
-		return nil, nil, false
+	// Routes whose first segment is literal come before those that start
+	// with a parameter (the document's route order), so the call's own
+	// group is tried first.
+	k := routeKeyOf(r.Method, r.URL.Path[len(a.basePath):], false)
+	for _, head := range [2]string{k.head, ""} {
+		k.head = head
+		router := a.routers[k]
+		if router == nil {
+			continue
+		}
+		var m mux.RouteMatch
+		if !router.Match(r, &m) || m.MatchErr != nil {
+			continue
+		}
+		if route, ok := m.Handler.(opRoute); ok {
+			return route.op, m.Vars, true
+		}
 	}
-	var m mux.RouteMatch
-	if !router.Match(r, &m) || m.MatchErr != nil {
-		return nil, nil, false
-	}
-	route, ok := m.Handler.(opRoute)
-	if !ok {
-		return nil, nil, false
-	}
-	return route.op, m.Vars, true
+	return nil, nil, false
 }
 
 // answer gives the service's behaviour where a handler exists, and a

@@ -49,6 +49,7 @@ func TestRouting(t *testing.T) {
 				}
 			}
 			for _, c := range []struct{ method, target, want string }{
+				{"GET", "/api/workflow", "ListWorkflows"},
 				{"POST", "/api/workflow/launch", "CreateWorkflowLaunch"},
 				{"GET", "/api/workflow/launch", "DescribeWorkflow"},
 				{"TRACE", "/api/workflow", ""},
@@ -60,6 +61,39 @@ func TestRouting(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestRoutingParameterFirst: templates whose first segment holds a
+// parameter are still found, after the literal ones of the same shape.
+func TestRoutingParameterFirst(t *testing.T) {
+	doc, err := spec.Load([]byte(`openapi: 3.0.3
+info: {title: Shapes, version: "1"}
+paths:
+  /things/{id}:
+    get: {operationId: thing, responses: {"200": {description: ok}}}
+  /{kind}/{id}:
+    get: {operationId: anything, responses: {"200": {description: ok}}}
+  /v{n}/status:
+    get: {operationId: versioned, responses: {"200": {description: ok}}}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := newAPI("1", doc, "/api", 1, profile.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for target, want := range map[string]string{
+		"/api/things/1":  "thing",
+		"/api/others/1":  "anything",
+		"/api/v2/status": "versioned",
+		"/api/status/1":  "anything",
+	} {
+		got, _, ok := a.match(httptest.NewRequest("GET", target, nil))
+		if !ok || got.ID != want {
+			t.Errorf("GET %s: matched %s (ok %v), want %s", target, opID(got), ok, want)
+		}
 	}
 }
 
