@@ -234,6 +234,17 @@ func TestWorkflowLifecycle(t *testing.T) {
 			if p := progress(); p["running"].(float64) != 0 || p["pending"].(float64) != 0 || p["succeeded"].(float64) != float64(done["COMPLETED"]) {
 				t.Errorf("finished progress: %v", p)
 			}
+			// The run's nested records agree with it.
+			if st, _ := w["stats"].(map[string]any); st == nil || st["succeedCount"] != float64(done["COMPLETED"]) || st["failedCount"] != 0.0 || st["succeedPct"] != 100.0 {
+				t.Errorf("stats of a run that succeeded with %d tasks: %v", done["COMPLETED"], w["stats"])
+			}
+			if m, _ := w["manifest"].(map[string]any); m == nil || m["name"] != "nf-core/rnaseq" || m["homePage"] != "https://github.com/nf-core/rnaseq" {
+				t.Errorf("manifest: %v", w["manifest"])
+			}
+			if n, _ := w["nextflow"].(map[string]any); n == nil || w["nextflowVersion"] != nil && n["version"] != w["nextflowVersion"] {
+				t.Errorf("nextflow %v, nextflowVersion %v", w["nextflow"], w["nextflowVersion"])
+			}
+			listAndProgressAgree(t, srv, id)
 		})
 	}
 }
@@ -252,6 +263,22 @@ func listAndProgressAgree(t *testing.T, srv http.Handler, id string) {
 	}
 	if entry == nil {
 		t.Fatalf("run %s is not listed", id)
+	}
+	described := object(t, ok(t, srv, call(t, srv, "GET", "/api/workflow/"+id, devToken, nil), 200, "describe"))
+	// The two answers may use different schemas for the run (the published
+	// one does); the fields they share must agree.
+	lw, dw := entry["workflow"].(map[string]any), described["workflow"].(map[string]any)
+	shared := 0
+	for k, v := range lw {
+		if dv, ok := dw[k]; ok {
+			shared++
+			if !reflect.DeepEqual(v, dv) {
+				t.Errorf("workflow.%s: the list shows %v, describe %v", k, v, dv)
+			}
+		}
+	}
+	if shared < 20 {
+		t.Errorf("the list and describe share only %d fields of the run", shared)
 	}
 	listed := path(entry, "progress").(map[string]any)
 	if !reflect.DeepEqual(listed["workflowProgress"], full["workflowProgress"]) {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"hash/maphash"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -792,8 +793,12 @@ func (w *workflows) render(sch *base.Schema, purpose string, r store.Record, wf 
 	key := "workflow/" + r.ID + "/" + purpose
 	root := w.s.bases.object(sch, key)
 	v := wf.view(now)
-	if obj, wsch := w.s.bases.child(sch, root, "workflow", key); wsch != nil {
+	// The run itself is synthesized from its id alone, so the list and
+	// describe show the same run.
+	if wsch := prop(sch, "workflow"); wsch != nil {
+		obj := w.s.bases.object(wsch, "workflow/"+r.ID)
 		w.s.fit.overlay(wsch, obj, w.workflowFields(r.ID, wf, v))
+		w.details(wsch, obj, r.ID, wf, v)
 		root["workflow"] = obj
 	}
 	if ps := prop(sch, "progress"); ps != nil {
@@ -878,6 +883,61 @@ func (w *workflows) workflowFields(id string, wf *Workflow, v runView) map[strin
 		f["success"] = false
 	}
 	return f
+}
+
+// details makes the run's nested records agree with the run: the task
+// statistics of a finished run come from its task counts, and the manifest
+// and Nextflow version from what was launched, where synthesis alone would
+// give a succeeded run failed tasks, or another pipeline's home page.
+func (w *workflows) details(sch *base.Schema, obj map[string]any, id string, wf *Workflow, v runView) {
+	key := "workflow/" + id
+	if finalStatus(v.status) {
+		if st, sts := w.s.bases.child(sch, obj, "stats", key); sts != nil {
+			w.s.fit.overlay(sts, st, statsFields(countsFor(v, planFor(id).total)))
+			w.s.fit.set(sch, obj, "stats", st)
+		}
+	}
+	if m, ms := w.s.bases.child(sch, obj, "manifest", key); ms != nil {
+		fields := map[string]any{"name": wf.ProjectName, "mainScript": "main.nf", "nextflowVersion": "!>=" + nextflowVersion[:5]}
+		if strings.Contains(wf.Pipeline, "://") {
+			fields["homePage"] = wf.Pipeline
+		}
+		if wf.Revision != "" {
+			fields["defaultBranch"] = wf.Revision
+		}
+		w.s.fit.overlay(ms, m, fields)
+		w.s.fit.set(sch, obj, "manifest", m)
+	}
+	if n, ns := w.s.bases.child(sch, obj, "nextflow", key); ns != nil {
+		w.s.fit.overlay(ns, n, map[string]any{"version": nextflowVersion, "build": nextflowBuild})
+		w.s.fit.set(sch, obj, "nextflow", n)
+	}
+	w.s.fit.set(sch, obj, "nextflowVersion", nextflowVersion)
+}
+
+// The Nextflow release every run of the fake reports.
+const (
+	nextflowVersion = "24.10.4"
+	nextflowBuild   = "5934"
+)
+
+// statsFields gives a finished run's task statistics from its task counts.
+func statsFields(c taskCounts) map[string]any {
+	total := c.succeeded + c.failed + c.aborted + c.pending + c.running
+	pct := func(n int) float64 {
+		if total == 0 {
+			return 0
+		}
+		return math.Round(10000*float64(n)/float64(total)) / 100
+	}
+	const taskMillis = 90_000 // as loadFields' cpuTime
+	return map[string]any{
+		"succeedCount": int64(c.succeeded), "failedCount": int64(c.failed), "cachedCount": int64(0), "ignoredCount": int64(0),
+		"succeedCountFmt": strconv.Itoa(c.succeeded), "failedCountFmt": strconv.Itoa(c.failed), "cachedCountFmt": "0", "ignoredCountFmt": "0",
+		"succeedPct": pct(c.succeeded), "failedPct": pct(c.failed), "cachedPct": 0.0, "ignoredPct": 0.0,
+		"succeedDuration": int64(c.succeeded * taskMillis), "failedDuration": int64(c.failed * taskMillis), "cachedDuration": int64(0),
+		"computeTimeFmt": fmt.Sprintf("%.1f", float64((c.succeeded+c.failed)*taskMillis)/3.6e6), // CPU hours
+	}
 }
 
 // progress builds a ProgressData value: the run's counters overall and,
