@@ -2,16 +2,15 @@ package resources
 
 import (
 	"encoding/json"
-	"hash/fnv"
 	"math"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 	"unicode/utf8"
 
 	"github.com/pb33f/libopenapi/datamodel/high/base"
 
+	"github.com/wmsmock/wmsmock/internal/memo"
 	"github.com/wmsmock/wmsmock/mock/synth"
 )
 
@@ -196,9 +195,7 @@ func stamp(t time.Time) string { return t.UTC().Truncate(time.Second).Format("20
 type fitter struct {
 	check     func(*base.Schema, []byte) []string
 	openapi31 bool
-
-	mu   sync.Mutex
-	memo map[fitKey]bool
+	memo      *memo.Map[fitKey, bool]
 }
 
 type fitKey struct {
@@ -210,7 +207,7 @@ type fitKey struct {
 const memoLimit = 50_000
 
 func newFitter(check func(*base.Schema, []byte) []string, openapi31 bool) *fitter {
-	return &fitter{check: check, openapi31: openapi31, memo: map[fitKey]bool{}}
+	return &fitter{check: check, openapi31: openapi31, memo: memo.New[fitKey, bool](memoLimit)}
 }
 
 // fits reports whether v is a valid value for s.
@@ -252,22 +249,7 @@ func (f *fitter) full(s *base.Schema, v any) bool {
 	if err != nil {
 		return false
 	}
-	h := fnv.New64a()
-	h.Write(b)
-	k := fitKey{s, h.Sum64()}
-	f.mu.Lock()
-	ok, seen := f.memo[k]
-	f.mu.Unlock()
-	if seen {
-		return ok
-	}
-	ok = len(f.check(s, b)) == 0
-	f.mu.Lock()
-	if len(f.memo) >= memoLimit {
-		f.memo = map[fitKey]bool{}
-	}
-	f.memo[k] = ok
-	f.mu.Unlock()
+	ok, _ := f.memo.Do(fitKey{s, contentHash(b)}, func() (bool, error) { return len(f.check(s, b)) == 0, nil })
 	return ok
 }
 
@@ -550,9 +532,7 @@ func cloneJSON(v any) any {
 type bases struct {
 	gen *synth.Generator
 	fit *fitter
-
-	mu sync.Mutex
-	m  map[baseKey]any
+	m   *memo.Map[baseKey, any]
 }
 
 type baseKey struct {
@@ -563,7 +543,7 @@ type baseKey struct {
 const basesLimit = 20_000
 
 func newBases(gen *synth.Generator, fit *fitter) *bases {
-	return &bases{gen: gen, fit: fit, m: map[baseKey]any{}}
+	return &bases{gen: gen, fit: fit, m: memo.New[baseKey, any](basesLimit)}
 }
 
 // object returns a fresh copy of the synthesized value for s and key, as
@@ -587,13 +567,13 @@ func (b *bases) frame(s *base.Schema, key, name string) map[string]any {
 	if s == nil {
 		return map[string]any{}
 	}
-	v := b.cached(baseKey{s, key + "\x00without " + name}, func() any {
+	v, _ := b.m.Do(baseKey{s, key + "\x00without " + name}, func() (any, error) {
 		m, ok := cloneJSON(b.value(s, key)).(map[string]any)
 		if !ok {
-			return map[string]any{}
+			return map[string]any{}, nil
 		}
 		delete(m, name)
-		return m
+		return m, nil
 	})
 	return cloneJSON(v).(map[string]any)
 }
@@ -601,29 +581,13 @@ func (b *bases) frame(s *base.Schema, key, name string) map[string]any {
 // value is the cached synthesized value for s and key. Callers must not
 // change it.
 func (b *bases) value(s *base.Schema, key string) any {
-	return b.cached(baseKey{s, key}, func() any {
+	v, _ := b.m.Do(baseKey{s, key}, func() (any, error) {
 		v := b.gen.Value(s, key, synth.Response)
 		if m, ok := v.(map[string]any); ok {
 			b.fit.sanitize(s, m, 0)
 		}
-		return v
+		return v, nil
 	})
-}
-
-func (b *bases) cached(k baseKey, build func() any) any {
-	b.mu.Lock()
-	v, ok := b.m[k]
-	b.mu.Unlock()
-	if ok {
-		return v
-	}
-	v = build()
-	b.mu.Lock()
-	if len(b.m) >= basesLimit {
-		b.m = map[baseKey]any{}
-	}
-	b.m[k] = v
-	b.mu.Unlock()
 	return v
 }
 
