@@ -51,6 +51,16 @@ func ParsePage(q url.Values, p *spec.Paging, prof profile.Paging) (Page, error) 
 	return pg, nil
 }
 
+// Holds reports whether the i-th item (from 0) of a list is on the page.
+func (pg Page) Holds(i int) bool {
+	return pg.All || i >= pg.Offset && i-pg.Offset < pg.Max
+}
+
+// More reports whether items follow the page in a list of total items.
+func (pg Page) More(total int) bool {
+	return !pg.All && pg.Offset < total && total-pg.Offset > pg.Max
+}
+
 // Slice returns the page's window of items (empty, never nil, past the
 // end) and whether more items follow it.
 func Slice[T any](items []T, pg Page) (page []T, hasMore bool) {
@@ -60,9 +70,6 @@ func Slice[T any](items []T, pg Page) (page []T, hasMore bool) {
 	if pg.Offset >= len(items) {
 		return []T{}, false
 	}
-	end := len(items)
-	if pg.Max < end-pg.Offset {
-		end = pg.Offset + pg.Max
-	}
-	return items[pg.Offset:end], end < len(items)
+	end := pg.Offset + min(pg.Max, len(items)-pg.Offset)
+	return items[pg.Offset:end], pg.More(len(items))
 }

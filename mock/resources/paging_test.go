@@ -1,7 +1,9 @@
 package resources_test
 
 import (
+	"math"
 	"net/url"
+	"slices"
 	"testing"
 
 	"github.com/wmsmock/wmsmock/mock/profile"
@@ -61,8 +63,21 @@ func TestSlice(t *testing.T) {
 		{resources.Page{Max: 2, Offset: 99}, []int{}, false},
 		{resources.Page{Max: 0, Offset: 1}, []int{}, true},
 		{resources.Page{All: true}, items, false},
+		{resources.Page{Max: math.MaxInt, Offset: 1}, []int{2, 3, 4, 5}, false},
+		{resources.Page{Max: math.MaxInt, Offset: math.MaxInt}, []int{}, false},
 	}
 	for _, c := range cases {
+		// Holds and More, which a list uses to page in one pass, agree
+		// with Slice.
+		var held []int
+		for i, it := range items {
+			if c.pg.Holds(i) {
+				held = append(held, it)
+			}
+		}
+		if !slices.Equal(held, c.want) && len(held)+len(c.want) > 0 || c.pg.More(len(items)) != c.hasMore {
+			t.Errorf("%+v: Holds kept %v, More %v; want %v %v", c.pg, held, c.pg.More(len(items)), c.want, c.hasMore)
+		}
 		got, more := resources.Slice(items, c.pg)
 		if got == nil || len(got) != len(c.want) || more != c.hasMore {
 			t.Errorf("%+v: got %v %v, want %v %v", c.pg, got, more, c.want, c.hasMore)

@@ -247,8 +247,9 @@ type workflows struct {
 	s       *Service
 	renders *memo.Map[renderKey, json.RawMessage]
 	// decoded holds read-only decodings of stored runs, keyed by id and
-	// content hash, so listing does not decode every run on every call.
-	// Entries are shared: callers must not modify them.
+	// content hash, so reading one run does not decode it on every call
+	// (lists read the index instead). Entries are shared: callers must not
+	// modify them.
 	decoded *memo.Map[decodedKey, *Workflow]
 	pages   *memo.Map[pageKey, listPage]
 
@@ -496,12 +497,12 @@ func (w *workflows) list(req *handler.Request) (*handler.Response, error) {
 		if search != "" && !lowerContains(e.wf.RunName, search) && !lowerContains(e.wf.ProjectName, search) {
 			continue
 		}
-		if pg.All || total >= pg.Offset && total < pg.Offset+pg.Max {
+		if pg.Holds(total) {
 			page = append(page, e)
 		}
 		total++
 	}
-	hasMore := !pg.All && pg.Offset < total && pg.Offset+pg.Max < total
+	hasMore := pg.More(total)
 	sch := successSchema(req.Op)
 	key, item := listShape(sch)
 	if key == "" {
