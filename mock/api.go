@@ -7,10 +7,10 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/wmsmock/wmsmock/mock/handler"
-	"github.com/wmsmock/wmsmock/mock/profile"
 	"github.com/wmsmock/wmsmock/mock/spec"
 	"github.com/wmsmock/wmsmock/mock/synth"
 	"github.com/wmsmock/wmsmock/mock/validate"
+	"github.com/wmsmock/wmsmock/profile"
 )
 
 // api is one served version: its document, router, validator and the

@@ -7,8 +7,8 @@ import (
 
 	"github.com/wmsmock/wmsmock/fixtures"
 	"github.com/wmsmock/wmsmock/internal/testenv"
-	"github.com/wmsmock/wmsmock/mock/profile"
 	"github.com/wmsmock/wmsmock/mock/spec"
+	"github.com/wmsmock/wmsmock/profile"
 )
 
 // TestRouting guards api.match, which splits the routes by method and path

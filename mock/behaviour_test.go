@@ -9,10 +9,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wmsmock/wmsmock/internal/ratewindow"
 	"github.com/wmsmock/wmsmock/mock"
 	"github.com/wmsmock/wmsmock/mock/handler"
-	"github.com/wmsmock/wmsmock/mock/profile"
 	"github.com/wmsmock/wmsmock/mock/ratelimit"
+	"github.com/wmsmock/wmsmock/profile"
 )
 
 // TestAuthentication: every API call needs a usable Bearer token, else 403
@@ -302,7 +303,7 @@ func TestHourlyWindow(t *testing.T) {
 }
 
 func mustWindows(t testing.TB, s string) []ratelimit.Window {
-	w, err := ratelimit.ParseSpec(s)
+	w, err := ratewindow.Parse(s)
 	if err != nil {
 		t.Fatal(err)
 	}

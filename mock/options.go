@@ -7,9 +7,9 @@ import (
 
 	"github.com/wmsmock/wmsmock/mock/clock"
 	"github.com/wmsmock/wmsmock/mock/handler"
-	"github.com/wmsmock/wmsmock/mock/profile"
 	"github.com/wmsmock/wmsmock/mock/ratelimit"
 	"github.com/wmsmock/wmsmock/mock/spec"
+	"github.com/wmsmock/wmsmock/profile"
 )
 
 // DefaultBasePath is where the API is mounted unless told otherwise: the

@@ -34,14 +34,15 @@ import (
 	"time"
 
 	"github.com/wmsmock/wmsmock/fixtures"
+	"github.com/wmsmock/wmsmock/internal/ratewindow"
 	"github.com/wmsmock/wmsmock/mock/apierror"
 	"github.com/wmsmock/wmsmock/mock/auth"
 	"github.com/wmsmock/wmsmock/mock/clock"
 	"github.com/wmsmock/wmsmock/mock/control"
 	"github.com/wmsmock/wmsmock/mock/handler"
-	"github.com/wmsmock/wmsmock/mock/profile"
 	"github.com/wmsmock/wmsmock/mock/ratelimit"
 	"github.com/wmsmock/wmsmock/mock/spec"
+	"github.com/wmsmock/wmsmock/profile"
 )
 
 // DevToken is a token every Server accepts, so a developer can call the fake
@@ -219,7 +220,7 @@ func (s *Server) setupLimiter(cfg settings) error {
 			return nil
 		}
 		var err error
-		windows, err = ratelimit.ParseSpec(strings.Join(s.profile.RateLimit.Windows, ","))
+		windows, err = ratewindow.Parse(strings.Join(s.profile.RateLimit.Windows, ","))
 		if err != nil {
 			return fmt.Errorf("behaviour profile: rate limit: %w", err)
 		}
@@ -281,7 +282,7 @@ func (s *Server) serveAPI(r *http.Request) (*handler.Response, error) {
 	//    operations whose document declares no security (CONTRACT A1, A3).
 	tok, result := auth.Check(s.tokens, r.Header.Get("Authorization"), now)
 	if result != auth.OK && !s.anonymousAllowed(r) {
-		reply, _ := s.profile.Auth.Reply(result)
+		reply := authReply(&s.profile.Auth, result)
 		return nil, apierror.Forbiddenf("authentication failed: %s", result).WithReply(reply)
 	}
 
@@ -342,6 +343,23 @@ func (s *Server) anonymousAllowed(r *http.Request) bool {
 	}
 	op, _, ok := a.match(r)
 	return ok && !op.Secured
+}
+
+// authReply is the profile's refusal for a failed bearer check.
+func authReply(a *profile.Auth, r auth.Result) profile.Reply {
+	switch r {
+	case auth.Missing:
+		return a.Missing
+	case auth.BadScheme:
+		return a.BadScheme
+	case auth.Malformed:
+		return a.Malformed
+	case auth.Expired:
+		return a.Expired
+	case auth.Revoked:
+		return a.Revoked
+	}
+	return a.Unknown
 }
 
 // rateKey is what calls are counted under: the token, or one shared key for

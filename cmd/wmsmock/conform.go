@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/wmsmock/wmsmock/conformance"
+	"github.com/wmsmock/wmsmock/internal/token68"
 )
 
 // conformConfig is everything `wmsmock conform` is told, before validation.
@@ -88,7 +89,7 @@ func (c conformConfig) validate() error {
 		errs = append(errs, "--token is required")
 	}
 	for _, f := range [][2]string{{"--token", c.token}, {"--token2", c.token2}, {"--admin-token", c.adminToken}} {
-		if f[1] != "" && !validTokenValue(f[1]) {
+		if f[1] != "" && !token68.Valid(f[1]) {
 			errs = append(errs, fmt.Sprintf("%s: not a valid bearer token (one value of letters, digits and -._~+/=)", f[0]))
 		}
 	}

@@ -12,9 +12,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wmsmock/wmsmock/internal/ratewindow"
+	"github.com/wmsmock/wmsmock/internal/token68"
 	"github.com/wmsmock/wmsmock/mock"
-	"github.com/wmsmock/wmsmock/mock/profile"
-	"github.com/wmsmock/wmsmock/mock/ratelimit"
+	"github.com/wmsmock/wmsmock/profile"
 )
 
 // serveConfig is everything `wmsmock serve` is told, before validation.
@@ -95,12 +96,12 @@ func (c serveConfig) validate() error {
 		}
 	}
 	for _, t := range c.tokens {
-		if !validTokenValue(t) {
+		if !token68.Valid(t) {
 			errs = append(errs, fmt.Sprintf("--token: %q is not a valid bearer token (letters, digits and -._~+/ only)", t))
 		}
 	}
 	if c.rateLimit != "" && c.rateLimit != "off" {
-		if _, err := ratelimit.ParseSpec(c.rateLimit); err != nil {
+		if _, err := ratewindow.Parse(c.rateLimit); err != nil {
 			errs = append(errs, fmt.Sprintf("--rate-limit %q: %v", c.rateLimit, err))
 		}
 	}
@@ -118,25 +119,13 @@ func (c serveConfig) validate() error {
 			errs = append(errs, fmt.Sprintf("--fixtures %q: not a directory", c.fixtures))
 		}
 	}
-	if c.adminToken != "" && !validTokenValue(c.adminToken) {
+	if c.adminToken != "" && !token68.Valid(c.adminToken) {
 		errs = append(errs, "--admin-token: not a valid bearer token (letters, digits and -._~+/ only)")
 	}
 	if len(errs) > 0 {
 		return errors.New(strings.Join(errs, "\n"))
 	}
 	return nil
-}
-
-func validTokenValue(v string) bool {
-	if v == "" {
-		return false
-	}
-	for _, c := range v {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("-._~+/=", c)) {
-			return false
-		}
-	}
-	return true
 }
 
 // splitSpec reads VERSION=FILE; a plain FILE serves the default version.
@@ -187,7 +176,7 @@ func (c serveConfig) options(logger *slog.Logger) ([]mock.Option, error) {
 	case "off":
 		opts = append(opts, mock.WithRateLimit(nil))
 	default:
-		w, err := ratelimit.ParseSpec(c.rateLimit)
+		w, err := ratewindow.Parse(c.rateLimit)
 		if err != nil {
 			return nil, err
 		}

@@ -10,7 +10,7 @@ import (
 	"fmt"
 	"net/http"
 
-	"github.com/wmsmock/wmsmock/mock/profile"
+	"github.com/wmsmock/wmsmock/profile"
 )
 
 // Kind is the class of failure; each class has one answer shape.

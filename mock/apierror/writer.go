@@ -7,7 +7,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/wmsmock/wmsmock/mock/profile"
+	"github.com/wmsmock/wmsmock/profile"
 )
 
 // Policy is the default answer for each kind of failure, for errors whose

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wmsmock/wmsmock/mock/profile"
+	"github.com/wmsmock/wmsmock/profile"
 )
 
 var writerNow = time.Date(2025, 6, 1, 12, 0, 0, 0, time.FixedZone("X", 3600))

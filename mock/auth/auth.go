@@ -11,6 +11,8 @@
 package auth
 
 import (
+	"github.com/wmsmock/wmsmock/internal/token68"
+
 	"crypto/sha256"
 	"errors"
 	"time"
@@ -76,32 +78,7 @@ type Store interface {
 // HashValue is the one-way function the store keys tokens by.
 func HashValue(v string) [32]byte { return sha256.Sum256([]byte(v)) }
 
-// ValidValue reports whether v can be sent as a bearer credential: a
-// non-empty token68 (RFC 7235 section 2.1), i.e. letters, digits and
-// "-._~+/", optionally followed by "=" padding. A value outside that set could
-// never arrive in a well-formed header, so stores refuse it up front.
-func ValidValue(v string) bool {
-	i := 0
-	for i < len(v) && isToken68Char(v[i]) {
-		i++
-	}
-	if i == 0 {
-		return false
-	}
-	for i < len(v) && v[i] == '=' {
-		i++
-	}
-	return i == len(v)
-}
-
-func isToken68Char(c byte) bool {
-	switch {
-	case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
-		return true
-	}
-	switch c {
-	case '-', '.', '_', '~', '+', '/':
-		return true
-	}
-	return false
-}
+// ValidValue reports whether v can be sent as a bearer credential (see
+// token68.Valid). A value outside that set could never arrive in a
+// well-formed header, so stores refuse it up front.
+func ValidValue(v string) bool { return token68.Valid(v) }

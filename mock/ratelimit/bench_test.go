@@ -14,7 +14,9 @@ type tickClock struct{ ns atomic.Int64 }
 
 func (c *tickClock) Now() time.Time          { return start.Add(time.Duration(c.ns.Load())) }
 func (c *tickClock) advance(d time.Duration) { c.ns.Add(int64(d)) }
-func contractWindows() []Window              { return []Window{{20, time.Second}, {72000, time.Hour}} }
+func contractWindows() []Window {
+	return []Window{{Limit: 20, Period: time.Second}, {Limit: 72000, Period: time.Hour}}
+}
 func reportAccepted(b *testing.B, accepted int) {
 	b.ReportMetric(float64(accepted)/float64(b.N), "accepted/op")
 }

@@ -20,7 +20,7 @@ func TestConcurrentOneKey(t *testing.T) {
 		step     = 50 * time.Millisecond
 	)
 	clk := clock.NewFake(start)
-	m := NewMemory([]Window{{20, time.Second}, {72000, time.Hour}}, WithClock(clk), WithSweepEvery(7))
+	m := NewMemory([]Window{{Limit: 20, Period: time.Second}, {Limit: 72000, Period: time.Hour}}, WithClock(clk), WithSweepEvery(7))
 
 	begin := make([]chan struct{}, rounds)
 	done := make([]sync.WaitGroup, rounds)
@@ -130,7 +130,7 @@ func TestConcurrentOneKey(t *testing.T) {
 // must hold regardless.
 func TestConcurrentManyKeysWithEviction(t *testing.T) {
 	clk := clock.NewFake(start)
-	m := NewMemory([]Window{{5, 100 * time.Millisecond}}, WithClock(clk), WithSweepEvery(1))
+	m := NewMemory([]Window{{Limit: 5, Period: 100 * time.Millisecond}}, WithClock(clk), WithSweepEvery(1))
 	keys := []string{"k0", "k1", "k2", "k3", "k4", "k5", "k6", "k7"}
 	const workers, rounds = 16, 40
 	var mu sync.Mutex

@@ -1,6 +1,8 @@
 package ratelimit
 
 import (
+	"github.com/wmsmock/wmsmock/internal/ratewindow"
+
 	"fmt"
 	"hash/maphash"
 	"slices"
@@ -129,7 +131,7 @@ type entry struct {
 
 // NewMemory returns a limiter enforcing every one of windows per key.
 // With no windows it accepts everything (prefer Unlimited). It panics on a
-// window with Limit outside 1..MaxLimit or a non-positive Period, which
+// window with Limit outside 1..ratewindow.MaxLimit or a non-positive Period, which
 // ParseSpec never returns.
 func NewMemory(windows []Window, opts ...Option) *Memory {
 	cfg := config{clock: clock.Real{}, sweepEvery: DefaultSweepEvery, exactMax: DefaultExactLimit}
@@ -144,7 +146,7 @@ func NewMemory(windows []Window, opts ...Option) *Memory {
 		countRejected: cfg.countRejected,
 	}
 	for _, w := range windows {
-		if w.Limit < 1 || w.Limit > MaxLimit || w.Period <= 0 {
+		if w.Limit < 1 || w.Limit > ratewindow.MaxLimit || w.Period <= 0 {
 			panic(fmt.Sprintf("ratelimit: invalid window %d/%s", w.Limit, w.Period))
 		}
 		sp := newSpec(w, cfg.exactMax)

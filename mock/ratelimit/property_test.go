@@ -64,17 +64,17 @@ type propConfig struct {
 
 func TestMatchesReference(t *testing.T) {
 	cfgs := []propConfig{
-		{name: "exact", windows: []Window{{3, time.Second}, {10, 10 * time.Second}},
+		{name: "exact", windows: []Window{{Limit: 3, Period: time.Second}, {Limit: 10, Period: 10 * time.Second}},
 			bucketed: []bool{false, false}, enforced: []bool{true, true}},
-		{name: "minute in buckets off grid", windows: []Window{{5, time.Second}, {40, time.Minute}}, opts: []Option{WithExactLimit(5)},
+		{name: "minute in buckets off grid", windows: []Window{{Limit: 5, Period: time.Second}, {Limit: 40, Period: time.Minute}}, opts: []Option{WithExactLimit(5)},
 			bucketed: []bool{false, true}, enforced: []bool{true, true}},
-		{name: "1ms buckets", windows: []Window{{3, time.Second}, {10, 3600 * time.Millisecond}}, opts: []Option{WithExactLimit(3)},
+		{name: "1ms buckets", windows: []Window{{Limit: 3, Period: time.Second}, {Limit: 10, Period: 3600 * time.Millisecond}}, opts: []Option{WithExactLimit(3)},
 			bucketed: []bool{false, true}, enforced: []bool{true, true}},
-		{name: "implied bucketed window", windows: []Window{{2, 100 * time.Millisecond}, {30, time.Second}}, opts: []Option{WithExactLimit(2)},
+		{name: "implied bucketed window", windows: []Window{{Limit: 2, Period: 100 * time.Millisecond}, {Limit: 30, Period: time.Second}}, opts: []Option{WithExactLimit(2)},
 			bucketed: []bool{false, true}, enforced: []bool{true, false}},
-		{name: "contract windows", windows: []Window{{20, time.Second}, {72000, time.Hour}},
+		{name: "contract windows", windows: []Window{{Limit: 20, Period: time.Second}, {Limit: 72000, Period: time.Hour}},
 			bucketed: []bool{false, true}, enforced: []bool{true, false}},
-		{name: "count rejected", windows: []Window{{3, time.Second}, {20, 10 * time.Second}}, opts: []Option{WithExactLimit(3), WithCountRejected(true)},
+		{name: "count rejected", windows: []Window{{Limit: 3, Period: time.Second}, {Limit: 20, Period: 10 * time.Second}}, opts: []Option{WithExactLimit(3), WithCountRejected(true)},
 			bucketed: []bool{false, true}, enforced: []bool{true, true}, countAll: true},
 	}
 	for _, cfg := range cfgs {

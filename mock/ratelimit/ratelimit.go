@@ -14,19 +14,13 @@ package ratelimit
 
 import (
 	"time"
+
+	"github.com/wmsmock/wmsmock/internal/ratewindow"
 )
 
 // Window is one limit: at most Limit accepted calls in any rolling Period.
-type Window struct {
-	Limit  int
-	Period time.Duration
-}
-
-// String gives the window in the form ParseSpec reads, e.g. "20/s" or
-// "5/10m", so a configuration can be logged and read back unchanged.
-func (w Window) String() string {
-	return itoa(w.Limit) + "/" + formatPeriod(w.Period)
-}
+// Its text form ("20/s") is read by ratewindow.Parse.
+type Window = ratewindow.Window
 
 // Decision is the answer to one call, carrying what the X-RateLimit-*
 // and Retry-After headers need.

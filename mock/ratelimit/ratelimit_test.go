@@ -1,6 +1,8 @@
 package ratelimit
 
 import (
+	"github.com/wmsmock/wmsmock/internal/ratewindow"
+
 	"fmt"
 	"testing"
 	"time"
@@ -145,7 +147,7 @@ func TestBurstHeaders(t *testing.T) {
 }
 
 func TestKeysAreIsolated(t *testing.T) {
-	f := newFixture(t, []Window{{20, time.Second}, {72000, time.Hour}})
+	f := newFixture(t, []Window{{Limit: 20, Period: time.Second}, {Limit: 72000, Period: time.Hour}})
 	if n, _ := allowedPrefix(f.calls("A", 100)); n != 20 {
 		t.Fatalf("A: %d allowed, want 20", n)
 	}
@@ -156,7 +158,7 @@ func TestKeysAreIsolated(t *testing.T) {
 }
 
 func TestRejectedCallsAreNotCounted(t *testing.T) {
-	f := newFixture(t, []Window{{20, time.Second}, {72000, time.Hour}})
+	f := newFixture(t, []Window{{Limit: 20, Period: time.Second}, {Limit: 72000, Period: time.Hour}})
 	f.calls("tok", 20)
 	for i, d := range f.at(999*time.Millisecond).calls("tok", 1000) {
 		if d.Allowed || d.RetryAfter != time.Millisecond {
@@ -190,7 +192,7 @@ func TestCountRejected(t *testing.T) {
 // saturated seconds is followed by another without a single rejection, and
 // the hour is still counted.
 func TestHourDefaultWindows(t *testing.T) {
-	f := newFixture(t, []Window{{20, time.Second}, {72000, time.Hour}})
+	f := newFixture(t, []Window{{Limit: 20, Period: time.Second}, {Limit: 72000, Period: time.Hour}})
 	if f.m.specs[1].enforced || !f.m.specs[1].bucketed || f.m.specs[1].width != int64(time.Second) || f.m.specs[1].slots != 3601 {
 		t.Fatalf("hour spec %+v: want bucketed by 1s, 3601 slots, not enforced", f.m.specs[1])
 	}
@@ -219,7 +221,7 @@ func TestHourDefaultWindows(t *testing.T) {
 
 // An hour window that does bind: 36000/h is used up in 30 minutes at 20/s.
 func TestHourBucketedWindowBinds(t *testing.T) {
-	f := newFixture(t, []Window{{20, time.Second}, {36000, time.Hour}})
+	f := newFixture(t, []Window{{Limit: 20, Period: time.Second}, {Limit: 36000, Period: time.Hour}})
 	if !f.m.specs[1].enforced {
 		t.Fatal("36000/h should be enforced")
 	}
@@ -257,7 +259,7 @@ func TestHourBucketedWindowBinds(t *testing.T) {
 
 // A scaled-down pair of windows, small enough to read: 3/s and 10/min.
 func TestMinuteWindowScaled(t *testing.T) {
-	f := newFixture(t, []Window{{3, time.Second}, {10, time.Minute}})
+	f := newFixture(t, []Window{{Limit: 3, Period: time.Second}, {Limit: 10, Period: time.Minute}})
 	type want struct {
 		at            time.Duration
 		n, allowed    int
@@ -294,7 +296,7 @@ func TestMinuteWindowScaled(t *testing.T) {
 // Off the bucket grid a bucketed window rejects early, by less than one
 // bucket width, and says exactly when it will accept.
 func TestBucketEarlyRejectionBound(t *testing.T) {
-	f := newFixture(t, []Window{{10, time.Minute}}, WithExactLimit(0))
+	f := newFixture(t, []Window{{Limit: 10, Period: time.Minute}}, WithExactLimit(0))
 	w := time.Duration(f.m.specs[0].width)
 	if w != time.Minute/3600 {
 		t.Fatalf("width %v", w)
@@ -311,7 +313,7 @@ func TestBucketEarlyRejectionBound(t *testing.T) {
 }
 
 func TestEviction(t *testing.T) {
-	f := newFixture(t, []Window{{3, time.Second}, {10, time.Minute}}, WithSweepEvery(1))
+	f := newFixture(t, []Window{{Limit: 3, Period: time.Second}, {Limit: 10, Period: time.Minute}}, WithSweepEvery(1))
 	f.calls("A", 2)
 	// A key that shares A's shard, so that its calls sweep A's shard.
 	other := ""
@@ -339,7 +341,7 @@ func TestEviction(t *testing.T) {
 }
 
 func TestSnapshot(t *testing.T) {
-	ws := []Window{{3, time.Second}, {10, time.Minute}}
+	ws := []Window{{Limit: 3, Period: time.Second}, {Limit: 10, Period: time.Minute}}
 	f := newFixture(t, ws)
 	f.calls("b", 5)
 	f.calls("a", 1)
@@ -377,7 +379,7 @@ func TestUnlimited(t *testing.T) {
 }
 
 func TestNewMemoryRejectsBadWindows(t *testing.T) {
-	for _, w := range []Window{{0, time.Second}, {-1, time.Second}, {1, 0}, {MaxLimit + 1, time.Second}} {
+	for _, w := range []Window{{Limit: 0, Period: time.Second}, {Limit: -1, Period: time.Second}, {Limit: 1, Period: 0}, {Limit: ratewindow.MaxLimit + 1, Period: time.Second}} {
 		func() {
 			defer func() {
 				if recover() == nil {
@@ -414,22 +416,22 @@ func TestImplied(t *testing.T) {
 		a, b Window
 		want bool
 	}{
-		{Window{20, time.Second}, Window{72000, time.Hour}, true},
-		{Window{20, time.Second}, Window{71999, time.Hour}, false},
-		{Window{2, 100 * time.Millisecond}, Window{30, time.Second}, true},
-		{Window{3, time.Second}, Window{9, 2500 * time.Millisecond}, true}, // 3 intervals
-		{Window{3, time.Second}, Window{8, 2500 * time.Millisecond}, false},
-		{Window{3, time.Minute}, Window{100, time.Second}, false}, // longer period
+		{Window{Limit: 20, Period: time.Second}, Window{Limit: 72000, Period: time.Hour}, true},
+		{Window{Limit: 20, Period: time.Second}, Window{Limit: 71999, Period: time.Hour}, false},
+		{Window{Limit: 2, Period: 100 * time.Millisecond}, Window{Limit: 30, Period: time.Second}, true},
+		{Window{Limit: 3, Period: time.Second}, Window{Limit: 9, Period: 2500 * time.Millisecond}, true}, // 3 intervals
+		{Window{Limit: 3, Period: time.Second}, Window{Limit: 8, Period: 2500 * time.Millisecond}, false},
+		{Window{Limit: 3, Period: time.Minute}, Window{Limit: 100, Period: time.Second}, false}, // longer period
 	} {
 		a, b := newSpec(tc.a, DefaultExactLimit), newSpec(tc.b, 0)
 		if got := implied(a, b); got != tc.want {
 			t.Errorf("%v implies %v: %v, want %v", tc.a, tc.b, got, tc.want)
 		}
 	}
-	if implied(newSpec(Window{20, time.Second}, 0), newSpec(Window{72000, time.Hour}, 0)) {
+	if implied(newSpec(Window{Limit: 20, Period: time.Second}, 0), newSpec(Window{Limit: 72000, Period: time.Hour}, 0)) {
 		t.Error("a bucketed window implies nothing")
 	}
-	m := NewMemory([]Window{{20, time.Second}, {72000, time.Hour}}, WithCountRejected(true))
+	m := NewMemory([]Window{{Limit: 20, Period: time.Second}, {Limit: 72000, Period: time.Hour}}, WithCountRejected(true))
 	if !m.specs[1].enforced {
 		t.Error("with rejected calls counted, the hour must be enforced")
 	}
@@ -439,7 +441,7 @@ func TestImplied(t *testing.T) {
 // included: a key still held back by its bucket must stay held back even
 // when a sweep runs.
 func TestEvictionNeverChangesDecision(t *testing.T) {
-	f := newFixture(t, []Window{{2, time.Minute}}, WithExactLimit(0), WithSweepEvery(1))
+	f := newFixture(t, []Window{{Limit: 2, Period: time.Minute}}, WithExactLimit(0), WithSweepEvery(1))
 	w := time.Duration(f.m.specs[0].width)
 	f.at(10*time.Millisecond).calls("A", 2)
 	other := ""
@@ -463,7 +465,7 @@ func (c *backClock) Now() time.Time { return c.t }
 // must not unsort a key's ring: the key keeps the latest time it saw.
 func TestClockGoingBackwards(t *testing.T) {
 	clk := &backClock{start}
-	m := NewMemory([]Window{{20, time.Second}}, WithClock(clk))
+	m := NewMemory([]Window{{Limit: 20, Period: time.Second}}, WithClock(clk))
 	clk.t = start.Add(time.Second)
 	for range 10 {
 		m.Allow("k")

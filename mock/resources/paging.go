@@ -5,8 +5,8 @@ import (
 	"strconv"
 
 	"github.com/wmsmock/wmsmock/mock/apierror"
-	"github.com/wmsmock/wmsmock/mock/profile"
 	"github.com/wmsmock/wmsmock/mock/spec"
+	"github.com/wmsmock/wmsmock/profile"
 )
 
 // Page is one window of a list: skip Offset items, then take at most Max.

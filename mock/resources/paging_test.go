@@ -6,9 +6,9 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/wmsmock/wmsmock/mock/profile"
 	"github.com/wmsmock/wmsmock/mock/resources"
 	"github.com/wmsmock/wmsmock/mock/spec"
+	"github.com/wmsmock/wmsmock/profile"
 )
 
 func TestParsePage(t *testing.T) {

@@ -31,10 +31,10 @@ import (
 	"github.com/wmsmock/wmsmock/mock/auth"
 	"github.com/wmsmock/wmsmock/mock/clock"
 	"github.com/wmsmock/wmsmock/mock/handler"
-	"github.com/wmsmock/wmsmock/mock/profile"
 	"github.com/wmsmock/wmsmock/mock/spec"
 	"github.com/wmsmock/wmsmock/mock/store"
 	"github.com/wmsmock/wmsmock/mock/synth"
+	"github.com/wmsmock/wmsmock/profile"
 )
 
 // Deps is what the handlers need from the server.

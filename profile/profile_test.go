@@ -10,8 +10,6 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v4"
-
-	"github.com/wmsmock/wmsmock/mock/auth"
 )
 
 func TestDefaultValues(t *testing.T) {
@@ -212,10 +210,10 @@ func TestBadValues(t *testing.T) {
 		{"duration unparsable", "workflows: {running_for: 2 minutes}", `workflows.running_for: "2 minutes" is not a duration`},
 		{"duration without unit", "compute_envs: {creating_for: 20}", `compute_envs.creating_for: "20" is not a duration`},
 		{"duration negative", "compute_envs: {deleting_for: -1s}", "compute_envs.deleting_for: must not be negative"},
-		{"window no slash", "rate_limit: {windows: [20]}", `rate_limit.windows[0]: ratelimit: spec "20"`},
-		{"window zero calls", "rate_limit: {windows: [20/s, 0/h]}", `rate_limit.windows[1]: ratelimit: spec "0/h"`},
-		{"window bad unit", "rate_limit: {windows: [20/sec]}", `rate_limit.windows[0]: ratelimit: spec "20/sec"`},
-		{"window zero period", "rate_limit: {windows: [20/0s]}", `rate_limit.windows[0]: ratelimit: spec "20/0s"`},
+		{"window no slash", "rate_limit: {windows: [20]}", `rate_limit.windows[0]: rate limit: spec "20"`},
+		{"window zero calls", "rate_limit: {windows: [20/s, 0/h]}", `rate_limit.windows[1]: rate limit: spec "0/h"`},
+		{"window bad unit", "rate_limit: {windows: [20/sec]}", `rate_limit.windows[0]: rate limit: spec "20/sec"`},
+		{"window zero period", "rate_limit: {windows: [20/0s]}", `rate_limit.windows[0]: rate limit: spec "20/0s"`},
 		{"enabled without windows", "rate_limit: {windows: []}", "rate_limit.windows: list at least one window"},
 		{"windows not a list", "rate_limit: {windows: 20/s}", "rate_limit.windows: expected a list"},
 		{"default not served", "versions: {default: \"2\"}", `versions.default: "2" is not one of versions.served`},
@@ -379,21 +377,6 @@ func TestEndStatus(t *testing.T) {
 	}
 	if got := Default().Workflows.EndStatus("run-wmsmock-fail"); got != "FAILED" {
 		t.Errorf("default rule: %s", got)
-	}
-}
-
-func TestAuthReply(t *testing.T) {
-	p := Default()
-	p.Auth.Expired.Status = 401
-	for r, want := range map[auth.Result]int{auth.Missing: 403, auth.BadScheme: 403, auth.Malformed: 403,
-		auth.Unknown: 403, auth.Expired: 401, auth.Revoked: 403} {
-		got, ok := p.Auth.Reply(r)
-		if !ok || got.Status != want {
-			t.Errorf("Reply(%v) = %+v, %v; want status %d", r, got, ok, want)
-		}
-	}
-	if _, ok := p.Auth.Reply(auth.OK); ok {
-		t.Error("Reply(OK) gave a refusal")
 	}
 }
 

@@ -1,4 +1,4 @@
-package ratelimit
+package ratewindow
 
 import (
 	"slices"
@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-func TestParseSpec(t *testing.T) {
+func TestParse(t *testing.T) {
 	good := []struct {
 		in   string
 		want []Window
@@ -23,9 +23,9 @@ func TestParseSpec(t *testing.T) {
 		{"1073741824/744h", []Window{{MaxLimit, MaxPeriod}}},
 	}
 	for _, tc := range good {
-		got, err := ParseSpec(tc.in)
+		got, err := Parse(tc.in)
 		if err != nil || !slices.Equal(got, tc.want) {
-			t.Errorf("ParseSpec(%q) = %v, %v; want %v", tc.in, got, err, tc.want)
+			t.Errorf("Parse(%q) = %v, %v; want %v", tc.in, got, err, tc.want)
 		}
 	}
 	bad := []struct{ in, msg string }{
@@ -50,13 +50,13 @@ func TestParseSpec(t *testing.T) {
 		{"on", `want "<limit>/<period>"`},
 	}
 	for _, tc := range bad {
-		got, err := ParseSpec(tc.in)
+		got, err := Parse(tc.in)
 		if err == nil {
-			t.Errorf("ParseSpec(%q) = %v, want an error", tc.in, got)
+			t.Errorf("Parse(%q) = %v, want an error", tc.in, got)
 			continue
 		}
-		if !strings.Contains(err.Error(), tc.msg) || !strings.HasPrefix(err.Error(), "ratelimit: ") {
-			t.Errorf("ParseSpec(%q): error %q does not mention %q", tc.in, err, tc.msg)
+		if !strings.Contains(err.Error(), tc.msg) || !strings.HasPrefix(err.Error(), "rate limit: ") {
+			t.Errorf("Parse(%q): error %q does not mention %q", tc.in, err, tc.msg)
 		}
 	}
 }
@@ -76,7 +76,7 @@ func TestWindowStringRoundTrip(t *testing.T) {
 		if got := tc.w.String(); got != tc.want {
 			t.Errorf("%+v: %q, want %q", tc.w, got, tc.want)
 		}
-		back, err := ParseSpec(tc.w.String())
+		back, err := Parse(tc.w.String())
 		if err != nil || len(back) != 1 || back[0] != tc.w {
 			t.Errorf("%q reads back as %v, %v", tc.w.String(), back, err)
 		}

@@ -1,4 +1,8 @@
-package ratelimit
+// Package ratewindow holds the text form of a rate-limit window ("20/s",
+// "72000/h"), shared by the behaviour profile, the command line and the
+// limiter. It sits outside the fake so that the profile, which the
+// conformance suite also reads, does not pull the limiter in with it.
+package ratewindow
 
 import (
 	"errors"
@@ -8,7 +12,7 @@ import (
 	"time"
 )
 
-// Bounds ParseSpec enforces. They keep every window within what Memory
+// Bounds Parse enforces. They keep every window within what Memory
 // stores without overflow (bucket counters are uint32) and reject periods
 // too short or too long to be a plausible API limit, which are more likely
 // typos than intent.
@@ -18,11 +22,11 @@ const (
 	MaxPeriod = 31 * 24 * time.Hour
 )
 
-// ParseSpec reads a rate-limit setting as given on the command line or in a
+// Parse reads a rate-limit setting as given on the command line or in a
 // behaviour profile.
 //
 // The value is "off" (any case; returns nil windows and no error, meaning
-// "use Unlimited"), or a comma-separated list of windows, each
+// "no limit"), or a comma-separated list of windows, each
 // "<limit>/<period>":
 //
 //   - limit is a positive decimal integer, at most MaxLimit;
@@ -33,24 +37,24 @@ const (
 // Spaces around items are ignored. Two windows with the same period are an
 // error, as one of them would be dead weight and is likely a typo.
 // Examples: "20/s,72000/h", "100/s", "5/1m".
-func ParseSpec(s string) ([]Window, error) {
+func Parse(s string) ([]Window, error) {
 	t := strings.TrimSpace(s)
 	if strings.EqualFold(t, "off") {
 		return nil, nil
 	}
 	if t == "" {
-		return nil, errors.New(`ratelimit: empty spec (want e.g. "20/s,72000/h", or "off")`)
+		return nil, errors.New(`rate limit: empty spec (want e.g. "20/s,72000/h", or "off")`)
 	}
 	var ws []Window
 	for item := range strings.SplitSeq(t, ",") {
 		item = strings.TrimSpace(item)
 		w, err := parseWindow(item)
 		if err != nil {
-			return nil, fmt.Errorf("ratelimit: spec %q: %w", s, err)
+			return nil, fmt.Errorf("rate limit: spec %q: %w", s, err)
 		}
 		for _, prev := range ws {
 			if prev.Period == w.Period {
-				return nil, fmt.Errorf("ratelimit: spec %q: two windows with period %s", s, formatPeriod(w.Period))
+				return nil, fmt.Errorf("rate limit: spec %q: two windows with period %s", s, formatPeriod(w.Period))
 			}
 		}
 		ws = append(ws, w)
@@ -93,7 +97,7 @@ func parseWindow(item string) (Window, error) {
 	return Window{Limit: n, Period: p}, nil
 }
 
-// formatPeriod writes a period the way ParseSpec reads it back, preferring
+// formatPeriod writes a period the way Parse reads it back, preferring
 // the bare unit ("s") and whole units ("10m") over time.Duration's
 // "10m0s".
 func formatPeriod(p time.Duration) string {
@@ -112,4 +116,14 @@ func formatPeriod(p time.Duration) string {
 	return p.String()
 }
 
-func itoa(n int) string { return strconv.Itoa(n) }
+// Window is one limit: at most Limit calls in any Period.
+type Window struct {
+	Limit  int
+	Period time.Duration
+}
+
+// String gives the window in the form Parse reads, e.g. "20/s" or "5/10m",
+// so a configuration can be logged and read back unchanged.
+func (w Window) String() string {
+	return strconv.Itoa(w.Limit) + "/" + formatPeriod(w.Period)
+}

@@ -19,8 +19,6 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v4"
-
-	"github.com/wmsmock/wmsmock/mock/auth"
 )
 
 //go:embed default.yaml
@@ -68,8 +66,8 @@ func (r Reply) Text(errorID string) string {
 	return r.Message + " - Error ID: " + errorID
 }
 
-// Auth says how each kind of unusable credential is refused (the names match
-// auth.Result), and whether operations without declared security need one.
+// Auth says how each kind of unusable credential is refused (one field per
+// auth.Result of the fake's bearer check), and whether operations without declared security need one.
 type Auth struct {
 	Missing            Reply `yaml:"missing"`
 	BadScheme          Reply `yaml:"bad_scheme"`
@@ -78,26 +76,6 @@ type Auth struct {
 	Expired            Reply `yaml:"expired"`
 	Revoked            Reply `yaml:"revoked"`
 	RequireOnUnsecured bool  `yaml:"require_on_unsecured"`
-}
-
-// Reply returns the refusal for an auth.Check result; ok is false for
-// auth.OK (nothing to refuse) and for a result this profile does not know.
-func (a *Auth) Reply(r auth.Result) (reply Reply, ok bool) {
-	switch r {
-	case auth.Missing:
-		return a.Missing, true
-	case auth.BadScheme:
-		return a.BadScheme, true
-	case auth.Malformed:
-		return a.Malformed, true
-	case auth.Unknown:
-		return a.Unknown, true
-	case auth.Expired:
-		return a.Expired, true
-	case auth.Revoked:
-		return a.Revoked, true
-	}
-	return Reply{}, false
 }
 
 // BodyLimit caps request bodies.

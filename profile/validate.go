@@ -12,8 +12,8 @@ import (
 
 	"go.yaml.in/yaml/v4"
 
-	"github.com/wmsmock/wmsmock/mock/auth"
-	"github.com/wmsmock/wmsmock/mock/ratelimit"
+	"github.com/wmsmock/wmsmock/internal/ratewindow"
+	"github.com/wmsmock/wmsmock/internal/token68"
 )
 
 // FieldError is one problem with one profile key. Key is the dotted path
@@ -63,7 +63,7 @@ func (p *Profile) Validate() error {
 	}
 	windowsOK := true
 	for i, w := range rl.Windows {
-		if _, err := ratelimit.ParseSpec(w); err != nil || strings.EqualFold(strings.TrimSpace(w), "off") {
+		if _, err := ratewindow.Parse(w); err != nil || strings.EqualFold(strings.TrimSpace(w), "off") {
 			if err == nil {
 				err = fmt.Errorf("%q is not a window: to turn limiting off set rate_limit.enabled: false", w)
 			}
@@ -74,7 +74,7 @@ func (p *Profile) Validate() error {
 	if windowsOK && len(rl.Windows) > 1 {
 		// Two windows with the same period are refused by the limiter; say
 		// so at load time, naming the list.
-		if _, err := ratelimit.ParseSpec(strings.Join(rl.Windows, ",")); err != nil {
+		if _, err := ratewindow.Parse(strings.Join(rl.Windows, ",")); err != nil {
 			v.add("rate_limit.windows", "%v", err)
 		}
 	}
@@ -127,7 +127,7 @@ func (p *Profile) Validate() error {
 		} else if slices.IndexFunc(p.Tokens, func(o TokenSpec) bool { return o.Name == t.Name }) < i {
 			v.add(key+".name", "%q is used by an earlier token", t.Name)
 		}
-		if !auth.ValidValue(t.Value) {
+		if !token68.Valid(t.Value) {
 			// The value is echoed on purpose: these are fixture tokens
 			// written in the file, and the error is useless without it.
 			v.add(key+".value", "%q cannot be sent as a bearer token: use letters, digits and -._~+/ (and = at the end)", t.Value)
