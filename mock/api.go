@@ -2,6 +2,7 @@ package mock
 
 import (
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/gorilla/mux"
@@ -44,7 +45,9 @@ func newAPI(version string, doc *spec.Document, basePath string, seed int64, p *
 		k := routeKeyOf(op.Method, op.Path, true)
 		r := a.routers[k]
 		if r == nil {
-			r = mux.NewRouter()
+			// Routes match the escaped path: an encoded "/" inside a
+			// segment belongs to that segment, as it does on the wire.
+			r = mux.NewRouter().UseEncodedPath()
 			a.routers[k] = r
 		}
 		r.NewRoute().Path(basePath + op.Path).Methods(op.Method).Handler(opRoute{op})
@@ -82,15 +85,19 @@ type opRoute struct{ op *spec.Operation }
 
 func (opRoute) ServeHTTP(http.ResponseWriter, *http.Request) {}
 
-// match finds the operation a call addresses, and its path parameters.
+// match finds the operation a call addresses, and its path parameters
+// (unescaped). It works on the escaped path, so "%2F" never acts as a
+// separator: /api/workflow/ID%2Fcancel names a run called "ID/cancel",
+// which does not exist, rather than cancelling run ID.
 func (a *api) match(r *http.Request) (*spec.Operation, map[string]string, bool) {
-	if a.basePath != "" && !strings.HasPrefix(r.URL.Path, a.basePath+"/") {
+	path := r.URL.EscapedPath()
+	if a.basePath != "" && !strings.HasPrefix(path, a.basePath+"/") {
 		return nil, nil, false
 	}
 	// Routes whose first segment is literal come before those that start
 	// with a parameter (the document's route order), so the call's own
 	// group is tried first.
-	k := routeKeyOf(r.Method, r.URL.Path[len(a.basePath):], false)
+	k := routeKeyOf(r.Method, path[len(a.basePath):], false)
 	for _, head := range [2]string{k.head, ""} {
 		k.head = head
 		router := a.routers[k]
@@ -102,10 +109,28 @@ func (a *api) match(r *http.Request) (*spec.Operation, map[string]string, bool) 
 			continue
 		}
 		if route, ok := m.Handler.(opRoute); ok {
-			return route.op, m.Vars, true
+			vars, ok := unescapeVars(m.Vars)
+			return route.op, vars, ok
 		}
 	}
 	return nil, nil, false
+}
+
+// unescapeVars decodes path parameters matched on the escaped path. A
+// parameter that does not decode cannot name anything, so the call is
+// treated as matching no route.
+func unescapeVars(vars map[string]string) (map[string]string, bool) {
+	for k, v := range vars {
+		if !strings.Contains(v, "%") {
+			continue
+		}
+		u, err := url.PathUnescape(v)
+		if err != nil {
+			return nil, false
+		}
+		vars[k] = u
+	}
+	return vars, true
 }
 
 // answer gives the service's behaviour where a handler exists, and a

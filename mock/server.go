@@ -261,7 +261,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}()
 
 	// Control routes (/_mock/...) live outside the API: no token, no limits.
-	if strings.HasPrefix(r.URL.Path, control.Prefix) {
+	if strings.HasPrefix(r.URL.EscapedPath(), control.Prefix) {
 		s.control.ServeHTTP(rec, r)
 		return
 	}
@@ -280,7 +280,7 @@ func (s *Server) serveAPI(r *http.Request) (*handler.Response, error) {
 
 	// 1. Authentication: a usable Bearer token on every call, including
 	//    operations whose document declares no security (CONTRACT A1, A3).
-	tok, result := auth.Check(s.tokens, r.Header.Get("Authorization"), now)
+	tok, result := auth.CheckHeaders(s.tokens, r.Header.Values("Authorization"), now)
 	if result != auth.OK && !s.anonymousAllowed(r) {
 		reply := authReply(&s.profile.Auth, result)
 		return nil, apierror.Forbiddenf("authentication failed: %s", result).WithReply(reply)
@@ -304,7 +304,13 @@ func (s *Server) serveAPI(r *http.Request) (*handler.Response, error) {
 		return nil, apierror.Forbiddenf("no operation %s %s in API version %s", r.Method, r.URL.Path, a.version)
 	}
 
-	// 5. Body: read once, within the size limit.
+	// 5. Query and body: the query must decode (a malformed escape or a ";"
+	//    separator is a Bad Request, not silently dropped), and the body is
+	//    read once, within the size limit.
+	query, qerr := url.ParseQuery(r.URL.RawQuery)
+	if qerr != nil {
+		return nil, apierror.BadRequestf("%s: the query string cannot be decoded: %v", op.ID, qerr)
+	}
 	body, bodyErr := readBody(r, s.bodyLimit)
 	if bodyErr != nil {
 		return nil, bodyErr.WithReply(s.profile.BodyLimit.Reject)
@@ -317,7 +323,6 @@ func (s *Server) serveAPI(r *http.Request) (*handler.Response, error) {
 
 	// 7. The answer: the service's own behaviour where it has some,
 	//    otherwise a body synthesized from the document.
-	query := r.URL.Query()
 	req := &handler.Request{
 		HTTP: r, Version: a.version, Op: op, PathParams: vars, Query: query,
 		Body: body, TokenID: tok.ID, Now: now, Key: requestKey(r, query, a.basePath, body),
@@ -481,7 +486,7 @@ func requestKey(r *http.Request, query url.Values, basePath string, body []byte)
 	var b strings.Builder
 	b.WriteString(r.Method)
 	b.WriteByte(' ')
-	b.WriteString(strings.TrimPrefix(r.URL.Path, basePath))
+	b.WriteString(strings.TrimPrefix(r.URL.EscapedPath(), basePath))
 	if len(query) > 0 {
 		b.WriteByte('?')
 		b.WriteString(query.Encode())

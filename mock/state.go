@@ -335,7 +335,7 @@ func (s *Server) closeState() error {
 // recordRequest adds a finished call to the request journal. Control calls
 // are left out, so reading the journal does not fill it.
 func (s *Server) recordRequest(r *http.Request, rec *recorder, took time.Duration) {
-	if s.state == nil || strings.HasPrefix(r.URL.Path, control.Prefix) {
+	if s.state == nil || strings.HasPrefix(r.URL.EscapedPath(), control.Prefix) {
 		return
 	}
 	s.state.requests.Add(control.RequestEntry{

@@ -31,6 +31,21 @@ func (r Result) String() string {
 	return "invalid"
 }
 
+// CheckHeaders is Check over every Authorization header a request carries.
+// More than one is refused as Malformed rather than checked one by one: a
+// proxy or client that adds a second credential has made the request
+// ambiguous, and letting whichever header comes first win would let a
+// valid token vouch for an unknown one.
+func CheckHeaders(store Store, values []string, now time.Time) (Token, Result) {
+	switch len(values) {
+	case 0:
+		return Token{}, Missing
+	case 1:
+		return Check(store, values[0], now)
+	}
+	return Token{}, Malformed
+}
+
 // Check decides whether the value of an Authorization header names a usable
 // token at now. The accepted form is "Bearer <token68>": the scheme is matched
 // case-insensitively (RFC 7235 section 2.1) and may be followed by one or
