@@ -120,6 +120,7 @@ func Load(b []byte) (*Document, error) {
 		}
 		return nil, fmt.Errorf("only OpenAPI 3.x documents are supported (found version %q)", v)
 	}
+	normalizeDiscriminators(info.RootNode) // discriminator.go
 	model, err := doc.BuildV3Model()
 	if model == nil {
 		return nil, fmt.Errorf("building the document model: %w", err)
