@@ -60,7 +60,10 @@ func (s *Server) Close() error {
 	return s.Shutdown(ctx)
 }
 
-// Shutdown stops the server gracefully within ctx.
+// Shutdown stops the server gracefully within ctx: it stops accepting
+// calls and waits for those in flight, but never past ctx. When ctx ends
+// first, the connections still open are closed, so shutdown takes no longer
+// than its bound whatever a call is doing.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.mu.Lock()
 	srv := s.httpSrv
@@ -70,6 +73,9 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	}
 	s.ready.Store(false)
 	err := srv.Shutdown(ctx)
+	if err != nil {
+		err = errors.Join(err, srv.Close())
+	}
 	return errors.Join(err, s.closeState()) // the last save, once calls in flight are done
 }
 

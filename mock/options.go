@@ -4,6 +4,7 @@ import (
 	"io"
 	"log/slog"
 	"strings"
+	"time"
 
 	"github.com/wmsmock/wmsmock/mock/clock"
 	"github.com/wmsmock/wmsmock/mock/handler"
@@ -36,6 +37,7 @@ type settings struct {
 	rateSet     bool
 	addr        string
 	strict      bool
+	timeout     time.Duration
 	idSource    io.Reader
 	handlers    map[string]handler.Func
 	state       stateSettings // state_options.go
@@ -149,6 +151,22 @@ func WithAddr(addr string) Option {
 func WithStrictResponses() Option {
 	return func(s *settings) error {
 		s.strict = true
+		return nil
+	}
+}
+
+// DefaultRequestTimeout bounds every API call unless WithRequestTimeout says
+// otherwise: far above what any answer takes, far below what a client waits
+// before it gives up.
+const DefaultRequestTimeout = 5 * time.Second
+
+// WithRequestTimeout bounds the time the fake spends on one API call. Past
+// it the call is answered with the profile's internal-error reply and an
+// Error ID whose journal entry names the operation and the stage it was in,
+// and the work for it is told to stop. 0 or less turns the bound off.
+func WithRequestTimeout(d time.Duration) Option {
+	return func(s *settings) error {
+		s.timeout = d
 		return nil
 	}
 }

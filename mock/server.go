@@ -18,7 +18,9 @@ package mock
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 
 	"fmt"
 	"io"
@@ -63,6 +65,7 @@ type Server struct {
 	logger      *slog.Logger
 	control     http.Handler
 	strict      bool
+	timeout     time.Duration // per API call; 0: none
 	bodyLimit   int64
 	ready       atomic.Bool
 	state       *serverState // state.go
@@ -77,7 +80,7 @@ type Server struct {
 // New builds a Server from options. With none it serves the embedded
 // description of the service, version 1, under /api.
 func New(opts ...Option) (*Server, error) {
-	s := settings{basePath: DefaultBasePath, seed: 1, addr: "127.0.0.1:0"}
+	s := settings{basePath: DefaultBasePath, seed: 1, addr: "127.0.0.1:0", timeout: DefaultRequestTimeout}
 	for _, o := range opts {
 		if err := o(&s); err != nil {
 			return nil, err
@@ -103,6 +106,7 @@ func New(opts ...Option) (*Server, error) {
 		clock:     s.clock,
 		logger:    s.logger,
 		strict:    s.strict,
+		timeout:   s.timeout,
 		bodyLimit: int64(s.profile.BodyLimit.Max),
 		addr:      s.addr,
 	}
@@ -265,7 +269,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.control.ServeHTTP(rec, r)
 		return
 	}
-	resp, err := s.serveAPI(r)
+	r, resp, err := s.serveWithin(r)
 	if err != nil {
 		rec.errorID = s.errors.Write(rec, r, err)
 		return
@@ -273,9 +277,86 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.write(rec, r, resp)
 }
 
+// serveWithin runs serveAPI under the server's deadline. The call's
+// context carries the deadline to the work (generation and long loops stop
+// when it passes), and the answer does not wait for the work: past the
+// deadline the client gets the internal-error reply, with what the call was
+// doing in the journal, even if some piece of work never looks at its
+// context. The answer is only ever written here, so the late work cannot
+// touch the response.
+func (s *Server) serveWithin(r *http.Request) (*http.Request, *handler.Response, error) {
+	if s.timeout <= 0 {
+		resp, err := s.serveAPI(r, &progress{})
+		return r, resp, err
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), s.timeout)
+	defer cancel()
+	r = r.WithContext(ctx)
+	type outcome struct {
+		resp *handler.Response
+		err  error
+	}
+	done := make(chan outcome, 1)
+	prog := &progress{}
+	go func() {
+		defer func() {
+			if v := recover(); v != nil {
+				if v == http.ErrAbortHandler {
+					v = "aborted"
+				}
+				done <- outcome{err: &apierror.Error{Kind: apierror.Internal, Reason: fmt.Sprintf("panic: %v", v)}}
+			}
+		}()
+		resp, err := s.serveAPI(r, prog)
+		done <- outcome{resp, err}
+	}()
+	select {
+	case o := <-done:
+		return r, o.resp, o.err
+	case <-ctx.Done():
+		why := "no answer within " + s.timeout.String()
+		if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			why = "the client went away"
+		}
+		return r, nil, &apierror.Error{Kind: apierror.Internal,
+			Reason: fmt.Sprintf("%s: %s (operation %s, stage %s)", r.Method, why, prog.operation(), prog.stage())}
+	}
+}
+
+// progress is how far a call has got through serveAPI, read by
+// serveWithin when the call runs out of time.
+type progress struct {
+	op    atomic.Pointer[spec.Operation]
+	phase atomic.Int32
+}
+
+// The stages of serveAPI, in order.
+const (
+	stageAuth int32 = iota
+	stageRateLimit
+	stageVersion
+	stageRoute
+	stageInput
+	stageValidation
+	stageAnswer
+)
+
+var stageNames = [...]string{"authentication", "rate limit", "version", "route", "reading the request", "validation", "answer"}
+
+func (p *progress) at(stage int32) { p.phase.Store(stage) }
+
+func (p *progress) stage() string { return stageNames[p.phase.Load()] }
+
+func (p *progress) operation() string {
+	if op := p.op.Load(); op != nil {
+		return op.ID
+	}
+	return "not routed yet"
+}
+
 // serveAPI takes an API call through every check the service makes, in the
 // order it makes them, and returns the answer as a value.
-func (s *Server) serveAPI(r *http.Request) (*handler.Response, error) {
+func (s *Server) serveAPI(r *http.Request, prog *progress) (*handler.Response, error) {
 	now := s.clock.Now()
 
 	// 1. Authentication: a usable Bearer token on every call, including
@@ -287,22 +368,27 @@ func (s *Server) serveAPI(r *http.Request) (*handler.Response, error) {
 	}
 
 	// 2. Rate limit, counted per token over every API call (CONTRACT L1).
+	prog.at(stageRateLimit)
 	decision := s.limiter.Allow(rateKey(tok, result))
 	if !decision.Allowed {
 		return nil, s.tooManyRequests(decision, now)
 	}
 
 	// 3. Version: Accept-Version picks the document; absent means 1 (V1).
+	prog.at(stageVersion)
 	a, err := s.selectVersion(r)
 	if err != nil {
 		return nil, err
 	}
 
 	// 4. Route: an unknown path or method is a 403, like the service (A4).
+	prog.at(stageRoute)
 	op, vars, ok := a.match(r)
 	if !ok {
 		return nil, apierror.Forbiddenf("no operation %s %s in API version %s", r.Method, r.URL.Path, a.version)
 	}
+	prog.op.Store(op)
+	prog.at(stageInput)
 
 	// 5. Query and body: the query must decode (a malformed escape or a ";"
 	//    separator is a Bad Request, not silently dropped), and the body is
@@ -317,12 +403,14 @@ func (s *Server) serveAPI(r *http.Request) (*handler.Response, error) {
 	}
 
 	// 6. Validation against the document (CONTRACT E1).
+	prog.at(stageValidation)
 	if problems := a.validator.Request(r, op, body); problems != nil {
 		return nil, apierror.BadRequestf("%s: %s", op.ID, strings.Join(problems, "; "))
 	}
 
 	// 7. The answer: the service's own behaviour where it has some,
 	//    otherwise a body synthesized from the document.
+	prog.at(stageAnswer)
 	req := &handler.Request{
 		HTTP: r, Version: a.version, Op: op, PathParams: vars, Query: query,
 		Body: body, TokenID: tok.ID, Now: now, Key: requestKey(r, query, a.basePath, body),

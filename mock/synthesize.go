@@ -37,41 +37,51 @@ func (s *synthesizer) answer(req *handler.Request) (*handler.Response, error) {
 	if b, ok := s.cache.Get(req.Key); ok {
 		return &handler.Response{Status: succ.Status, Raw: b, MediaType: succ.MediaType}, nil
 	}
-	body, err := s.body(req)
+	body, timed, err := s.body(req)
 	if err != nil {
 		return nil, err
 	}
-	s.cache.Put(req.Key, body)
+	if !timed {
+		s.cache.Put(req.Key, body)
+	}
 	return &handler.Response{Status: succ.Status, Raw: body, MediaType: succ.MediaType}, nil
 }
 
-func (s *synthesizer) body(req *handler.Request) ([]byte, error) {
+// body builds the answer for req. timed reports a body that holds the
+// current time, which must not be cached by request: the next call would
+// get the first call's time.
+func (s *synthesizer) body(req *handler.Request) (body []byte, timed bool, err error) {
 	succ := req.Op.Success
 	if spec.IsJSON(succ.MediaType) {
 		if succ.Example != nil && s.exampleValid(req.Op) {
-			return succ.Example, nil
+			return succ.Example, false, nil
 		}
-		v := s.gen.Value(succ.Schema.Schema(), req.Key, synth.Response)
-		return json.Marshal(v)
+		v, err := s.gen.ValueContext(req.HTTP.Context(), succ.Schema.Schema(), req.Key, synth.Response)
+		if err != nil {
+			return nil, false, fmt.Errorf("generating the answer of %s: %w", req.Op.ID, err)
+		}
+		b, err := json.Marshal(v)
+		return b, false, err
 	}
-	return s.nonJSON(req), nil
+	b, timed := s.nonJSON(req)
+	return b, timed, nil
 }
 
 // nonJSON gives a plausible body for text and file answers: the schema's
 // string when it describes one, a short log for text, a small file otherwise.
-func (s *synthesizer) nonJSON(req *handler.Request) []byte {
+func (s *synthesizer) nonJSON(req *handler.Request) (body []byte, timed bool) {
 	succ := req.Op.Success
 	mt := strings.ToLower(succ.MediaType)
 	if strings.HasPrefix(mt, "text/") {
 		if succ.Schema != nil {
 			if str, ok := s.gen.Value(succ.Schema.Schema(), req.Key, synth.Response).(string); ok && str != "" {
-				return []byte(str)
+				return []byte(str), false
 			}
 		}
 		return []byte(fmt.Sprintf("N E X T F L O W  ~  version 24.10.0\nLaunching `%s` [wmsmock]\nCompleted at: %s\n",
-			req.Op.Path, req.Now.UTC().Format("2006-01-02T15:04:05Z")))
+			req.Op.Path, req.Now.UTC().Format("2006-01-02T15:04:05Z"))), true
 	}
-	return []byte(fmt.Sprintf("wmsmock sample file for %s\n", req.Op.Path))
+	return []byte(fmt.Sprintf("wmsmock sample file for %s\n", req.Op.Path)), false
 }
 
 // exampleValid checks an operation's example against its schema once.

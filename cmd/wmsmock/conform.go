@@ -146,19 +146,6 @@ func envFloat(getenv func(string) string, key string, def float64, errs *[]strin
 	return f
 }
 
-func envDuration(getenv func(string) string, key string, def time.Duration, errs *[]string) time.Duration {
-	v := getenv(key)
-	if v == "" {
-		return def
-	}
-	d, err := time.ParseDuration(v)
-	if err != nil {
-		*errs = append(*errs, fmt.Sprintf("%s=%q is not a duration such as 30s or 10m", key, v))
-		return def
-	}
-	return d
-}
-
 // conform runs the conformance suite against a server and exits non-zero
 // when a scenario fails (1) or the command line is wrong (2).
 func conform(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // listFlag is a repeatable string flag whose default comes from an
@@ -68,6 +69,21 @@ func envBool(getenv func(string) string, key string, def bool, errs *[]string) b
 		return def
 	}
 	return b
+}
+
+// envDuration reads a duration default such as 30s; like envInt, a
+// malformed value is reported rather than ignored.
+func envDuration(getenv func(string) string, key string, def time.Duration, errs *[]string) time.Duration {
+	v := getenv(key)
+	if v == "" {
+		return def
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		*errs = append(*errs, fmt.Sprintf("%s=%q is not a duration such as 30s or 10m", key, v))
+		return def
+	}
+	return d
 }
 
 // newFlagSet returns a flag set that reports errors instead of exiting, and

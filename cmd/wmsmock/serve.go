@@ -35,6 +35,8 @@ type serveConfig struct {
 	stateInterval time.Duration
 	fixtures      string
 	adminToken    string
+	// requestTimeout bounds every API call (0: unbounded).
+	requestTimeout time.Duration
 }
 
 func parseServe(args []string, getenv func(string) string, stderr io.Writer) (serveConfig, error) {
@@ -54,17 +56,9 @@ func parseServe(args []string, getenv func(string) string, stderr io.Writer) (se
 	fs.StringVar(&c.logLevel, "log-level", envString(getenv, "WMSMOCK_LOG_LEVEL", "info"), "debug (logs every request), info, warn or error [WMSMOCK_LOG_LEVEL]")
 	fs.StringVar(&c.logFormat, "log-format", envString(getenv, "WMSMOCK_LOG_FORMAT", "text"), "text or json [WMSMOCK_LOG_FORMAT]")
 	fs.StringVar(&c.stateFile, "state-file", envString(getenv, "WMSMOCK_STATE_FILE", ""), "keep state in `FILE`: loaded at start (an unreadable file stops the start), saved atomically on shutdown and every --state-interval [WMSMOCK_STATE_FILE]")
-	interval := 30 * time.Second
-	if v := getenv("WMSMOCK_STATE_INTERVAL"); v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil {
-			envErrs = append(envErrs, fmt.Sprintf("WMSMOCK_STATE_INTERVAL=%q is not a duration", v))
-		} else {
-			interval = d
-		}
-	}
-	fs.DurationVar(&c.stateInterval, "state-interval", interval, "how often to save the state file while serving; 0 saves only on shutdown [WMSMOCK_STATE_INTERVAL]")
+	fs.DurationVar(&c.stateInterval, "state-interval", envDuration(getenv, "WMSMOCK_STATE_INTERVAL", 30*time.Second, &envErrs), "how often to save the state file while serving; 0 saves only on shutdown [WMSMOCK_STATE_INTERVAL]")
 	fs.StringVar(&c.fixtures, "fixtures", envString(getenv, "WMSMOCK_FIXTURES", ""), "seed a fresh fake from the seed files in `DIR` instead of the built-in ones [WMSMOCK_FIXTURES]")
+	fs.DurationVar(&c.requestTimeout, "request-timeout", envDuration(getenv, "WMSMOCK_REQUEST_TIMEOUT", mock.DefaultRequestTimeout, &envErrs), "longest one API call may take; past it the call ends with a 500 and an Error ID naming the operation and stage; 0 for no limit [WMSMOCK_REQUEST_TIMEOUT]")
 	fs.StringVar(&c.adminToken, "admin-token", envString(getenv, "WMSMOCK_ADMIN_TOKEN", ""), "open /_mock/admin/ to any caller sending this bearer `TOKEN` (default: loopback callers only) [WMSMOCK_ADMIN_TOKEN]")
 	if err := fs.Parse(args); err != nil {
 		return c, err
@@ -114,6 +108,9 @@ func (c serveConfig) validate() error {
 	if c.stateInterval < 0 {
 		errs = append(errs, fmt.Sprintf("--state-interval %s: must not be negative", c.stateInterval))
 	}
+	if c.requestTimeout < 0 {
+		errs = append(errs, fmt.Sprintf("--request-timeout %s: must not be negative", c.requestTimeout))
+	}
 	if c.fixtures != "" {
 		if info, err := os.Stat(c.fixtures); err != nil || !info.IsDir() {
 			errs = append(errs, fmt.Sprintf("--fixtures %q: not a directory", c.fixtures))
@@ -150,6 +147,7 @@ func (c serveConfig) options(logger *slog.Logger) ([]mock.Option, error) {
 		mock.WithSeed(c.seed),
 		mock.WithTokens(c.tokens...),
 		mock.WithLogger(logger),
+		mock.WithRequestTimeout(c.requestTimeout),
 	}
 	for _, s := range c.specs {
 		v, file := splitSpec(s)

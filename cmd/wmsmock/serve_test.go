@@ -37,6 +37,8 @@ func TestServeRejectsBadConfiguration(t *testing.T) {
 		{"bad rate limit", []string{"--rate-limit", "20 per second"}, nil, 2, "--rate-limit"},
 		{"bad token", []string{"--token", "has space"}, nil, 2, "--token"},
 		{"bad log level", []string{"--log-level", "loud"}, nil, 2, "--log-level"},
+		{"negative request timeout", []string{"--request-timeout", "-1s"}, nil, 2, "--request-timeout"},
+		{"bad request timeout in environment", nil, map[string]string{"WMSMOCK_REQUEST_TIMEOUT": "5"}, 2, "WMSMOCK_REQUEST_TIMEOUT"},
 		{"bad seed in environment", nil, map[string]string{"WMSMOCK_SEED": "abc"}, 2, "WMSMOCK_SEED"},
 		{"missing document", []string{"--spec", filepath.Join(dir, "absent.yaml")}, nil, 1, "absent.yaml"},
 		{"not an OpenAPI document", []string{"--spec", notOpenAPI}, nil, 1, "OpenAPI"},

@@ -1,6 +1,7 @@
 package synth
 
 import (
+	"context"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -16,11 +17,21 @@ const hardDepthSlack = 24
 // pathological schemas (wide required fan-out that recurses).
 const maxSteps = 200_000
 
+// checkEvery is how many values generation makes between looks at its
+// context: often enough to stop within a millisecond or so, rarely enough
+// to cost nothing measurable.
+const checkEvery = 256
+
+// cancelled unwinds a generation whose context is done; ValueContext
+// recovers it and reports the context's error.
+type cancelled struct{ err error }
+
 // run is the state of one Value call. It is not shared between goroutines.
 type run struct {
 	g     *Generator
 	r     *rand.Rand
 	mode  Mode
+	ctx   context.Context
 	steps int
 	// failed is set when a oneOf could not be made to match exactly one
 	// branch (some published oneOfs list indistinguishable branches). The
@@ -37,6 +48,11 @@ func (c *run) chance(p float64) bool { return c.r.Float64() < p }
 func (c *run) value(raw *node, fd field, depth int, ot *objTimes, allowSub bool) any {
 	n := raw.f()
 	c.steps++
+	if c.steps%checkEvery == 0 {
+		if err := c.ctx.Err(); err != nil {
+			panic(cancelled{err})
+		}
+	}
 	if c.steps > maxSteps || depth > c.g.maxDepth+hardDepthSlack {
 		return placeholder(n)
 	}

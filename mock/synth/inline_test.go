@@ -1,6 +1,8 @@
 package synth
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"testing"
 
@@ -277,7 +279,7 @@ func TestInlineSpecsValidate(t *testing.T) {
 				g := New(WithSeed(seed))
 				for _, mode := range []Mode{Response, Request} {
 					key := fmt.Sprintf("%s/%d", name, mode)
-					v := g.value(s, key, mode)
+					v := g.value(bg, s, key, mode)
 					if err := vl.check(s, v, mode, version); err != nil {
 						t.Fatalf("%s seed %d mode %d: %v\nvalue: %s", name, seed, mode, err, mustJSON(t, v))
 					}
@@ -385,7 +387,7 @@ func TestKeywordSemantics(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			s := componentSchema(t, d, tc.schema)
 			for seed := int64(0); seed < 30; seed++ {
-				v := New(WithSeed(seed)).value(s, "k", tc.mode)
+				v := New(WithSeed(seed)).value(bg, s, "k", tc.mode)
 				if msg := tc.check(t, v); msg != "" {
 					t.Fatalf("seed %d: %s\nvalue: %s", seed, msg, mustJSON(t, v))
 				}
@@ -395,7 +397,7 @@ func TestKeywordSemantics(t *testing.T) {
 
 	t.Run("readOnly appears in responses", func(t *testing.T) {
 		s := componentSchema(t, d, "Secrets")
-		if _, ok := obj(New().value(s, "k", Response))["created"]; !ok {
+		if _, ok := obj(New().value(bg, s, "k", Response))["created"]; !ok {
 			t.Fatal("required readOnly property missing from a response")
 		}
 	})
@@ -412,7 +414,7 @@ func TestKeywordSemantics(t *testing.T) {
 	})
 	t.Run("depth limit trims optional properties", func(t *testing.T) {
 		s := componentSchema(t, d, "Tree")
-		shallow := New(WithMaxDepth(1)).value(s, "k", Response)
+		shallow := New(WithMaxDepth(1)).value(bg, s, "k", Response)
 		if depthOf(shallow) > 4 {
 			t.Fatalf("max depth 1 gave depth %d: %s", depthOf(shallow), mustJSON(t, shallow))
 		}
@@ -424,7 +426,7 @@ func TestKeywordSemantics(t *testing.T) {
 		s := componentSchema(t, d, "Maps")
 		sizes := map[int]bool{}
 		for seed := int64(0); seed < 40; seed++ {
-			if labels, ok := obj(New(WithSeed(seed)).value(s, "k", Response))["labels"].(map[string]any); ok {
+			if labels, ok := obj(New(WithSeed(seed)).value(bg, s, "k", Response))["labels"].(map[string]any); ok {
 				sizes[len(labels)] = true
 			}
 		}
@@ -469,5 +471,29 @@ func TestUnresolvableReference(t *testing.T) {
 	}
 	if _, ok := m["name"].(string); !ok {
 		t.Fatalf("sibling of an unresolved ref: %s", mustJSON(t, m))
+	}
+}
+
+// bg is the context of generations that have no deadline.
+var bg = context.Background()
+
+// A generation whose context is done stops and says why, instead of
+// finishing a value nobody will read; with a live context the same schema
+// gives the same value as Value.
+func TestValueContextStops(t *testing.T) {
+	d := inlineDoc(t)
+	s := componentSchema(t, d, "Tree")
+	g := New(WithMaxDepth(12))
+	ctx, cancel := context.WithCancel(bg)
+	cancel()
+	if v, err := g.ValueContext(ctx, s, "k", Response); !errors.Is(err, context.Canceled) || v != nil {
+		t.Fatalf("cancelled generation gave %v, %v; want nil and context.Canceled", mustJSON(t, v), err)
+	}
+	v, err := g.ValueContext(bg, s, "k", Response)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := mustJSON(t, v), mustJSON(t, g.Value(s, "k", Response)); got != want {
+		t.Fatalf("ValueContext and Value differ:\n%s\n%s", got, want)
 	}
 }

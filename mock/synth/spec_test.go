@@ -90,7 +90,7 @@ func checkDocument(t *testing.T, file string, d *v3.Document, requestKeys []stri
 		g := New(WithSeed(seed))
 		resp := make(map[string]any, len(comps))
 		for _, c := range comps {
-			resp[c.name] = g.value(c.schema, "GET /components/"+c.name, Response)
+			resp[c.name] = g.value(bg, c.schema, "GET /components/"+c.name, Response)
 		}
 		if err := vl.check(wrapResp, resp, Response, version); err != nil {
 			for _, name := range failedKeys(err) {
@@ -106,7 +106,7 @@ func checkDocument(t *testing.T, file string, d *v3.Document, requestKeys []stri
 		}
 		req := make(map[string]any, len(reqs))
 		for _, r := range reqs {
-			req[r.key] = g.value(r.schema, r.key, Request)
+			req[r.key] = g.value(bg, r.schema, r.key, Request)
 		}
 		if err := vl.check(wrapReq, req, Request, version); err != nil {
 			for _, key := range failedKeys(err) {

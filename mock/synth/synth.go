@@ -8,14 +8,15 @@
 package synth
 
 import (
-	"github.com/wmsmock/wmsmock/mock/spec"
-
+	"context"
 	"hash/fnv"
 	"math/rand/v2"
 	"sync"
 	"time"
 
 	"github.com/pb33f/libopenapi/datamodel/high/base"
+
+	"github.com/wmsmock/wmsmock/mock/spec"
 )
 
 // Mode says which direction a value travels, because OpenAPI hides
@@ -89,22 +90,35 @@ func New(opts ...Option) *Generator {
 // seed, key and schema always give the same value, and another seed or key
 // gives another. A nil schema gives an empty object. Value never panics; a
 // schema that trips an internal error also gives an empty object.
-func (g *Generator) Value(schema *base.Schema, key string, mode Mode) (v any) {
+func (g *Generator) Value(schema *base.Schema, key string, mode Mode) any {
+	v, _ := g.ValueContext(context.Background(), schema, key, mode)
+	return v
+}
+
+// ValueContext is Value for a caller with a deadline: generation checks ctx
+// as it goes and gives up with ctx's error once it is done, so a request
+// that has run out of time stops using the CPU too.
+func (g *Generator) ValueContext(ctx context.Context, schema *base.Schema, key string, mode Mode) (v any, err error) {
 	if schema == nil {
-		return map[string]any{}
+		return map[string]any{}, nil
 	}
 	defer func() {
-		if recover() != nil {
+		if r := recover(); r != nil {
+			if c, ok := r.(cancelled); ok {
+				v, err = nil, c.err
+				return
+			}
 			v = map[string]any{}
 		}
 	}()
-	return g.value(schema, key, mode)
+	return g.value(ctx, schema, key, mode), nil
 }
 
-// value is Value without the panic guard, so tests see internal errors.
-func (g *Generator) value(schema *base.Schema, key string, mode Mode) any {
+// value is ValueContext without the panic guard, so tests see internal
+// errors.
+func (g *Generator) value(ctx context.Context, schema *base.Schema, key string, mode Mode) any {
 	n := g.node(schema)
-	c := &run{g: g, r: g.Rand(key), mode: mode}
+	c := &run{g: g, r: g.Rand(key), mode: mode, ctx: ctx}
 	return c.value(n, field{}, 0, nil, true)
 }
 

@@ -26,7 +26,7 @@ func determinismSchemas(t *testing.T) map[string]*base.Schema {
 func TestDeterminism(t *testing.T) {
 	for name, s := range determinismSchemas(t) {
 		t.Run(name, func(t *testing.T) {
-			base := mustJSON(t, New(WithSeed(7)).value(s, "GET /x", Response))
+			base := mustJSON(t, New(WithSeed(7)).value(bg, s, "GET /x", Response))
 			tests := []struct {
 				what string
 				g    *Generator
@@ -38,7 +38,7 @@ func TestDeterminism(t *testing.T) {
 				{"different key", New(WithSeed(7)), "GET /y", false},
 			}
 			for _, tc := range tests {
-				got := mustJSON(t, tc.g.value(s, tc.key, Response))
+				got := mustJSON(t, tc.g.value(bg, s, tc.key, Response))
 				if (got == base) != tc.same {
 					t.Errorf("%s: same=%v, want %v\n%s\n%s", tc.what, got == base, tc.same, base, got)
 				}
@@ -55,7 +55,7 @@ func TestConcurrentUse(t *testing.T) {
 	for name, s := range schemas {
 		for i := 0; i < 4; i++ {
 			key := fmt.Sprintf("%s/%d", name, i)
-			want[key] = mustJSON(t, New().value(s, key, Response))
+			want[key] = mustJSON(t, New().value(bg, s, key, Response))
 		}
 	}
 	g := New()
@@ -143,7 +143,7 @@ func TestFormats(t *testing.T) {
 		}},
 	}
 	for seed := int64(0); seed < 50; seed++ {
-		m := New(WithSeed(seed), WithEpoch(epoch)).value(s, "formats", Response).(map[string]any)
+		m := New(WithSeed(seed), WithEpoch(epoch)).value(bg, s, "formats", Response).(map[string]any)
 		for _, c := range checks {
 			v, present := m[c.prop]
 			if !present {
@@ -184,7 +184,7 @@ components:
 		return ts
 	}
 	for seed := int64(0); seed < 50; seed++ {
-		m := New(WithSeed(seed)).value(s, "k", Response).(map[string]any)
+		m := New(WithSeed(seed)).value(bg, s, "k", Response).(map[string]any)
 		if at(m, "start").Before(at(m, "submit")) || at(m, "complete").Before(at(m, "start")) ||
 			at(m, "lastUpdated").Before(at(m, "dateCreated")) || at(m, "complete").After(defaultEpoch) {
 			t.Errorf("seed %d: out of order: %s", seed, mustJSON(t, m))
@@ -243,7 +243,7 @@ components:
 		"cpus":        regexp.MustCompile(`^[12]$`),
 	}
 	for seed := int64(0); seed < 20; seed++ {
-		m := New(WithSeed(seed)).value(s, "k", Response).(map[string]any)
+		m := New(WithSeed(seed)).value(bg, s, "k", Response).(map[string]any)
 		for k, re := range want {
 			if got := fmt.Sprint(m[k]); !re.MatchString(got) {
 				t.Errorf("seed %d: %s = %q, want %s", seed, k, got, re)
