@@ -57,12 +57,17 @@ func embedded(t testing.TB) *spec.Document {
 // documents are the two documents every rule is checked on.
 var documents = []docCase{{"embedded", embedded}, {"published", published}}
 
-// newServer builds a server on doc with a fake clock and no rate limit
-// unless the options say otherwise.
+// testTimeout replaces the request deadline in tests: the race detector on
+// a two-core CI machine makes cold first calls on the published schema ten
+// times slower, and the deadline has tests of its own (deadline_test.go).
+const testTimeout = 2 * time.Minute
+
+// newServer builds a server on doc with a fake clock, no rate limit and a
+// generous request deadline unless the options say otherwise.
 func newServer(t testing.TB, doc *spec.Document, opts ...mock.Option) (*mock.Server, *clock.Fake) {
 	t.Helper()
 	clk := clock.NewFake(epoch)
-	base := []mock.Option{mock.WithDocument("", doc), mock.WithClock(clk), mock.WithRateLimit(nil)}
+	base := []mock.Option{mock.WithDocument("", doc), mock.WithClock(clk), mock.WithRateLimit(nil), mock.WithRequestTimeout(testTimeout)}
 	srv, err := mock.New(append(base, opts...)...)
 	if err != nil {
 		t.Fatal(err)

@@ -70,16 +70,36 @@ func (c *Call) Request(base, token string) (*http.Request, error) {
 	return req, nil
 }
 
+// Option changes how Build fills a call.
+type Option func(*options)
+
+type options struct {
+	path map[string]string
+}
+
+// WithPathValues gives path parameters their values instead of generated
+// ones, for calls that must address something that exists.
+func WithPathValues(values map[string]string) Option {
+	return func(o *options) { o.path = values }
+}
+
 // Build returns a call for op that its document accepts. key makes the
 // generated values deterministic (the same key gives the same call).
-func Build(op *spec.Operation, gen *synth.Generator, key string) (*Call, error) {
+func Build(op *spec.Operation, gen *synth.Generator, key string, opts ...Option) (*Call, error) {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
 	c := &Call{Method: op.Method, Query: url.Values{}, Header: http.Header{}}
 	path := op.Path
 	for _, p := range parameters(op) {
 		schema := paramSchema(p)
 		switch p.In {
 		case "path":
-			v := pathValue(schema, gen, key+"/"+p.Name)
+			v, given := o.path[p.Name]
+			if !given {
+				v = pathValue(schema, gen, key+"/"+p.Name)
+			}
 			path = strings.ReplaceAll(path, "{"+p.Name+"}", url.PathEscape(v))
 		case "query":
 			if p.Required == nil || !*p.Required {

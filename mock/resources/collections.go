@@ -63,6 +63,16 @@ type collection struct {
 	// path parameter or id property declares); nil means short base62.
 	idSchema *base.Schema
 
+	// pathOp is one operation on the item path, for its parameter's
+	// schema; owners check the ids in the list path (the org of a
+	// workspace) before anything is read or written.
+	pathOp *spec.Operation
+	owners []holder
+
+	// opaqueCreate: the create body is not JSON (multipart form data),
+	// so nothing in it is kept.
+	opaqueCreate bool
+
 	lifecycle  bool // CREATING -> AVAILABLE, DELETING -> gone
 	uniqueName bool // a duplicate name is a 409, as the document declares
 	scoped     bool // items belong to a workspace (workspaceId parameter)
@@ -114,7 +124,17 @@ func (s *Service) registerCollections() {
 		if c.update = free(itemPath, "PUT"); c.update == nil {
 			c.update = free(itemPath, "PATCH")
 		}
-		if c.describe == nil || c.list == nil && c.create == nil || !c.shape() {
+		for _, op := range byPath[itemPath] {
+			c.pathOp = op
+			break
+		}
+		if c.list == nil && c.create == nil || !c.shape() {
+			continue
+		}
+		if c.create == nil && !idParam.MatchString(c.param) {
+			// Listed by something other than an id (a file path under a
+			// data link) with no way to add to it: the fake could never
+			// hold an item, so its operations stay synthesized.
 			continue
 		}
 		s.colls = append(s.colls, c)
@@ -125,6 +145,9 @@ func (s *Service) registerCollections() {
 				c.parent = p
 			}
 		}
+	}
+	for _, c := range s.colls {
+		c.owners = s.holders(c.listPath)
 		s.handle(c.list, c.listOp)
 		s.handle(c.create, c.createOp)
 		s.handle(c.describe, c.describeOp)
@@ -136,10 +159,6 @@ func (s *Service) registerCollections() {
 // shape reads the schemas the collection's operations answer with; it
 // reports false when the describe answer is not an object.
 func (c *collection) shape() bool {
-	d := successSchema(c.describe)
-	if !isObject(d) {
-		return false
-	}
 	if c.list != nil {
 		c.listKey, c.entry = listShape(successSchema(c.list))
 		if c.listKey == "" {
@@ -147,13 +166,33 @@ func (c *collection) shape() bool {
 		}
 	}
 	if c.create != nil && requestSchema(c.create) == nil {
-		c.create = nil
+		// A create that takes no JSON (an avatar's image, as multipart
+		// form data) still makes an item; its fields are synthesized.
+		if hasBody(c.create) {
+			c.opaqueCreate = true
+		} else {
+			c.create = nil
+		}
 	}
 	if c.update != nil && requestSchema(c.update) == nil {
 		c.update = nil
 	}
 	if c.list == nil && c.create == nil {
 		return false
+	}
+	d := successSchema(c.describe)
+	if !isObject(d) {
+		// Nothing describes one item as JSON (/datasets/{datasetId} has no
+		// GET; an avatar's GET is the image): the list entry or the create
+		// answer says what an item is, and the item's other operations keep
+		// synthesized answers behind the check that it exists.
+		c.describe = nil
+		if d = c.entry; d == nil {
+			d = successSchema(c.create)
+		}
+		if !isObject(d) {
+			return false
+		}
 	}
 	c.item = d
 	for _, name := range []string{c.listKey, singular(c.listKey), singular(lastLiteral(c.listPath))} {
@@ -181,7 +220,7 @@ func (c *collection) shape() bool {
 	case prop(c.item, "id") != nil:
 		c.idProp = "id"
 	}
-	c.numericID, c.idLen = paramIsInteger(c.describe, c.param), 14
+	c.numericID, c.idLen = paramIsInteger(c.pathOp, c.param), 14
 	if p := prop(c.item, c.idProp); p != nil {
 		if hasType(p, "integer") {
 			c.numericID = true
@@ -191,7 +230,7 @@ func (c *collection) shape() bool {
 		}
 	}
 	c.nameKey = !c.numericID && strings.HasSuffix(strings.ToLower(c.param), "name") && prop(c.item, "name") != nil
-	for _, cand := range []*base.Schema{prop(c.item, c.idProp), pathParamSchema(c.describe, c.param)} {
+	for _, cand := range []*base.Schema{prop(c.item, c.idProp), pathParamSchema(c.pathOp, c.param)} {
 		if cand != nil && hasType(cand, "string") && (cand.Format != "" || cand.Pattern != "" || len(cand.Enum) > 0 || cand.MinLength != nil && *cand.MinLength > 14) {
 			c.idSchema = cand
 			break
@@ -328,7 +367,14 @@ func (c *collection) idValue(id string) any {
 func (c *collection) newID(coll string) func() (string, error) {
 	return func() (string, error) {
 		if c.numericID {
-			n, err := c.s.d.Store.NextSeq(coll)
+			// Ids of nested items count per kind, not per parent, so that
+			// an id names one item whichever parent it is under, as on the
+			// service.
+			counter := coll
+			if c.indexed() {
+				counter = c.itemPath
+			}
+			n, err := c.s.d.Store.NextSeq(counter)
 			return strconv.FormatInt(n, 10), err
 		}
 		id := c.s.ids.next(c.idLen)
@@ -385,27 +431,24 @@ func (c *collection) gone(coll string, r store.Record, d *itemData, now time.Tim
 	return false
 }
 
-// checkParent answers 403 for a nested collection whose parent item does
-// not exist, as the service does for any missing resource.
-func (c *collection) checkParent(vars map[string]string) error {
-	p := c.parent
-	if p == nil {
-		return nil
+// checkParent answers the missing-resource reply when an id in the
+// collection's own path (the org of /orgs/{orgId}/workspaces, the
+// workspace of /workspaces/{workspaceId}/datasets) names nothing the fake
+// holds, as the service does for any missing resource.
+func (c *collection) checkParent(req *handler.Request) error {
+	for _, exists := range c.owners {
+		if err := exists(req); err != nil {
+			return err
+		}
 	}
-	coll := concrete(p.listPath, vars)
-	if _, err := c.s.d.Store.Get(coll, vars[p.param]); errors.Is(err, store.ErrNotFound) {
-		return c.s.missing("no %s %q", p.itemPath, vars[p.param])
-	} else if err != nil {
-		return err
-	}
-	return p.checkParent(vars)
+	return nil
 }
 
 // get finds an item for an item operation, or answers 403.
 func (c *collection) get(req *handler.Request) (string, store.Record, *itemData, error) {
 	coll := concrete(c.listPath, req.PathParams)
 	id := req.PathParams[c.param]
-	if err := c.checkParent(req.PathParams); err != nil {
+	if err := c.checkParent(req); err != nil {
 		return coll, store.Record{}, nil, err
 	}
 	r, err := c.s.d.Store.Get(coll, id)
@@ -511,11 +554,14 @@ func sameWorkspace(a, b *int64) bool {
 }
 
 func (c *collection) createOp(req *handler.Request) (*handler.Response, error) {
-	body, err := decodeObject(req.Body)
-	if err != nil {
-		return nil, err
+	body := map[string]any{}
+	if !c.opaqueCreate {
+		var err error
+		if body, err = decodeObject(req.Body); err != nil {
+			return nil, err
+		}
 	}
-	if err := c.checkParent(req.PathParams); err != nil {
+	if err := c.checkParent(req); err != nil {
 		return nil, err
 	}
 	coll := concrete(c.listPath, req.PathParams)
@@ -561,6 +607,9 @@ func (c *collection) createOp(req *handler.Request) (*handler.Response, error) {
 		}
 	} else {
 		r, err = insertRecord(c.s.d.Store, coll, c.newID(coll), func(string) (store.Record, error) { return rec, nil })
+	}
+	if err == nil {
+		err = c.remember(coll, r.ID)
 	}
 	if err != nil {
 		return nil, err
@@ -661,7 +710,7 @@ func (c *collection) listOp(req *handler.Request) (*handler.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := c.checkParent(req.PathParams); err != nil {
+	if err := c.checkParent(req); err != nil {
 		return nil, err
 	}
 	var ws *int64
@@ -767,6 +816,15 @@ func (c *collection) renderAnswer(sch *base.Schema, purpose, coll string, r stor
 	names := propNames(sch)
 	for _, name := range names {
 		if p := prop(sch, name); sameSchema(p, c.item) {
+			root[name] = c.renderItem(p, purpose+" item", coll, r, d, now)
+			return root
+		}
+	}
+	// A wrapper named for the item whose schema is not the item's own
+	// ({"managedCredentials": {"id": ...}} from a create whose list entries
+	// are another type): the item's values go inside, named by its id.
+	for _, name := range []string{c.listKey, singular(c.listKey), singular(lastLiteral(c.listPath))} {
+		if p := prop(sch, name); name != "" && isObject(p) && !isArray(p) {
 			root[name] = c.renderItem(p, purpose+" item", coll, r, d, now)
 			return root
 		}

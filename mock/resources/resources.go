@@ -207,6 +207,13 @@ func requestSchema(op *spec.Operation) *base.Schema {
 	return nil
 }
 
+// hasBody reports whether the operation takes a request body of any media
+// type.
+func hasBody(op *spec.Operation) bool {
+	return op != nil && op.Op != nil && op.Op.RequestBody != nil &&
+		op.Op.RequestBody.Content != nil && op.Op.RequestBody.Content.Len() > 0
+}
+
 // declares reports whether the operation documents an answer status.
 func declares(op *spec.Operation, status string) bool {
 	if op == nil || op.Op == nil || op.Op.Responses == nil || op.Op.Responses.Codes == nil {

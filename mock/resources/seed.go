@@ -207,14 +207,18 @@ func (c *collection) seedItem(coll string, i int, item map[string]any, now time.
 	}
 	rec := store.Record{ID: id, Created: created, Updated: updated, Data: b}
 	if id != "" {
-		_, err = c.s.d.Store.Insert(coll, rec)
-		if errors.Is(err, store.ErrExists) {
+		if _, err := c.s.d.Store.Insert(coll, rec); errors.Is(err, store.ErrExists) {
 			return fmt.Errorf("id %s is used twice", id)
+		} else if err != nil {
+			return err
 		}
+		return c.remember(coll, id)
+	}
+	r, err := insertRecord(c.s.d.Store, coll, c.newID(coll), func(string) (store.Record, error) { return rec, nil })
+	if err != nil {
 		return err
 	}
-	_, err = insertRecord(c.s.d.Store, coll, c.newID(coll), func(string) (store.Record, error) { return rec, nil })
-	return err
+	return c.remember(coll, r.ID)
 }
 
 func parseStamp(v any) (time.Time, bool) {

@@ -3,7 +3,6 @@ package resources
 import (
 	"encoding/json"
 	"errors"
-	"strings"
 
 	"github.com/wmsmock/wmsmock/mock/handler"
 	"github.com/wmsmock/wmsmock/mock/store"
@@ -42,48 +41,4 @@ func (s *Service) userInfo(req *handler.Request) (*handler.Response, error) {
 	}
 	s.fit.set(sch, root, "needConsent", false)
 	return answer(req.Op, root), nil
-}
-
-// registerSubresources guards the operations below a stateful item that
-// keep synthesized answers (/workflow/{workflowId}/log,
-// /pipelines/{pipelineId}/schema...): they answer 403 once the item does
-// not exist, like everything else about it.
-func (s *Service) registerSubresources() {
-	if s.d.Fallback == nil {
-		return
-	}
-	for _, op := range s.doc.Operations {
-		if _, taken := s.handlers[op]; taken {
-			continue
-		}
-		if strings.HasPrefix(op.Path, "/workflow/{workflowId}/") && s.wf != nil {
-			s.handle(op, s.guard(func(req *handler.Request) error {
-				_, _, err := s.wf.get(req)
-				return err
-			}))
-			continue
-		}
-		var owner *collection
-		for _, c := range s.colls {
-			if strings.HasPrefix(op.Path, c.itemPath+"/") && (owner == nil || len(c.itemPath) > len(owner.itemPath)) {
-				owner = c
-			}
-		}
-		if owner != nil {
-			c := owner
-			s.handle(op, s.guard(func(req *handler.Request) error {
-				_, _, _, err := c.get(req)
-				return err
-			}))
-		}
-	}
-}
-
-func (s *Service) guard(exists func(*handler.Request) error) handler.Func {
-	return func(req *handler.Request) (*handler.Response, error) {
-		if err := exists(req); err != nil {
-			return nil, err
-		}
-		return s.d.Fallback(req)
-	}
 }

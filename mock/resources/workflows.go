@@ -368,7 +368,18 @@ func decodeWorkflow(r store.Record) (*Workflow, error) {
 // get finds the run a call addresses. The run it returns is shared with
 // other readers (see readOnly) and must not be modified.
 func (w *workflows) get(req *handler.Request) (store.Record, *Workflow, error) {
-	id := req.PathParams["workflowId"]
+	return w.find(req, req.PathParams["workflowId"])
+}
+
+// exists answers the missing-resource reply unless the fake holds the run
+// with this id, in the call's workspace when it names one. A run's launch
+// shares its id, so /launch/{launchId} resolves here too.
+func (w *workflows) exists(req *handler.Request, id string) error {
+	_, _, err := w.find(req, id)
+	return err
+}
+
+func (w *workflows) find(req *handler.Request, id string) (store.Record, *Workflow, error) {
 	r, err := w.s.d.Store.Get(WorkflowsCollection, id)
 	if errors.Is(err, store.ErrNotFound) {
 		return r, nil, w.s.missing("no workflow %q", id)

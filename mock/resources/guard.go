@@ -1,0 +1,220 @@
+package resources
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/wmsmock/wmsmock/mock/handler"
+	"github.com/wmsmock/wmsmock/mock/store"
+)
+
+// idParam matches a path parameter that names a resource by its id
+// (workflowId, orgId, run_id, id). Parameters that name something else (a
+// version, a file name, an attribute) are not checked.
+var idParam = regexp.MustCompile(`^(id|[A-Za-z0-9_]*(Id|_id|ID))$`)
+
+// holder reports whether the id a call's path gives for one parameter
+// names something the fake holds; it answers the missing-resource reply
+// when not.
+type holder func(req *handler.Request) error
+
+// registerSubresources makes every other operation whose path names a
+// resource by id answer the missing-resource reply when the fake holds no
+// such resource, as the service does. The operation keeps its synthesized
+// answer when everything it names exists: /workflow/{workflowId}/log,
+// /datasets/{datasetId}/metadata, /trace/{workflowId}/begin...
+func (s *Service) registerSubresources() {
+	if s.d.Fallback == nil {
+		return
+	}
+	for _, op := range s.doc.Operations {
+		if _, taken := s.handlers[op]; taken {
+			continue
+		}
+		if checks := s.holders(op.Path); len(checks) > 0 {
+			s.handle(op, s.guard(checks))
+		}
+	}
+}
+
+// holders lists the checks for the ids a path template names, left to
+// right. The first id must be held by something in the fake, or it is
+// always missing; an id below it that the fake does not keep as an item
+// of its own (a task of a run, a member of a team) is taken on trust once
+// its parent exists.
+func (s *Service) holders(path string) []holder {
+	var checks []holder
+	segs := strings.Split(path, "/")
+	for i, seg := range segs {
+		param := strings.Trim(seg, "{}")
+		if !isParamSeg(seg) || !idParam.MatchString(param) {
+			continue
+		}
+		h := s.holderOf(strings.Join(segs[:i+1], "/"), param, len(checks) == 0)
+		if h == nil && len(checks) == 0 {
+			h = func(req *handler.Request) error {
+				return s.missing("the fake holds nothing named by %s (%q)", param, req.PathParams[param])
+			}
+		}
+		if h != nil {
+			checks = append(checks, h)
+		}
+	}
+	return checks
+}
+
+// holderOf finds what holds the ids of param, the last segment of prefix:
+// the collection whose items live at prefix (whatever its parameters are
+// called there); the workflows, for a run's id or its launch's; the
+// seeded user; else, for the first id of a path only, the collection
+// whose items are named by a parameter of the same name
+// (/workspaces/{workspaceId} names an item of /orgs/{orgId}/workspaces).
+// It returns nil when nothing does.
+func (s *Service) holderOf(prefix, param string, first bool) holder {
+	for _, c := range s.colls {
+		if names, ok := sameShape(c.itemPath, prefix); ok {
+			return func(req *handler.Request) error {
+				_, _, _, err := c.get(req.RenamedParams(names))
+				return err
+			}
+		}
+	}
+	switch {
+	case (param == "workflowId" || param == "launchId") && s.wf != nil:
+		return func(req *handler.Request) error { return s.wf.exists(req, req.PathParams[param]) }
+	case param == "userId":
+		return func(req *handler.Request) error { return s.userExists(req.PathParams[param]) }
+	case !first:
+		return nil
+	}
+	var named *collection
+	for _, c := range s.colls {
+		if c.param == param && (named == nil || len(c.itemPath) < len(named.itemPath)) {
+			named = c
+		}
+	}
+	if named != nil {
+		return func(req *handler.Request) error { return named.locate(req.PathParams[param]) }
+	}
+	return nil
+}
+
+// sameShape reports whether two path templates differ only in what their
+// parameters are called (/identities/{managedIdentityId}/credentials/
+// {credentialsId} and .../{managedCredentialsId}), and maps each parameter
+// of want to the one in the same place in have.
+func sameShape(want, have string) (map[string]string, bool) {
+	ws, hs := strings.Split(want, "/"), strings.Split(have, "/")
+	if len(ws) != len(hs) {
+		return nil, false
+	}
+	names := map[string]string{}
+	for i := range ws {
+		wp, hp := isParamSeg(ws[i]), isParamSeg(hs[i])
+		switch {
+		case wp && hp:
+			names[strings.Trim(ws[i], "{}")] = strings.Trim(hs[i], "{}")
+		case wp || hp || ws[i] != hs[i]:
+			return nil, false
+		}
+	}
+	return names, true
+}
+
+func (s *Service) guard(checks []holder) handler.Func {
+	return func(req *handler.Request) (*handler.Response, error) {
+		for _, exists := range checks {
+			if err := exists(req); err != nil {
+				return nil, err
+			}
+		}
+		return s.d.Fallback(req)
+	}
+}
+
+// userExists accepts the seeded user's own id: the only user the fake
+// knows.
+func (s *Service) userExists(id string) error {
+	r, err := s.d.Store.Get(UserCollection, UserID)
+	if errors.Is(err, store.ErrNotFound) {
+		return s.missing("no user %q: the fake holds none", id)
+	}
+	if err != nil {
+		return err
+	}
+	var u struct {
+		ID any `json:"id"`
+	}
+	if err := json.Unmarshal(r.Data, &u); err != nil {
+		return err
+	}
+	if u.ID == nil || fmt.Sprint(u.ID) != id {
+		return s.missing("no user %q", id)
+	}
+	return nil
+}
+
+// indexColl names the store collection that maps the id of each item of a
+// nested collection to the concrete collection holding it, so a path that
+// names the item by id alone (/workspaces/{workspaceId}/...) finds it with
+// one read however many parents there are.
+func (c *collection) indexColl() string { return "index:" + c.itemPath }
+
+// indexed reports whether the collection keeps an index: only one whose
+// items are spread over several store collections, one per parent, needs it.
+func (c *collection) indexed() bool { return strings.Contains(c.listPath, "{") }
+
+// remember records where a new item of a nested collection lives.
+func (c *collection) remember(coll, id string) error {
+	if !c.indexed() {
+		return nil
+	}
+	b, err := json.Marshal(coll)
+	if err != nil {
+		return err
+	}
+	_, err = c.s.d.Store.Insert(c.indexColl(), store.Record{ID: id, Data: b})
+	if errors.Is(err, store.ErrExists) { // an item deleted since, whose id came back
+		_, err = c.s.d.Store.Update(c.indexColl(), id, func(r *store.Record) error {
+			r.Data = b
+			return nil
+		})
+	}
+	return err
+}
+
+// locate answers the missing-resource reply unless an item with this id
+// exists (and is not deleted) somewhere in the collection.
+func (c *collection) locate(id string) error {
+	coll := c.listPath
+	if c.indexed() {
+		r, err := c.s.d.Store.Get(c.indexColl(), id)
+		if errors.Is(err, store.ErrNotFound) {
+			return c.s.missing("no item %q of %s", id, c.itemPath)
+		}
+		if err != nil {
+			return err
+		}
+		if err := json.Unmarshal(r.Data, &coll); err != nil {
+			return err
+		}
+	}
+	r, err := c.s.d.Store.Get(coll, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return c.s.missing("no item %q in %s", id, coll)
+	}
+	if err != nil {
+		return err
+	}
+	d, err := decodeItem(r)
+	if err != nil {
+		return err
+	}
+	if _, gone := c.status(r, d, c.s.d.Clock.Now()); c.lifecycle && gone {
+		return c.s.missing("item %q in %s was deleted", id, coll)
+	}
+	return nil
+}
