@@ -127,12 +127,12 @@ func TestKnownIDsAreFound(t *testing.T) {
 
 // finder discovers ids the fake holds, as a client would.
 type finder struct {
-	t      *testing.T
-	doc    *spec.Document
-	h      http.Handler
-	gen    *synth.Generator
-	known  map[string]string // concrete list path → an id in it
-	byName map[string]string // parameter name → an id found for it
+	t       *testing.T
+	doc     *spec.Document
+	h       http.Handler
+	gen     *synth.Generator
+	known   map[string]string // concrete list path → an id in it
+	byName  map[string]string // parameter name → an id found for it
 	created int               // items made so far, to give each a new name
 }
 
