@@ -103,7 +103,8 @@ func TestUnknownDiscriminatorRefused(t *testing.T) {
 }
 
 // Generated and seeded entries carry the discriminator of the branch they
-// were built from and none of the other branches' properties.
+// were built from and none of the other branches' properties; a seeded
+// credential's keys are of its provider's kind.
 func TestGeneratedKeysCarryOneBranch(t *testing.T) {
 	doc := published(t)
 	srv, _ := newServer(t, doc, mock.WithoutState())
@@ -149,6 +150,33 @@ func TestGeneratedKeysCarryOneBranch(t *testing.T) {
 	}
 	if len(seen) < 2 {
 		t.Errorf("40 generated credentials used only %v: generation should spread over the branches", seen)
+	}
+
+	// The seeded credentials: each one's keys are of its provider's kind.
+	seeded, _ := newServer(t, doc)
+	a := call(t, seeded.Handler(), "GET", "/api/credentials", devToken, nil)
+	var list struct {
+		Credentials []struct {
+			Provider string         `json:"provider"`
+			Keys     map[string]any `json:"keys"`
+		} `json:"credentials"`
+	}
+	if err := json.Unmarshal(a.body, &list); err != nil || a.status != 200 {
+		t.Fatalf("list credentials: %d %s %v", a.status, a.body, err)
+	}
+	if len(list.Credentials) == 0 {
+		t.Fatal("the fake seeds no credentials")
+	}
+	for _, c := range list.Credentials {
+		d, _ := c.Keys["discriminator"].(string)
+		if d != c.Provider {
+			t.Errorf("seeded %s credentials carry keys of kind %q", c.Provider, d)
+		}
+		for name, v := range c.Keys {
+			if !slices.Contains(branchProps[d], name) || v == nil {
+				t.Errorf("seeded %s keys carry %q = %v, not a value of their own branch", c.Provider, name, v)
+			}
+		}
 	}
 }
 
