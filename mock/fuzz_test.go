@@ -36,8 +36,8 @@ func FuzzPipeline(f *testing.F) {
 	}
 	for _, seed := range []struct {
 		op, method, param, query, header string
-		body                               string
-		auth                               bool
+		body                             string
+		auth                             bool
 	}{
 		{"ListWorkflows", "", "", "max=2&offset=1&search=hello", "", "", true},
 		{"CreateWorkflowLaunch", "", "", "", "Content-Type: application/json\r\n", `{"launch":{"pipeline":"https://github.com/nextflow-io/hello"}}`, true},

@@ -85,6 +85,7 @@ func TestRandomComposedSchemas(t *testing.T) {
 //   - unions (U*): oneOf or anyOf of distinct variants, referred to
 //     directly or through another union (anyOf only), with a
 //     discriminator on "kind" half of the time.
+//
 // wrapper is the component of every random document that holds one
 // property per other component.
 const wrapper = "ZZAll"
@@ -203,8 +204,8 @@ func randomDocument(r *rand.Rand) ([]byte, []string) {
 		schemas[fmt.Sprintf("U%d", i)] = u
 	}
 	doc := map[string]any{
-		"openapi":    "3.0.3",
-		"info":       map[string]any{"title": "random composed schemas", "version": "1"},
+		"openapi": "3.0.3",
+		"info":    map[string]any{"title": "random composed schemas", "version": "1"},
 		"paths": map[string]any{"/things": map[string]any{"get": map[string]any{
 			"operationId": "GetThing",
 			"responses": map[string]any{"200": map[string]any{"description": "a thing",
