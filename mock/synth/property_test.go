@@ -74,6 +74,10 @@ func TestRandomComposedSchemas(t *testing.T) {
 	t.Logf("%d random documents, %d schema values generated and accepted", propertyDocs(), schemas)
 }
 
+// wrapper is the component of every random document that holds one
+// property per other component.
+const wrapper = "ZZAll"
+
 // randomDocument builds an OpenAPI 3.0 document of random composed
 // component schemas and returns it with their names. Three kinds of
 // component keep every schema satisfiable:
@@ -85,10 +89,6 @@ func TestRandomComposedSchemas(t *testing.T) {
 //   - unions (U*): oneOf or anyOf of distinct variants, referred to
 //     directly or through another union (anyOf only), with a
 //     discriminator on "kind" half of the time.
-//
-// wrapper is the component of every random document that holds one
-// property per other component.
-const wrapper = "ZZAll"
 
 func randomDocument(r *rand.Rand) ([]byte, []string) {
 	nm, nv, nu := 2+r.IntN(3), 3+r.IntN(4), 2+r.IntN(3)
