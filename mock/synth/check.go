@@ -3,6 +3,7 @@ package synth
 import (
 	"encoding/json"
 	"math"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 )
@@ -20,10 +21,78 @@ const maxCheckDepth = 48
 // validator drops readOnly properties from `required` for requests and
 // writeOnly ones for responses.
 func matches(n *node, v any, mode Mode, depth int) bool {
+	return matchIn(n, v, mode, depth, nil)
+}
+
+// level is what matchIn knows about the one value it is checking while it
+// follows compositions (allOf, oneOf, anyOf, not) that do not descend into
+// the value: the composed nodes it is inside of, and the verdicts it has
+// reached. A node met again inside itself is a cycle that cannot constrain
+// the value any further, and a node reached along several compositions is
+// judged once, so a check costs time linear in the schema's size however
+// the compositions refer to each other; only a step into a property or an
+// item starts a new level.
+type level struct {
+	inside  []*node
+	verdict map[*node]bool
+}
+
+func matchIn(n *node, v any, mode Mode, depth int, lv *level) bool {
 	if depth > maxCheckDepth {
 		return true
 	}
 	n = n.f()
+	if !n.composed() {
+		return ownOK(n, v, mode, depth)
+	}
+	if lv == nil {
+		lv = &level{verdict: map[*node]bool{}}
+	}
+	if ok, judged := lv.verdict[n]; judged {
+		return ok
+	}
+	if slices.Contains(lv.inside, n) {
+		return true
+	}
+	lv.inside = append(lv.inside, n)
+	ok := ownOK(n, v, mode, depth) && composedOK(n, v, mode, depth, lv)
+	lv.inside = lv.inside[:len(lv.inside)-1]
+	lv.verdict[n] = ok
+	return ok
+}
+
+// composed reports whether n combines other schemas for the same value.
+func (n *node) composed() bool {
+	return len(n.conj) > 0 || n.not != nil || len(n.oneOf) > 0 || len(n.anyOf) > 0 || len(n.exclusive) > 0
+}
+
+// composedOK checks the schemas n combines for the same value.
+func composedOK(n *node, v any, mode Mode, depth int, lv *level) bool {
+	for _, c := range n.conj {
+		if !matchIn(c, v, mode, depth+1, lv) {
+			return false
+		}
+	}
+	if n.not != nil && matchIn(n.not, v, mode, depth+1, lv) {
+		return false
+	}
+	if len(n.oneOf) > 0 && countMatches(n.oneOf, v, mode, depth, 2, lv) != 1 {
+		return false
+	}
+	if len(n.anyOf) > 0 && countMatches(n.anyOf, v, mode, depth, 1, lv) == 0 {
+		return false
+	}
+	for _, x := range n.exclusive {
+		if matchIn(x, v, mode, depth+1, lv) {
+			return false
+		}
+	}
+	return true
+}
+
+// ownOK checks n's own keywords: type, const, enum and those of the
+// value's kind, descending into properties and items.
+func ownOK(n *node, v any, mode Mode, depth int) bool {
 	if n.hasConst && !jsonEqual(v, n.constVal) {
 		return false
 	}
@@ -72,33 +141,14 @@ func matches(n *node, v any, mode Mode, depth int) bool {
 			return false
 		}
 	}
-	for _, c := range n.conj {
-		if !matches(c, v, mode, depth+1) {
-			return false
-		}
-	}
-	if n.not != nil && matches(n.not, v, mode, depth+1) {
-		return false
-	}
-	if len(n.oneOf) > 0 && countMatches(n.oneOf, v, mode, depth, 2) != 1 {
-		return false
-	}
-	if len(n.anyOf) > 0 && countMatches(n.anyOf, v, mode, depth, 1) == 0 {
-		return false
-	}
-	for _, x := range n.exclusive {
-		if matches(x, v, mode, depth+1) {
-			return false
-		}
-	}
 	return true
 }
 
 // countMatches counts branches v matches, stopping at limit.
-func countMatches(branches []*node, v any, mode Mode, depth, limit int) int {
+func countMatches(branches []*node, v any, mode Mode, depth, limit int, lv *level) int {
 	k := 0
 	for _, b := range branches {
-		if matches(b, v, mode, depth+1) {
+		if matchIn(b, v, mode, depth+1, lv) {
 			if k++; k >= limit {
 				break
 			}

@@ -205,7 +205,7 @@ func (c *run) composite(n *node, fd field, depth int, ot *objTimes) any {
 		if m, ok := v.(map[string]any); ok {
 			c.exclude(m, n.variants[i], others)
 		}
-		if !c.failed && countMatches(others, v, c.mode, 0, 1) == 0 {
+		if !c.failed && countMatches(others, v, c.mode, 0, 1, nil) == 0 {
 			c.failed = before
 			return v
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/pb33f/libopenapi/datamodel/high/base"
 	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
@@ -495,5 +496,46 @@ func TestValueContextStops(t *testing.T) {
 	}
 	if got, want := mustJSON(t, v), mustJSON(t, g.Value(s, "k", Response)); got != want {
 		t.Fatalf("ValueContext and Value differ:\n%s\n%s", got, want)
+	}
+}
+
+// Compositions that refer back to themselves without descending into the
+// value (Loop -> A -> Loop, Loop -> B -> Loop) used to be checked by
+// unfolding them to a fixed depth, two branches per level: 2^24 paths for
+// one string. Each node is now judged once per value, so the check ends at
+// once and generation for such a schema finishes.
+func TestSelfReferentialCompositionsCheckLinearly(t *testing.T) {
+	d := loadSpec(t, []byte(`openapi: 3.1.0
+info: {title: loops, version: "1"}
+paths: {}
+components:
+  schemas:
+    Loop:
+      oneOf:
+        - $ref: '#/components/schemas/A'
+        - $ref: '#/components/schemas/B'
+    A:
+      anyOf:
+        - $ref: '#/components/schemas/Loop'
+        - {type: string}
+        - $ref: '#/components/schemas/B'
+    B:
+      anyOf:
+        - $ref: '#/components/schemas/Loop'
+        - {type: integer}
+        - $ref: '#/components/schemas/A'
+`))
+	s := componentSchema(t, d, "Loop")
+	g := New()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		matches(g.node(s), "x", Response, 0)
+		g.ValueContext(bg, s, "k", Response)
+	}()
+	select {
+	case <-done:
+	case <-time.After(time.Minute):
+		t.Fatal("checking a string against self-referential compositions did not end within a minute")
 	}
 }
