@@ -7,9 +7,10 @@
 #   bench/run.sh [duration] [connections] [rounds]     e.g. bench/run.sh 10s 32 3
 #
 # On a small shared machine one wrk run can be off by a quarter, so the
-# script measures in rounds: each round loads the bare handler and then the
-# fake's three calls, and a call's ratio is taken against the bare figure of
-# its own round. It prints every round and the median of each column. Each
+# script measures in rounds: in each round every call of the fake is loaded
+# right after a bare handler sending the same bytes, and the call's ratio is
+# taken against that bare figure. It prints every round, the median of each
+# column and the median of each ratio. Each
 # round starts a fresh fake, so the runs launched in one round do not
 # lengthen the lists of the next.
 set -euo pipefail
@@ -78,35 +79,43 @@ start_fake() {
   done
 }
 
-"$work/bare" --addr 127.0.0.1:18081 &
-wait_for http://127.0.0.1:18081/
-# The list answer is larger than 1 KB; a bare handler sending as many bytes
-# shows how much of the gap is the size of the answer alone.
+# Each call is measured against a bare handler that sends exactly the bytes
+# the fake sends for it (captured once), so the ratio is the cost of the
+# fake's pipeline and not of the answer's size.
 start_fake
-list_size=$(curl -fs -H 'Authorization: Bearer wmsmock-dev-token' "http://$fake$list" | wc -c)
+auth=(-H 'Authorization: Bearer wmsmock-dev-token')
+curl -fs "${auth[@]}" "http://$fake$list" >"$work/list.json"
+curl -fs "${auth[@]}" "http://$fake$describe" >"$work/describe.json"
+curl -fs "${auth[@]}" -H 'Content-Type: application/json' -d "$launch" "http://$fake/api/workflow/launch" >"$work/launch.json"
 kill "$fake_pid"; wait "$fake_pid" 2>/dev/null || true
-"$work/bare" --addr 127.0.0.1:18082 --size "$list_size" &
-wait_for http://127.0.0.1:18082/
+port=18081
+for call in list describe launch; do
+  "$work/bare" --addr "127.0.0.1:$port" --body "$work/$call.json" &
+  wait_for "http://127.0.0.1:$port/"
+  port=$((port + 1))
+done
 
-printf '%-6s %10s %10s %10s %10s %10s   (req/s; %% of the 1 KB bare handler)\n' round bare-1KB "bare-${list_size}B" list describe launch
+printf '%-6s %18s %18s %18s   (req/s: bare, fake, fake/bare)\n' round \
+  "list ($(wc -c <"$work/list.json")B)" "describe ($(wc -c <"$work/describe.json")B)" "launch ($(wc -c <"$work/launch.json")B)"
 : >"$work/rows"
+row() { awk '{ printf "%-6s %6.0f %6.0f %3.0f%% %6.0f %6.0f %3.0f%% %6.0f %6.0f %3.0f%%\n", $1, $2, $3, 100*$3/$2, $4, $5, 100*$5/$4, $6, $7, 100*$7/$6 }'; }
 for r in $(seq 1 "$rounds"); do
   start_fake
-  b=$(rps http://127.0.0.1:18081/ GET "")
-  bl=$(rps http://127.0.0.1:18082/ GET "")
+  bl=$(rps http://127.0.0.1:18081/ GET "")
   l=$(rps "http://$fake$list" GET "")
+  bd=$(rps http://127.0.0.1:18082/ GET "")
   d=$(rps "http://$fake$describe" GET "")
+  bp=$(rps http://127.0.0.1:18083/ POST "$launch")
   p=$(rps "http://$fake/api/workflow/launch" POST "$launch")
   kill "$fake_pid"; wait "$fake_pid" 2>/dev/null || true
-  echo "$b $bl $l $d $p" >>"$work/rows"
-  awk -v r="$r" '{ printf "%-6s %10.0f %10.0f %6.0f %2.0f%% %6.0f %2.0f%% %6.0f %2.0f%%\n", r, $1, $2, $3, 100*$3/$1, $4, 100*$4/$1, $5, 100*$5/$1 }' <<<"$b $bl $l $d $p"
+  echo "$bl $l $bd $d $bp $p" >>"$work/rows"
+  row <<<"$r $bl $l $bd $d $bp $p"
 done
 
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 col() { awk -v c="$1" '{ print $c }' "$work/rows" | median; }
-pct() { awk -v c="$1" '{ print 100 * $c / $1 }' "$work/rows" | median; }
-printf '%-6s %10.0f %10.0f %6.0f %2.0f%% %6.0f %2.0f%% %6.0f %2.0f%%\n' median \
-  "$(col 1)" "$(col 2)" "$(col 3)" "$(pct 3)" "$(col 4)" "$(pct 4)" "$(col 5)" "$(pct 5)"
-printf 'list vs a bare handler of the same size (median): %.0f%%\n' \
-  "$(awk '{ print 100 * $3 / $2 }' "$work/rows" | median)"
+ratio() { awk -v f="$1" -v b="$2" '{ print 100 * $f / $b }' "$work/rows" | median; }
+row <<<"median $(col 1) $(col 2) $(col 3) $(col 4) $(col 5) $(col 6)"
+printf 'median of the per-round ratios: list %.0f%%, describe %.0f%%, launch %.0f%%\n' \
+  "$(ratio 2 1)" "$(ratio 4 3)" "$(ratio 6 5)"
 if grep -q 'status=[45]' "$work/fake.log"; then echo "fake log:"; tail -5 "$work/fake.log"; fi

@@ -27,6 +27,8 @@ type api struct {
 	// handlers answer operations with the service's own behaviour (state);
 	// operations without one get a synthesized answer.
 	handlers map[*spec.Operation]handler.Func
+	// external marks the handlers given with WithHandler.
+	external map[*spec.Operation]bool
 }
 
 func newAPI(version string, doc *spec.Document, basePath string, seed int64, p *profile.Profile) (*api, error) {
@@ -37,6 +39,7 @@ func newAPI(version string, doc *spec.Document, basePath string, seed int64, p *
 		routers:   map[routeKey]*mux.Router{},
 		validator: validate.New(doc, basePath, validate.WithRegexpEngine(synth.RegexpEngine)),
 		handlers:  map[*spec.Operation]handler.Func{},
+		external:  map[*spec.Operation]bool{},
 	}
 	a.synth = newSynthesizer(a, synth.New(synth.WithSeed(seed)))
 	// Operations come in route order (literal segments before parameters),

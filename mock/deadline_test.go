@@ -125,3 +125,18 @@ func TestShutdownBoundedWithCallInFlight(t *testing.T) {
 		t.Fatal("the call in flight was left hanging after shutdown")
 	}
 }
+
+// The fake's own handlers run on the call's goroutine and stop when its
+// context ends: a deadline that has passed by the time the answer is ready
+// still turns it into the internal-error reply, naming the operation.
+func TestOwnHandlerPastDeadline(t *testing.T) {
+	srv, _ := newServer(t, embedded(t), mock.WithRequestTimeout(time.Nanosecond))
+	a := call(t, srv.Handler(), "GET", "/api/workflow", devToken, nil)
+	if a.status != 500 {
+		t.Fatalf("status %d %s, want 500", a.status, a.body)
+	}
+	e, ok := srv.ErrorEntry(errorID(t, a))
+	if !ok || !strings.Contains(e.Reason, "ListWorkflows") || !strings.Contains(e.Reason, "no answer within 1ns") {
+		t.Fatalf("journal entry %+v does not name the operation and the bound", e)
+	}
+}

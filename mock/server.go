@@ -189,7 +189,7 @@ func (s *Server) installHandlers(handlers map[string]handler.Func) error {
 		for _, a := range s.versions {
 			for _, op := range a.doc.Operations {
 				if op.ID == id {
-					a.handlers[op], found = h, true
+					a.handlers[op], a.external[op], found = h, true, true
 				}
 			}
 		}
@@ -278,53 +278,70 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // serveWithin runs serveAPI under the server's deadline. The call's
-// context carries the deadline to the work (generation and long loops stop
-// when it passes), and the answer does not wait for the work: past the
-// deadline the client gets the internal-error reply, with what the call was
-// doing in the journal, even if some piece of work never looks at its
-// context. The answer is only ever written here, so the late work cannot
-// touch the response.
+// context carries the deadline to the work, and past it the client gets
+// the internal-error reply with what the call was doing in the journal.
+// The pipeline runs on the call's own goroutine: every stage of the fake
+// is bounded by construction or checks the context in the loops that can
+// run long (generation above all), so it stops at the deadline, and a
+// goroutine per call would cost a third of the fake's throughput. Only a
+// handler given with WithHandler, which makes no such promise, runs apart
+// (see answerWithin).
 func (s *Server) serveWithin(r *http.Request) (*http.Request, *handler.Response, error) {
+	prog := &progress{}
 	if s.timeout <= 0 {
-		resp, err := s.serveAPI(r, &progress{})
+		resp, err := s.serveAPI(r, prog)
 		return r, resp, err
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), s.timeout)
 	defer cancel()
 	r = r.WithContext(ctx)
+	resp, err := s.serveAPI(r, prog)
+	if ctx.Err() == nil {
+		return r, resp, err
+	}
+	why := "no answer within " + s.timeout.String()
+	if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		why = "the client went away"
+	}
+	return r, nil, &apierror.Error{Kind: apierror.Internal,
+		Reason: fmt.Sprintf("%s: %s (operation %s, stage %s)", r.Method, why, prog.operation(), prog.stage())}
+}
+
+// answerWithin runs the operation's handler. A handler given with
+// WithHandler may never look at its context, so it runs on a goroutine of
+// its own and the answer does not wait for it past the call's deadline;
+// the answer is still written only by the call's goroutine, so the late
+// work cannot touch the response.
+func (s *Server) answerWithin(a *api, req *handler.Request) (*handler.Response, error) {
+	ctx := req.HTTP.Context()
+	if !a.external[req.Op] || ctx.Done() == nil {
+		return a.answer(req)
+	}
 	type outcome struct {
 		resp *handler.Response
 		err  error
 	}
 	done := make(chan outcome, 1)
-	prog := &progress{}
 	go func() {
 		defer func() {
 			if v := recover(); v != nil {
-				if v == http.ErrAbortHandler {
-					v = "aborted"
-				}
 				done <- outcome{err: &apierror.Error{Kind: apierror.Internal, Reason: fmt.Sprintf("panic: %v", v)}}
 			}
 		}()
-		resp, err := s.serveAPI(r, prog)
+		resp, err := a.answer(req)
 		done <- outcome{resp, err}
 	}()
 	select {
 	case o := <-done:
-		return r, o.resp, o.err
+		return o.resp, o.err
 	case <-ctx.Done():
-		why := "no answer within " + s.timeout.String()
-		if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			why = "the client went away"
-		}
-		return r, nil, &apierror.Error{Kind: apierror.Internal,
-			Reason: fmt.Sprintf("%s: %s (operation %s, stage %s)", r.Method, why, prog.operation(), prog.stage())}
+		return nil, ctx.Err()
 	}
 }
 
 // progress is how far a call has got through serveAPI, read by
-// serveWithin when the call runs out of time.
+// serveWithin when the call runs out of time (from another goroutine when
+// the handler runs apart, hence the atomics).
 type progress struct {
 	op    atomic.Pointer[spec.Operation]
 	phase atomic.Int32
@@ -415,7 +432,7 @@ func (s *Server) serveAPI(r *http.Request, prog *progress) (*handler.Response, e
 		HTTP: r, Version: a.version, Op: op, PathParams: vars, Query: query,
 		Body: body, TokenID: tok.ID, Now: now, Key: requestKey(r, query, a.basePath, body),
 	}
-	resp, err := a.answer(req)
+	resp, err := s.answerWithin(a, req)
 	if err != nil {
 		return nil, err
 	}
