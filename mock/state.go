@@ -129,6 +129,7 @@ func (s *Server) setupState(cfg settings) error {
 			Clock:      s.clock,
 			Profile:    s.profile,
 			Gen:        a.synth.gen,
+			Check:      a.validator.Answer,
 			Fallback:   a.synth.answer,
 			Logger:     s.logger,
 		})

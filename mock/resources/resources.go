@@ -34,6 +34,7 @@ import (
 	"github.com/wmsmock/wmsmock/mock/spec"
 	"github.com/wmsmock/wmsmock/mock/store"
 	"github.com/wmsmock/wmsmock/mock/synth"
+	"github.com/wmsmock/wmsmock/mock/validate"
 	"github.com/wmsmock/wmsmock/profile"
 )
 
@@ -51,8 +52,10 @@ type Deps struct {
 	Profile    *profile.Profile
 	// Gen synthesizes the values answers are built on.
 	Gen *synth.Generator
-	// Check validates a JSON value against a schema as part of an answer;
-	// nil means AnswerCheck for the document.
+	// Check validates a JSON value against a schema as part of an answer:
+	// the served document's validator (validate.Validator.Answer), so that
+	// stored values are judged by the same compiled schemas as answers.
+	// Nil builds a validator for the document.
 	Check func(schema *base.Schema, body []byte) []string
 	// Fallback answers a call by synthesis. Operations below a stateful
 	// item (/workflow/{id}/log) keep their synthesized answers but first
@@ -87,7 +90,7 @@ func Register(doc *spec.Document, d Deps) (*Service, error) {
 		d.Logger = slog.New(slog.DiscardHandler)
 	}
 	if d.Check == nil {
-		d.Check = AnswerCheck(doc)
+		d.Check = validate.New(doc, "", validate.WithRegexpEngine(synth.RegexpEngine)).Answer
 	}
 	if d.KeepTokens == nil {
 		d.KeepTokens = func() []int64 { return nil }

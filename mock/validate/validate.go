@@ -220,6 +220,39 @@ func (v *Validator) compile(schema *base.Schema, purpose schema_validation.Schem
 	v.options.SchemaCache.Store(key, compiled.ToCacheEntry(schema))
 }
 
+// Answer judges a JSON value as the document's response validator judges
+// an answer's body: the document's OpenAPI version (nullable means what it
+// says in 3.0), writeOnly properties not required. The compiled schema is
+// the one response checks use, from the same cache, so the fake has one
+// authority on whether a value fits a schema (the resources check stored
+// values with it before serving them). It returns one line per problem, or
+// nil when the value fits.
+func (v *Validator) Answer(schema *base.Schema, body []byte) []string {
+	if schema == nil {
+		return nil
+	}
+	if schema.GoLow() == nil {
+		return []string{"the schema has no source to compile"}
+	}
+	key := schema_validation.SchemaCacheKey(schema.GoLow().Hash(), v.version, schema_validation.SchemaValidationPurposeResponseBody)
+	e, ok := v.options.SchemaCache.Load(key)
+	if !ok || e == nil || e.CompiledSchema == nil {
+		// Rendering writes to the model: see spec.Guard.
+		spec.Guard(func() { v.compile(schema, schema_validation.SchemaValidationPurposeResponseBody, v.version) })
+		if e, ok = v.options.SchemaCache.Load(key); !ok || e == nil || e.CompiledSchema == nil {
+			return []string{"the schema does not compile"}
+		}
+	}
+	value, err := jsonschema.UnmarshalJSON(bytes.NewReader(body))
+	if err != nil {
+		return []string{"not JSON: " + err.Error()}
+	}
+	if err := e.CompiledSchema.Validate(value); err != nil {
+		return []string{err.Error()}
+	}
+	return nil
+}
+
 // Request validates a routed call: path, query and header parameters and the
 // body. body is the already-read request body. It returns one line per
 // problem, or nil when the call is valid.

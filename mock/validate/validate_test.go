@@ -292,6 +292,38 @@ func TestBody(t *testing.T) {
 	}
 }
 
+// Answer judges values as the response check does, from the same cache:
+// after an operation is warmed, judging its answer schema compiles
+// nothing more, and a value the answer check refuses is refused here.
+func TestAnswer(t *testing.T) {
+	f := newFixture(t, "/api")
+	op := f.op(t, "getOrder")
+	f.v.Warm(op)
+	before := cacheSize(f.v)
+	schema := op.Success.Schema.Schema()
+	for _, tc := range []struct {
+		body  string
+		valid bool
+	}{
+		{`{"id":5,"name":"rye","qty":9}`, true},
+		{`{"name":"rye"}`, false},
+		{`{"name":"stale","qty":1}`, false},
+		{`not json`, false},
+	} {
+		got := f.v.Answer(schema, []byte(tc.body))
+		if (got == nil) != tc.valid {
+			t.Errorf("Answer(%s) = %q, want valid=%v", tc.body, got, tc.valid)
+		}
+		resp := f.v.Response(httptest.NewRequest("GET", "/api/orders/5", nil), op, response(200, "application/json", tc.body))
+		if (resp == nil) != (got == nil) {
+			t.Errorf("%s: Answer says %q, the response check %q", tc.body, got, resp)
+		}
+	}
+	if after := cacheSize(f.v); after != before {
+		t.Errorf("Answer compiled %d more schemas; it should use the response check's", after-before)
+	}
+}
+
 func cacheSize(v *Validator) int {
 	n := 0
 	v.options.SchemaCache.Range(func(uint64, *cache.SchemaCacheEntry) bool { n++; return true })
