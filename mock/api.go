@@ -29,6 +29,11 @@ type api struct {
 	handlers map[*spec.Operation]handler.Func
 	// external marks the handlers given with WithHandler.
 	external map[*spec.Operation]bool
+	// literal finds the operations whose paths hold no parameter by
+	// method and escaped path, without a router: literal templates win
+	// over parameterized ones anyway, and they include the busiest calls
+	// (list, launch).
+	literal map[string]*spec.Operation
 }
 
 func newAPI(version string, doc *spec.Document, basePath string, seed int64, p *profile.Profile) (*api, error) {
@@ -40,6 +45,7 @@ func newAPI(version string, doc *spec.Document, basePath string, seed int64, p *
 		validator: validate.New(doc, basePath, validate.WithRegexpEngine(synth.RegexpEngine)),
 		handlers:  map[*spec.Operation]handler.Func{},
 		external:  map[*spec.Operation]bool{},
+		literal:   map[string]*spec.Operation{},
 	}
 	a.synth = newSynthesizer(a, synth.New(synth.WithSeed(seed)))
 	// Operations come in route order (literal segments before parameters),
@@ -54,6 +60,9 @@ func newAPI(version string, doc *spec.Document, basePath string, seed int64, p *
 			a.routers[k] = r
 		}
 		r.NewRoute().Path(basePath + op.Path).Methods(op.Method).Handler(opRoute{op})
+		if !strings.Contains(op.Path, "{") {
+			a.literal[op.Method+" "+basePath+op.Path] = op
+		}
 	}
 	return a, nil
 }
@@ -94,6 +103,9 @@ func (opRoute) ServeHTTP(http.ResponseWriter, *http.Request) {}
 // which does not exist, rather than cancelling run ID.
 func (a *api) match(r *http.Request) (*spec.Operation, map[string]string, bool) {
 	path := r.URL.EscapedPath()
+	if op, ok := a.literal[r.Method+" "+path]; ok {
+		return op, map[string]string{}, true
+	}
 	if a.basePath != "" && !strings.HasPrefix(path, a.basePath+"/") {
 		return nil, nil, false
 	}

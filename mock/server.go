@@ -292,8 +292,8 @@ func (s *Server) serveWithin(r *http.Request) (*http.Request, *handler.Response,
 		resp, err := s.serveAPI(r, prog)
 		return r, resp, err
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), s.timeout)
-	defer cancel()
+	ctx := withDeadline(r.Context(), time.Now().Add(s.timeout))
+	defer ctx.release()
 	r = r.WithContext(ctx)
 	resp, err := s.serveAPI(r, prog)
 	if ctx.Err() == nil {
@@ -503,7 +503,16 @@ func readBody(r *http.Request, limit int64) ([]byte, *apierror.Error) {
 	if r.ContentLength > limit {
 		return nil, apierror.BadRequestf("request body of %d bytes is over the limit of %d bytes", r.ContentLength, limit)
 	}
-	b, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
+	var b []byte
+	var err error
+	if n := r.ContentLength; n > 0 {
+		// The length is known and within the limit: one allocation, and
+		// a body longer than announced is not read past it.
+		b = make([]byte, n)
+		_, err = io.ReadFull(r.Body, b)
+	} else {
+		b, err = io.ReadAll(io.LimitReader(r.Body, limit+1))
+	}
 	if err != nil {
 		return nil, apierror.BadRequestf("reading the request body: %v", err)
 	}

@@ -1,6 +1,8 @@
 package resources
 
 import (
+	"encoding/json"
+	"reflect"
 	"testing"
 	"time"
 )
@@ -80,6 +82,68 @@ func TestProjectName(t *testing.T) {
 	} {
 		if got := projectName(in); got != want {
 			t.Errorf("projectName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// A launch body is read the same whether it fits the typed fast path or
+// needs the map path (a field of an unexpected type, which a document
+// other than the service's may allow): the fields of the expected types
+// are kept either way.
+func TestReadLaunch(t *testing.T) {
+	typed, err := readLaunch([]byte(`{"launch":{"pipeline":"p","runName":"r","resume":true,"configProfiles":["a","b"],"workDir":"w"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	loose, err := readLaunch([]byte(`{"launch":{"pipeline":"p","runName":"r","resume":true,"configProfiles":["a",3,"b"],"workDir":"w","revision":7}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(typed, loose) {
+		t.Errorf("typed %+v\nloose %+v", typed.Launch, loose.Launch)
+	}
+	if typed.Launch.Pipeline != "p" || !typed.Launch.Resume || len(typed.Launch.ConfigProfiles) != 2 {
+		t.Errorf("typed read lost fields: %+v", typed.Launch)
+	}
+	if _, err := readLaunch([]byte(`{"launch":`)); err == nil {
+		t.Error("a body that is not JSON was read")
+	}
+}
+
+// appendJSON and encoding/json encode a run record to the same decoded
+// value, for records with every field set or empty and strings that need
+// escaping.
+func TestWorkflowJSON(t *testing.T) {
+	pinned := t0.Add(90 * time.Second)
+	full := Workflow{
+		RunName: "tiny_curie", ProjectName: "nf-core/rnaseq", Pipeline: "https://github.com/nf-core/rnaseq",
+		Revision: "3.14", CommitID: "abc", WorkDir: "s3://b/w", ComputeEnvID: "ce1",
+		ConfigProfiles: []string{"docker", "test"}, ConfigText: "a = \"b\"\n\tc\\d\x01\u2028é",
+		ParamsText: "{\"x\":1}", Resume: true, SessionID: "s", UserName: "u", WorkspaceID: 42,
+		Submit: t0.Add(123456789), SubmittedFor: 30 * time.Second, RunningFor: 2 * time.Minute,
+		EndStatus: StatusFailed, Pinned: StatusCancelled, PinnedAt: &pinned,
+	}
+	for _, w := range []Workflow{full, {Pipeline: "p", Submit: t0, EndStatus: StatusSucceeded}, {RunName: "bad \xff utf8"}} {
+		want, err := json.Marshal(&w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := w.appendJSON(nil)
+		var a, b Workflow
+		if err := json.Unmarshal(got, &a); err != nil {
+			t.Fatalf("appendJSON wrote invalid JSON %s: %v", got, err)
+		}
+		if err := json.Unmarshal(want, &b); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(a, b) {
+			t.Errorf("appendJSON %s\nencoding/json %s", got, want)
+		}
+		var ma, mb map[string]any
+		json.Unmarshal(got, &ma)
+		json.Unmarshal(want, &mb)
+		if !reflect.DeepEqual(ma, mb) {
+			t.Errorf("fields differ:\nappendJSON %v\nencoding/json %v", ma, mb)
 		}
 	}
 }
