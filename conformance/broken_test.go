@@ -14,6 +14,7 @@ import (
 
 	"github.com/wmsmock/wmsmock/conformance"
 	"github.com/wmsmock/wmsmock/mock"
+	"github.com/wmsmock/wmsmock/profile"
 )
 
 // The suite is only worth something if it notices a server that breaks the
@@ -102,6 +103,7 @@ func TestBrokenFakesFailTheirScenarios(t *testing.T) {
 			name: "no rate limit",
 			opts: conformance.InProcessOptions{Mock: []mock.Option{mock.WithRateLimit(nil)}},
 			want: []string{
+				"A call over the limit is refused as the profile says",
 				"Calls are accepted again once the second has passed",
 				"Calls are counted per token",
 				"More than 20 calls in one second are refused",
@@ -136,6 +138,45 @@ func TestBrokenFakesFailTheirScenarios(t *testing.T) {
 				t.Errorf("failed scenarios:\n  %s\nwant:\n  %s\n%s", strings.Join(got, "\n  "), strings.Join(want, "\n  "), summary.String())
 			}
 		})
+	}
+}
+
+// A server that refuses over-limit calls otherwise than the profile in use
+// keeps the contract: judged with the default profile only the @profile
+// scenario fails, and judged with the profile it runs on everything passes.
+func TestRateLimitReplyIsProfile(t *testing.T) {
+	other, err := profile.Parse([]byte(`rate_limit:
+  headers: true
+  reject:
+    status: 503
+    body: template
+    message: "busy, id {errorId}"
+    headers: {X-Busy: "yes"}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		judge *profile.Profile
+		fail  []string
+	}{
+		{nil, []string{"A call over the limit is refused as the profile says"}},
+		{other, nil},
+	} {
+		res, err := conformance.Run(context.Background(), conformance.Options{
+			Target:  conformance.InProcess(conformance.InProcessOptions{Mock: []mock.Option{mock.WithProfile(other)}}),
+			Tags:    "@rate-limit",
+			Profile: tc.judge,
+			Output:  io.Discard,
+		})
+		if res == nil {
+			t.Fatalf("the suite did not run: %v", err)
+		}
+		if got := res.FailedNames(); strings.Join(got, "\n") != strings.Join(tc.fail, "\n") || (err == nil) != (len(tc.fail) == 0) {
+			var summary bytes.Buffer
+			res.WriteSummary(&summary)
+			t.Errorf("judged with %p: failed %q (err %v), want %q\n%s", tc.judge, got, err, tc.fail, summary.String())
+		}
 	}
 }
 

@@ -21,6 +21,20 @@ var errorMessage = regexp.MustCompile(`^(.+) - Error ID: ([0-9A-Za-z]{22})$`)
 // errorID checks that an answer is a JSON object with exactly one string
 // field, message, ending with an Error ID, and returns the ID.
 func errorID(a *answer) (string, error) {
+	msg, err := message(a)
+	if err != nil {
+		return "", err
+	}
+	sub := errorMessage.FindStringSubmatch(msg)
+	if sub == nil {
+		return "", fmt.Errorf("message %q does not end with \" - Error ID: <22 base62 characters>\"", msg)
+	}
+	return sub[2], nil
+}
+
+// message reads the service's error body, a JSON object whose one field is
+// the string message.
+func message(a *answer) (string, error) {
 	if mt, _, err := mime.ParseMediaType(a.header.Get("Content-Type")); err != nil || !isJSONMedia(mt) {
 		return "", fmt.Errorf("Content-Type is %q, want application/json", a.header.Get("Content-Type"))
 	}
@@ -40,11 +54,7 @@ func errorID(a *answer) (string, error) {
 	if !ok {
 		return "", fmt.Errorf("the body has no string field message: %s", excerpt(a.body))
 	}
-	sub := errorMessage.FindStringSubmatch(msg)
-	if sub == nil {
-		return "", fmt.Errorf("message %q does not end with \" - Error ID: <22 base62 characters>\"", msg)
-	}
-	return sub[2], nil
+	return msg, nil
 }
 
 func isJSONMedia(mt string) bool {

@@ -26,6 +26,7 @@ import (
 	"github.com/cucumber/godog"
 
 	"github.com/wmsmock/wmsmock/features"
+	"github.com/wmsmock/wmsmock/profile"
 )
 
 // Options configures a run.
@@ -49,6 +50,10 @@ type Options struct {
 	Timeout time.Duration
 	// TestingT, when set, runs each scenario as a subtest of it.
 	TestingT *testing.T
+	// Profile is the behaviour profile @profile scenarios take their
+	// expected values from: the one the target was started or calibrated
+	// with. Nil means the embedded default.
+	Profile *profile.Profile
 	// Features is where the .feature files are read from (default
 	// features.FS); Paths within it (default ".").
 	Features fs.FS
@@ -147,6 +152,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 
+	if o.Profile == nil {
+		o.Profile = profile.Default()
+	}
 	r := &runner{opts: o, info: info, results: map[string]*ScenarioResult{}}
 	plan, err := r.plan(fsys, paths)
 	if err != nil {

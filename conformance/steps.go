@@ -36,6 +36,7 @@ func registerSteps(sc *godog.ScenarioContext, w *world) {
 
 	// What came back.
 	sc.Step(`^the response status is (\d+)$`, w.statusIs)
+	sc.Step(`^the response status is not a success$`, w.statusNotSuccess)
 	sc.Step(`^the response body is empty$`, w.bodyEmpty)
 	sc.Step(`^the response is a Bad Request with an Error ID$`, w.badRequest)
 	sc.Step(`^the response is a message with an Error ID$`, w.messageWithErrorID)
@@ -54,6 +55,8 @@ func registerSteps(sc *godog.ScenarioContext, w *world) {
 	sc.Step(`^the response body is the same as the one before$`, w.sameAsBefore)
 	sc.Step(`^(\d+) of them (?:are|were) accepted$`, w.burstAccepted)
 	sc.Step(`^the rest (?:are|were) refused with status (\d+)$`, w.burstRefused)
+	sc.Step(`^the rest (?:are|were) refused$`, w.burstRefusedAny)
+	sc.Step(`^the refused calls get the profile's rate-limit reply$`, w.burstProfileReply)
 }
 
 // --- who is calling -------------------------------------------------------
@@ -157,6 +160,18 @@ func (w *world) statusIs(want int) error {
 	}
 	if a.status != want {
 		return fmt.Errorf("status %d, want %d: %s", a.status, want, a)
+	}
+	return nil
+}
+
+// statusNotSuccess: the call was refused, whatever the status.
+func (w *world) statusNotSuccess() error {
+	a, err := w.response()
+	if err != nil {
+		return err
+	}
+	if a.status/100 == 2 {
+		return fmt.Errorf("status %d, want a refusal: %s", a.status, a)
 	}
 	return nil
 }
@@ -413,6 +428,43 @@ func (w *world) burstRefused(status int) error {
 	for _, a := range w.burst {
 		if a.status/100 != 2 && a.status != status {
 			return fmt.Errorf("a refused call got %d, want %d (statuses: %s): %s", a.status, status, summary, a)
+		}
+	}
+	return nil
+}
+
+// burstRefusedAny: some calls of the burst were refused, whatever the
+// status (the contract says how many calls a token may make, not how the
+// rest are answered).
+func (w *world) burstRefusedAny() error {
+	accepted, summary, err := w.burstStatuses()
+	if err != nil {
+		return err
+	}
+	if accepted == len(w.burst) {
+		return fmt.Errorf("all %d calls were accepted; none was refused (statuses: %s)", len(w.burst), summary)
+	}
+	return nil
+}
+
+// burstProfileReply: every refused call of the burst is answered as the
+// profile's rate-limit reply says: its status, its body (empty, a message
+// with an Error ID, or its template with the placeholders filled) and its
+// headers, plus Retry-After in whole seconds.
+func (w *world) burstProfileReply() error {
+	if err := w.burstRefusedAny(); err != nil {
+		return err
+	}
+	reply := w.r.opts.Profile.RateLimit.Reject
+	for _, a := range w.burst {
+		if a.status/100 == 2 {
+			continue
+		}
+		if err := matchReply(reply, a); err != nil {
+			return fmt.Errorf("profile rate_limit.reject: %w: %s", err, a)
+		}
+		if v := a.header.Get("Retry-After"); !wholeSeconds.MatchString(v) {
+			return fmt.Errorf("Retry-After %q is not a whole number of seconds: %s", v, a)
 		}
 	}
 	return nil

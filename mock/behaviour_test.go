@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -229,9 +230,11 @@ func TestSeveralVersionsSideBySide(t *testing.T) {
 	}
 }
 
-// TestRateLimit: 20 calls per rolling second per token; the 21st gets 429
-// with a message, an Error ID and the retry headers; another token is not
-// affected; a second later calls are accepted again.
+// TestRateLimit: 20 calls per rolling second per token; the 21st gets the
+// default profile's refusal, what the service was seen to send (429, its
+// message with the wait and no Error ID, Retry-After, no X-RateLimit-*
+// headers); another token is not affected; a second later calls are
+// accepted again.
 func TestRateLimit(t *testing.T) {
 	for _, dc := range documents {
 		t.Run(dc.name, func(t *testing.T) {
@@ -241,20 +244,19 @@ func TestRateLimit(t *testing.T) {
 				if a.status != 200 {
 					t.Fatalf("call %d: %d", i+1, a.status)
 				}
-				if got, want := a.header.Get("X-RateLimit-Remaining"), strconv.Itoa(19-i); got != want {
-					t.Errorf("call %d: X-RateLimit-Remaining %q, want %q", i+1, got, want)
+				if got := a.header.Get("X-RateLimit-Remaining"); got != "" {
+					t.Errorf("call %d: X-RateLimit-Remaining %q, which the default profile does not send", i+1, got)
 				}
 			}
 			a := call(t, srv, "GET", "/api/workflow", devToken, nil)
 			if a.status != 429 {
 				t.Fatalf("21st call: %d, want 429", a.status)
 			}
-			errorID(t, a)
-			for h, want := range map[string]string{"Retry-After": "1", "X-RateLimit-Limit": "20", "X-RateLimit-Remaining": "0",
-				"X-RateLimit-Reset": strconv.FormatInt(epoch.Add(time.Second).Unix(), 10)} {
-				if got := a.header.Get(h); got != want {
-					t.Errorf("%s = %q, want %q", h, got, want)
-				}
+			if got, want := a.message(t), "Maximum request rate exceeded. Wait 1secs before issuing a new request"; got != want {
+				t.Errorf("message %q, want %q", got, want)
+			}
+			if got := a.header.Get("Retry-After"); got != "1" {
+				t.Errorf("Retry-After = %q, want 1", got)
 			}
 			// Invalid and unknown calls count too: they are API calls.
 			if b := call(t, srv, "GET", "/api/nowhere", secondToken, nil); b.status != 403 {
@@ -299,6 +301,47 @@ func TestHourlyWindow(t *testing.T) {
 	clk.Advance(time.Hour)
 	if a := call(t, srv, "GET", "/api/workflow", devToken, nil); a.status != 200 {
 		t.Errorf("an hour later: %d", a.status)
+	}
+}
+
+// A profile can ask for the conventional X-RateLimit-* headers on every
+// answer and refuse with a reply of its own: another status, a template
+// naming an Error ID and the wait, headers of its own.
+func TestRateLimitProfileReply(t *testing.T) {
+	p, err := profile.Parse([]byte(`rate_limit:
+  headers: true
+  reject:
+    status: 503
+    body: template
+    message: "busy ({errorId}); retry in {retryAfter} s"
+    headers: {X-Busy: "{retryAfter}"}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, _ := newServer(t, embedded(t), mock.WithProfile(p), mock.WithRateLimit(mustWindows(t, "2/s")))
+	for i := range 2 {
+		a := call(t, srv, "GET", "/api/workflow", devToken, nil)
+		if got, want := a.header.Get("X-RateLimit-Remaining"), strconv.Itoa(1-i); got != want {
+			t.Errorf("call %d: X-RateLimit-Remaining %q, want %q", i+1, got, want)
+		}
+	}
+	a := call(t, srv, "GET", "/api/workflow", devToken, nil)
+	if a.status != 503 {
+		t.Fatalf("3rd call: %d, want the profile's 503", a.status)
+	}
+	m := regexp.MustCompile(`^busy \(([0-9A-Za-z]{22})\); retry in 1 s$`).FindStringSubmatch(a.message(t))
+	if m == nil {
+		t.Fatalf("message %q does not follow the template", a.message(t))
+	}
+	if _, ok := srv.ErrorEntry(m[1]); !ok {
+		t.Errorf("the Error ID %s in the message is not in the journal", m[1])
+	}
+	for h, want := range map[string]string{"Retry-After": "1", "X-Busy": "1", "X-RateLimit-Limit": "2",
+		"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": strconv.FormatInt(epoch.Add(time.Second).Unix(), 10)} {
+		if got := a.header.Get(h); got != want {
+			t.Errorf("%s = %q, want %q", h, got, want)
+		}
 	}
 }
 

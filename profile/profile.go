@@ -48,22 +48,84 @@ type Body string
 const (
 	// BodyEmpty sends no body at all.
 	BodyEmpty Body = "empty"
-	// BodyMessage sends {"message": "<Message> - Error ID: <id>"}.
+	// BodyMessage sends {"message": "<Message> - Error ID: <id>"}, the
+	// shape the service's document shows for its errors.
 	BodyMessage Body = "message"
+	// BodyTemplate sends {"message": <Message>} with its placeholders
+	// filled in (see Placeholders); an Error ID is minted, logged and
+	// journaled only when the template names one.
+	BodyTemplate Body = "template"
 )
 
+// The placeholders a template message or a reply header may hold.
+const (
+	// PlaceErrorID is a fresh Error ID.
+	PlaceErrorID = "{errorId}"
+	// PlaceRetryAfter is the whole seconds an over-limit client should
+	// wait (the value of Retry-After).
+	PlaceRetryAfter = "{retryAfter}"
+)
+
+// Placeholders lists every placeholder, for validation and documentation.
+var Placeholders = []string{PlaceErrorID, PlaceRetryAfter}
+
 // Reply is how the fake refuses a request. One type serves every refusal so
-// that the code writing answers has a single shape to follow.
+// that the code writing answers has a single shape to follow; it is general
+// enough to hold what a real server was seen to send (wmsmock calibrate
+// writes these).
 type Reply struct {
 	Status  int    `yaml:"status"`
 	Body    Body   `yaml:"body"`
 	Message string `yaml:"message,omitempty"`
+	// Headers are added to the answer; their values may hold placeholders.
+	Headers map[string]string `yaml:"headers,omitempty"`
 }
 
-// Text is the message field of a BodyMessage reply: the profile's text, then
-// the Error ID in the form the document shows.
-func (r Reply) Text(errorID string) string {
-	return r.Message + " - Error ID: " + errorID
+// NeedsErrorID reports whether the answer carries an Error ID, which is
+// then minted, logged and kept in the journal.
+func (r Reply) NeedsErrorID() bool {
+	switch r.Body {
+	case BodyMessage:
+		return true
+	case BodyTemplate:
+		return strings.Contains(r.Message, PlaceErrorID)
+	}
+	for _, v := range r.Headers {
+		if strings.Contains(v, PlaceErrorID) {
+			return true
+		}
+	}
+	return false
+}
+
+// Text is the message field of the reply's body ("" for an empty body),
+// with the placeholders filled from values (keyed by placeholder, such as
+// PlaceRetryAfter) and the Error ID.
+func (r Reply) Text(errorID string, values map[string]string) string {
+	switch r.Body {
+	case BodyMessage:
+		return r.Message + " - Error ID: " + errorID
+	case BodyTemplate:
+		return Fill(r.Message, errorID, values)
+	}
+	return ""
+}
+
+// Fill replaces the placeholders of s. A placeholder with no value (a
+// retry time in a reply that is not about the rate limit) becomes "0".
+func Fill(s, errorID string, values map[string]string) string {
+	if !strings.Contains(s, "{") {
+		return s
+	}
+	s = strings.ReplaceAll(s, PlaceErrorID, errorID)
+	for _, p := range Placeholders[1:] {
+		v, ok := values[p]
+		if !ok {
+			v = "0"
+		}
+		s = strings.ReplaceAll(s, p, v)
+	}
+	return s
 }
 
 // Auth says how each kind of unusable credential is refused (one field per

@@ -34,8 +34,9 @@ func TestDefaultValues(t *testing.T) {
 		{"rate_limit.enabled", p.RateLimit.Enabled, true},
 		{"rate_limit.windows", p.RateLimit.Windows, []string{"20/s", "72000/h"}},
 		{"rate_limit.count_rejected", p.RateLimit.CountRejected, false},
-		{"rate_limit.headers", p.RateLimit.Headers, true},
-		{"rate_limit.reject", p.RateLimit.Reject, Reply{Status: 429, Body: BodyMessage, Message: "Too many requests"}},
+		{"rate_limit.headers", p.RateLimit.Headers, false},
+		{"rate_limit.reject", p.RateLimit.Reject, Reply{Status: 429, Body: BodyTemplate,
+			Message: "Maximum request rate exceeded. Wait {retryAfter}secs before issuing a new request"}},
 		{"versions.served", p.Versions.Served, []string{"1"}},
 		{"versions.default", p.Versions.Default, "1"},
 		{"versions.unserved", p.Versions.Unserved, badRequest},
@@ -78,7 +79,7 @@ func TestDefaultFileIsComplete(t *testing.T) {
 		var out []string
 		for f := range t.Fields() {
 			name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
-			if name == "message" && path != "" { // optional for empty-body replies
+			if (name == "message" || name == "headers") && path != "" { // optional in a reply
 				continue
 			}
 			out = append(out, leaves(f.Type, join(path, name))...)
@@ -382,7 +383,43 @@ func TestEndStatus(t *testing.T) {
 
 func TestReplyText(t *testing.T) {
 	id := "54apnFENQxbvCr23JaIjLb"
-	if got := Default().BadRequest.Text(id); got != "Unable to process request - Error ID: "+id {
+	if got := Default().BadRequest.Text(id, nil); got != "Unable to process request - Error ID: "+id {
 		t.Errorf("Text = %q", got)
+	}
+	wait := map[string]string{PlaceRetryAfter: "3"}
+	for _, tc := range []struct {
+		reply  Reply
+		text   string
+		withID bool
+	}{
+		{Default().RateLimit.Reject, "Maximum request rate exceeded. Wait 3secs before issuing a new request", false},
+		{Reply{Status: 429, Body: BodyTemplate, Message: "slow down ({errorId}), retry in {retryAfter}s"}, "slow down (" + id + "), retry in 3s", true},
+		{Reply{Status: 403, Body: BodyEmpty}, "", false},
+		{Reply{Status: 403, Body: BodyEmpty, Headers: map[string]string{"X-Request-Id": "{errorId}"}}, "", true},
+	} {
+		if got := tc.reply.Text(id, wait); got != tc.text {
+			t.Errorf("%+v: Text = %q, want %q", tc.reply, got, tc.text)
+		}
+		if got := tc.reply.NeedsErrorID(); got != tc.withID {
+			t.Errorf("%+v: NeedsErrorID = %v", tc.reply, got)
+		}
+	}
+	if got := Fill("wait {retryAfter}", id, nil); got != "wait 0" {
+		t.Errorf("a placeholder without a value: %q", got)
+	}
+}
+
+// A template or reply header naming something that is not a placeholder
+// is refused when the profile loads, and so is a header that could not be
+// sent.
+func TestReplyPlaceholdersValidated(t *testing.T) {
+	for _, doc := range []string{
+		"rate_limit:\n  reject: {status: 429, body: template, message: \"wait {retryafter}\"}\n",
+		"bad_request:\n  status: 400\n  body: message\n  message: x\n  headers: {\"X-Id\": \"{errorID}\"}\n",
+		"bad_request:\n  status: 400\n  body: message\n  message: x\n  headers: {\"Bad Name\": \"v\"}\n",
+	} {
+		if _, err := Parse([]byte(doc)); err == nil {
+			t.Errorf("accepted:\n%s", doc)
+		}
 	}
 }

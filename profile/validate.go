@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -155,14 +156,35 @@ func (v *validator) reply(key string, r Reply) {
 	}
 	switch r.Body {
 	case BodyEmpty:
-	case BodyMessage:
+	case BodyMessage, BodyTemplate:
 		if strings.TrimSpace(r.Message) == "" {
-			v.add(key+".message", "must not be empty when body is %q", BodyMessage)
+			v.add(key+".message", "must not be empty when body is %q", r.Body)
 		}
 	default:
-		v.add(key+".body", "%q is not a body kind (%q or %q)", r.Body, BodyEmpty, BodyMessage)
+		v.add(key+".body", "%q is not a body kind (%q, %q or %q)", r.Body, BodyEmpty, BodyMessage, BodyTemplate)
+	}
+	if r.Body == BodyTemplate {
+		v.placeholders(key+".message", r.Message)
+	}
+	for name, value := range r.Headers {
+		if name == "" || strings.ContainsAny(name, " :\r\n") || strings.ContainsAny(value, "\r\n") {
+			v.add(key+".headers", "%q: %q is not a header line", name, value)
+		}
+		v.placeholders(key+".headers."+name, value)
 	}
 }
+
+// placeholders reports a brace-enclosed word that is not a placeholder:
+// most likely a misspelt one, which would otherwise reach clients as is.
+func (v *validator) placeholders(key, s string) {
+	for _, m := range braced.FindAllString(s, -1) {
+		if !slices.Contains(Placeholders, m) {
+			v.add(key, "%s is not a placeholder (%s)", m, strings.Join(Placeholders, ", "))
+		}
+	}
+}
+
+var braced = regexp.MustCompile(`\{[A-Za-z]+\}`)
 
 func (v *validator) duration(key string, d time.Duration) {
 	if d < 0 {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/wmsmock/wmsmock/conformance"
 	"github.com/wmsmock/wmsmock/internal/token68"
+	"github.com/wmsmock/wmsmock/profile"
 )
 
 // conformConfig is everything `wmsmock conform` is told, before validation.
@@ -34,6 +35,8 @@ type conformConfig struct {
 	callTimeout      time.Duration
 	adminToken       string
 	ping             bool
+	profile          string
+	loaded           *profile.Profile // profile, read by validate
 }
 
 func parseConform(args []string, getenv func(string) string, stderr io.Writer) (conformConfig, error) {
@@ -55,6 +58,7 @@ func parseConform(args []string, getenv func(string) string, stderr io.Writer) (
 	fs.DurationVar(&c.timeout, "timeout", envDuration(getenv, "WMSMOCK_TIMEOUT", conformance.DefaultTimeout, &envErrs), "bound on the whole run [WMSMOCK_TIMEOUT]")
 	fs.DurationVar(&c.callTimeout, "call-timeout", envDuration(getenv, "WMSMOCK_CALL_TIMEOUT", conformance.DefaultCallTimeout, &envErrs), "bound on each call [WMSMOCK_CALL_TIMEOUT]")
 	fs.StringVar(&c.adminToken, "admin-token", envString(getenv, "WMSMOCK_ADMIN_TOKEN", ""), "the fake's admin `TOKEN`, to move its clock from another host (not needed on loopback) [WMSMOCK_ADMIN_TOKEN]")
+	fs.StringVar(&c.profile, "profile", envString(getenv, "WMSMOCK_PROFILE", ""), "behaviour profile `FILE` the @profile scenarios expect: the one the server runs with or was calibrated into (default: the embedded one) [WMSMOCK_PROFILE]")
 	fs.BoolVar(&c.ping, "ping", false, "only check that the fake at --base-url is ready (GET /_mock/health) and exit 0 or 1; for container health checks")
 	if err := fs.Parse(args); err != nil {
 		return c, err
@@ -65,12 +69,13 @@ func parseConform(args []string, getenv func(string) string, stderr io.Writer) (
 	if len(envErrs) > 0 {
 		return c, errors.New(strings.Join(envErrs, "; "))
 	}
-	return c, c.validate()
+	err := c.validate()
+	return c, err
 }
 
 // validate checks what can be checked before any call is made, so that a
-// typo is reported at once with the flag's name.
-func (c conformConfig) validate() error {
+// typo is reported at once with the flag's name, and reads the profile.
+func (c *conformConfig) validate() error {
 	var errs []string
 	if c.baseURL == "" {
 		errs = append(errs, "--base-url is required")
@@ -127,6 +132,13 @@ func (c conformConfig) validate() error {
 	if c.callTimeout <= 0 {
 		errs = append(errs, "--call-timeout must be positive")
 	}
+	if c.profile != "" {
+		p, err := profile.Load(c.profile)
+		if err != nil {
+			errs = append(errs, fmt.Sprintf("--profile: %v", err))
+		}
+		c.loaded = p
+	}
 	if len(errs) > 0 {
 		return errors.New(strings.Join(errs, "\n"))
 	}
@@ -178,6 +190,7 @@ func conform(ctx context.Context, args []string, getenv func(string) string, std
 		JUnitFile:        cfg.junit,
 		CucumberJSONFile: cfg.cucumberJSON,
 		Timeout:          cfg.timeout,
+		Profile:          cfg.loaded,
 	})
 	if res != nil {
 		res.WriteSummary(stdout)

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/wmsmock/wmsmock/mock"
+	"github.com/wmsmock/wmsmock/profile"
 )
 
 // conformAgainst runs `wmsmock conform` on a few quick scenarios against
@@ -78,6 +80,7 @@ func TestConformRefusesBadFlags(t *testing.T) {
 		{"--base-url", "http://x", "--token", "t", "--tags", "auth"}, // tag without @
 		{"--base-url", "http://x", "--token", "t", "--junit", "/no/such/dir/j.xml"},
 		{"--base-url", "http://x", "--token", "t", "--token2", "t"},
+		{"--base-url", "http://x", "--token", "t", "--profile", "/no/such/profile.yaml"},
 	}
 	for _, args := range cases {
 		var stderr bytes.Buffer
@@ -92,6 +95,38 @@ func TestConformRefusesBadFlags(t *testing.T) {
 	}), &bytes.Buffer{}, &stderr)
 	if code != 2 || !strings.Contains(stderr.String(), "WMSMOCK_TIMEOUT") {
 		t.Errorf("bad WMSMOCK_TIMEOUT: exit %d, %s", code, stderr.String())
+	}
+}
+
+// --profile names the profile the @profile scenarios expect: a fake
+// refusing over-limit calls its own way passes when conform is told its
+// profile, and fails that scenario alone when not.
+func TestConformProfile(t *testing.T) {
+	const yaml = "rate_limit:\n  reject: {status: 503, body: empty}\n"
+	file := filepath.Join(t.TempDir(), "profile.yaml")
+	if err := os.WriteFile(file, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := profile.Load(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := mock.New(mock.WithProfile(p))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	args := []string{"conform", "--base-url", srv.BaseURL(), "--token", "wmsmock-dev-token", "--tags", "@rate-limit && @profile"}
+	var out bytes.Buffer
+	if code := run(context.Background(), args, env(nil), &out, io.Discard); code != 1 || !strings.Contains(out.String(), "refused as the profile says") {
+		t.Errorf("judged with the default profile: exit %d, want 1 naming the profile scenario\n%s", code, out.String())
+	}
+	out.Reset()
+	if code := run(context.Background(), append(args, "--profile", file), env(nil), &out, io.Discard); code != 0 {
+		t.Errorf("judged with the fake's own profile: exit %d\n%s", code, out.String())
 	}
 }
 

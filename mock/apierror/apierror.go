@@ -61,6 +61,9 @@ type Error struct {
 	// behaviour profile (an expired token and an unknown path may be
 	// answered differently). Nil means the writer's default for Kind.
 	Reply *profile.Reply
+	// Values fill the reply's placeholders other than the Error ID (the
+	// seconds to wait, for a rate-limit refusal), keyed by placeholder.
+	Values map[string]string
 	// Cause is the underlying error, if any.
 	Cause error
 }

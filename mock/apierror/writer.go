@@ -63,10 +63,21 @@ func (w *Writer) Journal() *Journal { return w.journal }
 // whose answer carries none).
 func (w *Writer) Write(rw http.ResponseWriter, r *http.Request, err error) string {
 	e := Wrap(err)
-	status, body, id := w.answer(e)
+	reply, status := w.reply(e)
+	var id string
+	if reply.NeedsErrorID() {
+		id = w.ids.New()
+	}
+	var body []byte
+	if reply.Body == profile.BodyMessage || reply.Body == profile.BodyTemplate {
+		body = encode(reply.Text(id, e.Values))
+	}
 	h := rw.Header()
 	for k, vs := range e.Header {
 		h[k] = vs
+	}
+	for k, v := range reply.Headers {
+		h.Set(k, profile.Fill(v, id, e.Values))
 	}
 	if body != nil {
 		h.Set("Content-Type", "application/json")
@@ -90,9 +101,8 @@ func (w *Writer) Write(rw http.ResponseWriter, r *http.Request, err error) strin
 	return id
 }
 
-// answer decides the status, the encoded body (nil for none) and the Error
-// ID (only answers with a message carry one).
-func (w *Writer) answer(e *Error) (int, []byte, string) {
+// reply is the profile's answer for e, and its status.
+func (w *Writer) reply(e *Error) (profile.Reply, int) {
 	reply, ok := w.policy[e.Kind]
 	if e.Reply != nil {
 		reply, ok = *e.Reply, true
@@ -103,11 +113,7 @@ func (w *Writer) answer(e *Error) (int, []byte, string) {
 	if reply.Status == 0 {
 		reply.Status = http.StatusInternalServerError
 	}
-	if reply.Body != profile.BodyMessage {
-		return reply.Status, nil, ""
-	}
-	id := w.ids.New()
-	return reply.Status, encode(reply.Text(id)), id
+	return reply, reply.Status
 }
 
 func encode(message string) []byte {

@@ -37,6 +37,42 @@ func decodeMessage(t *testing.T, body []byte) string {
 	return msg
 }
 
+// A template reply fills its placeholders from the error's values, mints
+// an Error ID only when it names one, and adds its headers: the default
+// rate-limit refusal is the service's own text, without an ID.
+func TestWriterTemplates(t *testing.T) {
+	wait := map[string]string{profile.PlaceRetryAfter: "3"}
+	w := newTestWriter(PolicyFrom(profile.Default()))
+	rec := httptest.NewRecorder()
+	id := w.Write(rec, httptest.NewRequest("GET", "/api/workflow", nil), &Error{Kind: TooManyRequests, Reason: "over", Values: wait})
+	if rec.Code != 429 || id != "" {
+		t.Fatalf("status %d, ID %q; want 429 and no ID", rec.Code, id)
+	}
+	if got, want := decodeMessage(t, rec.Body.Bytes()), "Maximum request rate exceeded. Wait 3secs before issuing a new request"; got != want {
+		t.Errorf("message %q, want %q", got, want)
+	}
+	if n := len(w.Journal().Recent(0)); n != 0 {
+		t.Errorf("journal holds %d entries for an answer without ID", n)
+	}
+
+	reply := profile.Reply{Status: 418, Body: profile.BodyTemplate, Message: "no ({errorId})",
+		Headers: map[string]string{"X-Request-Id": "{errorId}", "X-Wait": "{retryAfter}"}}
+	rec = httptest.NewRecorder()
+	id = w.Write(rec, httptest.NewRequest("GET", "/api/x", nil), (&Error{Kind: BadRequest, Reason: "r", Values: wait}).WithReply(reply))
+	if !IsID(id) || rec.Code != 418 {
+		t.Fatalf("status %d, ID %q", rec.Code, id)
+	}
+	if got := decodeMessage(t, rec.Body.Bytes()); got != "no ("+id+")" {
+		t.Errorf("message %q", got)
+	}
+	if rec.Header().Get("X-Request-Id") != id || rec.Header().Get("X-Wait") != "3" {
+		t.Errorf("headers %v", rec.Header())
+	}
+	if _, ok := w.Journal().Get(id); !ok {
+		t.Error("a minted ID is not in the journal")
+	}
+}
+
 // TestWriterDefaultPolicy guards the answer for each kind of failure under
 // the default profile: status, content type, the one-field body whose
 // message ends with a fresh Error ID (none at all for 403), and the journal
@@ -49,7 +85,6 @@ func TestWriterDefaultPolicy(t *testing.T) {
 	}{
 		{Forbidden, 403, ""},
 		{BadRequest, 400, "Unable to process request"},
-		{TooManyRequests, 429, "Too many requests"},
 		{Conflict, 409, "Conflict"},
 		{Internal, 500, "Internal server error"},
 	}
