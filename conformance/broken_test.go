@@ -93,7 +93,7 @@ func TestBrokenFakesFailTheirScenarios(t *testing.T) {
 				"A malformed JSON body is a Bad Request",
 				"A missing body is a Bad Request",
 				"A negative page size is a Bad Request",
-				"A version the service does not serve is a Bad Request",
+				"A version the service does not serve is refused as the profile says",
 				"An invalid query value is a Bad Request",
 				"An offset that is not a number is a Bad Request",
 				"Every Bad Request has an Error ID of its own",
@@ -141,11 +141,18 @@ func TestBrokenFakesFailTheirScenarios(t *testing.T) {
 	}
 }
 
-// A server that refuses over-limit calls otherwise than the profile in use
+// A server that answers the open points otherwise than the profile in use
 // keeps the contract: judged with the default profile only the @profile
-// scenario fails, and judged with the profile it runs on everything passes.
-func TestRateLimitReplyIsProfile(t *testing.T) {
-	other, err := profile.Parse([]byte(`rate_limit:
+// scenarios fail, each for its own point, and judged with the profile it
+// runs on everything passes.
+func TestProfileDifferencesAreNotContractFailures(t *testing.T) {
+	other, err := profile.Parse([]byte(`auth:
+  missing: {status: 401, body: template, message: "Unauthorized"}
+  bad_scheme: {status: 401, body: empty}
+unknown_route: {status: 404, body: template, message: "Not found ({errorId})"}
+versions:
+  unserved: {status: 406, body: empty, headers: {X-Versions: "1"}}
+rate_limit:
   headers: true
   reject:
     status: 503
@@ -160,12 +167,20 @@ func TestRateLimitReplyIsProfile(t *testing.T) {
 		judge *profile.Profile
 		fail  []string
 	}{
-		{nil, []string{"A call over the limit is refused as the profile says"}},
+		{nil, []string{
+			"A call over the limit is refused as the profile says",
+			"A call with a scheme other than Bearer is refused",
+			"A call without a token is refused",
+			"A method the path does not define is refused",
+			"A path the service does not have is refused",
+			"A version the service does not serve is refused as the profile says",
+			"Operations the schema declares open still need a token",
+		}},
 		{other, nil},
 	} {
 		res, err := conformance.Run(context.Background(), conformance.Options{
 			Target:  conformance.InProcess(conformance.InProcessOptions{Mock: []mock.Option{mock.WithProfile(other)}}),
-			Tags:    "@rate-limit",
+			Tags:    "@auth,@unknown-path,@versions,@rate-limit",
 			Profile: tc.judge,
 			Output:  io.Discard,
 		})

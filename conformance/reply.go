@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/wmsmock/wmsmock/profile"
@@ -44,6 +45,35 @@ func matchReply(r profile.Reply, a *answer) error {
 		}
 	}
 	return nil
+}
+
+// profileReply finds the reply a profile key names (auth.missing,
+// unknown_route...), the keys feature files may use.
+func profileReply(p *profile.Profile, key string) (profile.Reply, error) {
+	replies := map[string]profile.Reply{
+		"auth.missing":      p.Auth.Missing,
+		"auth.bad_scheme":   p.Auth.BadScheme,
+		"auth.malformed":    p.Auth.Malformed,
+		"auth.unknown":      p.Auth.Unknown,
+		"auth.expired":      p.Auth.Expired,
+		"auth.revoked":      p.Auth.Revoked,
+		"unknown_route":     p.UnknownRoute,
+		"bad_request":       p.BadRequest,
+		"body_limit.reject": p.BodyLimit.Reject,
+		"rate_limit.reject": p.RateLimit.Reject,
+		"versions.unserved": p.Versions.Unserved,
+		"missing_resource":  p.MissingResource,
+	}
+	r, ok := replies[key]
+	if !ok {
+		keys := make([]string, 0, len(replies))
+		for k := range replies {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		return r, fmt.Errorf("the profile has no reply %q (it has %s)", key, strings.Join(keys, ", "))
+	}
+	return r, nil
 }
 
 // templatePattern matches the texts a template can be filled into.

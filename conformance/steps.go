@@ -37,6 +37,7 @@ func registerSteps(sc *godog.ScenarioContext, w *world) {
 	// What came back.
 	sc.Step(`^the response status is (\d+)$`, w.statusIs)
 	sc.Step(`^the response status is not a success$`, w.statusNotSuccess)
+	sc.Step(`^the response is the profile's ([a-z_.]+) reply$`, w.profileReplyIs)
 	sc.Step(`^the response body is empty$`, w.bodyEmpty)
 	sc.Step(`^the response is a Bad Request with an Error ID$`, w.badRequest)
 	sc.Step(`^the response is a message with an Error ID$`, w.messageWithErrorID)
@@ -172,6 +173,23 @@ func (w *world) statusNotSuccess() error {
 	}
 	if a.status/100 == 2 {
 		return fmt.Errorf("status %d, want a refusal: %s", a.status, a)
+	}
+	return nil
+}
+
+// profileReplyIs: the answer is the reply the profile in use gives for
+// key (a @profile check: the document leaves this answer open).
+func (w *world) profileReplyIs(key string) error {
+	a, err := w.response()
+	if err != nil {
+		return err
+	}
+	r, err := profileReply(w.r.opts.Profile, key)
+	if err != nil {
+		return err
+	}
+	if err := matchReply(r, a); err != nil {
+		return fmt.Errorf("profile %s: %w: %s", key, err, a)
 	}
 	return nil
 }

@@ -1,12 +1,14 @@
 @versions
 Feature: API versions
   The Accept-Version header selects the API version; a call without it gets
-  version 1 (V1). A version the service does not serve is a Bad Request with
-  an Error ID.
+  version 1 (V1). How a version the service does not serve is answered the
+  document leaves open: the behaviour profile says (by default a Bad Request
+  with an Error ID).
 
   Background:
     Given a valid access token
 
+  @contract
   Scenario: Without Accept-Version a call gets version 1
     When I GET "/service-info"
     Then the response status is 200
@@ -15,12 +17,14 @@ Feature: API versions
     Then the response status is 200
     And the response body is the same as the one before
 
+  @contract
   Scenario: Accept-Version 1 is served
     Given the request header "Accept-Version" is "1"
     When I GET "/workflow"
     Then the response status is 200
 
-  Scenario: A version the service does not serve is a Bad Request
+  @profile
+  Scenario: A version the service does not serve is refused as the profile says
     Given the request header "Accept-Version" is "999"
     When I GET "/workflow"
-    Then the response is a Bad Request with an Error ID
+    Then the response is the profile's versions.unserved reply
