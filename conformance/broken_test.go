@@ -83,7 +83,6 @@ func TestBrokenFakesFailTheirScenarios(t *testing.T) {
 				"A call without a token is refused",
 				"A created token works until it is deleted",
 				"Calls are counted per token",
-				"Operations the schema declares open still need a token",
 			},
 		},
 		{
@@ -93,7 +92,6 @@ func TestBrokenFakesFailTheirScenarios(t *testing.T) {
 				"A malformed JSON body is a Bad Request",
 				"A missing body is a Bad Request",
 				"A negative page size is a Bad Request",
-				"A version the service does not serve is refused as the profile says",
 				"An invalid query value is a Bad Request",
 				"An offset that is not a number is a Bad Request",
 				"Every Bad Request has an Error ID of its own",
@@ -103,7 +101,6 @@ func TestBrokenFakesFailTheirScenarios(t *testing.T) {
 			name: "no rate limit",
 			opts: conformance.InProcessOptions{Mock: []mock.Option{mock.WithRateLimit(nil)}},
 			want: []string{
-				"A call over the limit is refused as the profile says",
 				"Calls are accepted again once the second has passed",
 				"Calls are counted per token",
 				"More than 20 calls in one second are refused",
@@ -142,9 +139,10 @@ func TestBrokenFakesFailTheirScenarios(t *testing.T) {
 }
 
 // A server that answers the open points otherwise than the profile in use
-// keeps the contract: judged with the default profile only the @profile
-// scenarios fail, each for its own point, and judged with the profile it
-// runs on everything passes.
+// keeps the contract: judged with the default profile every @profile
+// scenario reports a difference (each for its own point) and the run
+// passes; with StrictProfile those are failures; judged with the profile
+// the server runs on, everything passes.
 func TestProfileDifferencesAreNotContractFailures(t *testing.T) {
 	other, err := profile.Parse([]byte(`auth:
   missing: {status: 401, body: template, message: "Unauthorized"}
@@ -163,34 +161,48 @@ rate_limit:
 	if err != nil {
 		t.Fatal(err)
 	}
+	differ := []string{
+		"A call over the limit is refused as the profile says",
+		"A call with a scheme other than Bearer gets the profile's reply",
+		"A call without a token gets the profile's reply",
+		"A method the path does not define is refused",
+		"A path the service does not have is refused",
+		"A version the service does not serve is refused as the profile says",
+		"Operations the schema declares open still need a token",
+	}
 	for _, tc := range []struct {
-		judge *profile.Profile
-		fail  []string
+		name           string
+		judge          *profile.Profile
+		strict         bool
+		differ, failed []string
 	}{
-		{nil, []string{
-			"A call over the limit is refused as the profile says",
-			"A call with a scheme other than Bearer is refused",
-			"A call without a token is refused",
-			"A method the path does not define is refused",
-			"A path the service does not have is refused",
-			"A version the service does not serve is refused as the profile says",
-			"Operations the schema declares open still need a token",
-		}},
-		{other, nil},
+		{"default profile", nil, false, differ, nil},
+		{"default profile, strict", nil, true, nil, differ},
+		{"the fake's own profile", other, true, nil, nil},
 	} {
 		res, err := conformance.Run(context.Background(), conformance.Options{
-			Target:  conformance.InProcess(conformance.InProcessOptions{Mock: []mock.Option{mock.WithProfile(other)}}),
-			Tags:    "@auth,@unknown-path,@versions,@rate-limit",
-			Profile: tc.judge,
-			Output:  io.Discard,
+			Target:        conformance.InProcess(conformance.InProcessOptions{Mock: []mock.Option{mock.WithProfile(other)}}),
+			Tags:          "@auth,@unknown-path,@versions,@rate-limit",
+			Profile:       tc.judge,
+			StrictProfile: tc.strict,
+			Output:        io.Discard,
 		})
 		if res == nil {
-			t.Fatalf("the suite did not run: %v", err)
+			t.Fatalf("%s: the suite did not run: %v", tc.name, err)
 		}
-		if got := res.FailedNames(); strings.Join(got, "\n") != strings.Join(tc.fail, "\n") || (err == nil) != (len(tc.fail) == 0) {
+		differ, failed := res.DifferingNames(), res.FailedNames()
+		if strings.Join(differ, "\n") != strings.Join(tc.differ, "\n") || strings.Join(failed, "\n") != strings.Join(tc.failed, "\n") ||
+			(err == nil) != (len(tc.failed) == 0) {
 			var summary bytes.Buffer
 			res.WriteSummary(&summary)
-			t.Errorf("judged with %p: failed %q (err %v), want %q\n%s", tc.judge, got, err, tc.fail, summary.String())
+			t.Errorf("%s: differ %q, failed %q (err %v); want differ %q, failed %q\n%s", tc.name, differ, failed, err, tc.differ, tc.failed, summary.String())
+		}
+		if len(tc.differ) > 0 {
+			var summary bytes.Buffer
+			res.WriteSummary(&summary)
+			if !strings.Contains(summary.String(), "DIFFERS") || !strings.Contains(summary.String(), "want 403") {
+				t.Errorf("%s: the summary does not show the differences with what the profile expected:\n%s", tc.name, summary.String())
+			}
 		}
 	}
 }

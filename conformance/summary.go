@@ -8,8 +8,10 @@ import (
 )
 
 // WriteSummary writes a report a person reads at the end of a run: per
-// feature, what passed, and each failed or skipped scenario with the reason,
-// so a skipped check is never mistaken for a passed one.
+// feature, what passed, and each failed, differing or skipped scenario with
+// the reason (for a difference: what the profile expected and what the
+// server did), so a skipped check is never mistaken for a passed one and a
+// difference from the profile never for a broken contract.
 func (r *Result) WriteSummary(w io.Writer) {
 	fmt.Fprintf(w, "\nConformance of %s\n", r.Target)
 	var order []string
@@ -27,13 +29,16 @@ func (r *Result) WriteSummary(w io.Writer) {
 			counts[sc.Status]++
 		}
 		fmt.Fprintf(w, "\n  %s: %d passed, %d failed, %d skipped", f, counts[Passed], counts[Failed], counts[Skipped])
+		if counts[Differs] > 0 {
+			fmt.Fprintf(w, ", %d differ from the profile", counts[Differs])
+		}
 		if counts[NotRun] > 0 {
 			fmt.Fprintf(w, ", %d not run", counts[NotRun])
 		}
 		fmt.Fprintln(w)
 		for _, sc := range scs {
 			switch sc.Status {
-			case Failed, NotRun:
+			case Failed, NotRun, Differs:
 				fmt.Fprintf(w, "    %-7s %s (%s:%d)\n", strings.ToUpper(string(sc.Status)), sc.Name, sc.URI, sc.Line)
 				fmt.Fprintf(w, "            %s\n", indent(firstLines(sc.Reason, 6), "            "))
 			case Skipped:
@@ -45,6 +50,9 @@ func (r *Result) WriteSummary(w io.Writer) {
 		}
 	}
 	fmt.Fprintf(w, "\n%d scenarios: %d passed, %d failed, %d skipped", len(r.Scenarios), r.Count(Passed), r.Count(Failed), r.Count(Skipped))
+	if n := r.Count(Differs); n > 0 {
+		fmt.Fprintf(w, ", %d differ from the profile (not contract failures)", n)
+	}
 	if n := r.Count(NotRun); n > 0 {
 		fmt.Fprintf(w, ", %d not run", n)
 	}

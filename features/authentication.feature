@@ -1,13 +1,20 @@
 @auth
 Feature: Authentication
-  Every call carries "Authorization: Bearer <token>" (A1). An invalid or
-  expired token gets HTTP 403 (A3): that is the contract. How a call without
-  a token, or with another scheme, is refused the document leaves open (the
-  service may answer 401); those scenarios expect what the behaviour profile
-  in use says, by default 403 and no body.
+  Every call carries "Authorization: Bearer <token>" (A1), so a call without
+  one, or with another scheme, is refused; an invalid or expired token gets
+  HTTP 403 (A3). That is the contract. How a call without a token or with
+  another scheme is refused the document leaves open (the service may answer
+  401): the @profile scenarios expect what the behaviour profile in use says,
+  by default 403 and no body.
+
+  @contract
+  Scenario: A call without a token is refused
+    Given no access token
+    When I GET "/workflow"
+    Then the response status is not a success
 
   @profile
-  Scenario: A call without a token is refused
+  Scenario: A call without a token gets the profile's reply
     Given no access token
     When I GET "/workflow"
     Then the response is the profile's auth.missing reply
@@ -18,8 +25,14 @@ Feature: Authentication
     When I GET "/workflow"
     Then the response status is 403
 
-  @profile
+  @contract
   Scenario: A call with a scheme other than Bearer is refused
+    Given the Authorization header is "Basic d21zbW9jazpzZWNyZXQ="
+    When I GET "/workflow"
+    Then the response status is not a success
+
+  @profile
+  Scenario: A call with a scheme other than Bearer gets the profile's reply
     Given the Authorization header is "Basic d21zbW9jazpzZWNyZXQ="
     When I GET "/workflow"
     Then the response is the profile's auth.bad_scheme reply

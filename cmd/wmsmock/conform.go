@@ -37,6 +37,7 @@ type conformConfig struct {
 	ping             bool
 	profile          string
 	loaded           *profile.Profile // profile, read by validate
+	strictProfile    bool
 }
 
 func parseConform(args []string, getenv func(string) string, stderr io.Writer) (conformConfig, error) {
@@ -59,6 +60,7 @@ func parseConform(args []string, getenv func(string) string, stderr io.Writer) (
 	fs.DurationVar(&c.callTimeout, "call-timeout", envDuration(getenv, "WMSMOCK_CALL_TIMEOUT", conformance.DefaultCallTimeout, &envErrs), "bound on each call [WMSMOCK_CALL_TIMEOUT]")
 	fs.StringVar(&c.adminToken, "admin-token", envString(getenv, "WMSMOCK_ADMIN_TOKEN", ""), "the fake's admin `TOKEN`, to move its clock from another host (not needed on loopback) [WMSMOCK_ADMIN_TOKEN]")
 	fs.StringVar(&c.profile, "profile", envString(getenv, "WMSMOCK_PROFILE", ""), "behaviour profile `FILE` the @profile scenarios expect: the one the server runs with or was calibrated into (default: the embedded one) [WMSMOCK_PROFILE]")
+	fs.BoolVar(&c.strictProfile, "strict-profile", envBool(getenv, "WMSMOCK_STRICT_PROFILE", false, &envErrs), "fail the run when the server differs from the profile on a point the document leaves open (by default such differences are reported, not failed) [WMSMOCK_STRICT_PROFILE]")
 	fs.BoolVar(&c.ping, "ping", false, "only check that the fake at --base-url is ready (GET /_mock/health) and exit 0 or 1; for container health checks")
 	if err := fs.Parse(args); err != nil {
 		return c, err
@@ -191,6 +193,7 @@ func conform(ctx context.Context, args []string, getenv func(string) string, std
 		CucumberJSONFile: cfg.cucumberJSON,
 		Timeout:          cfg.timeout,
 		Profile:          cfg.loaded,
+		StrictProfile:    cfg.strictProfile,
 	})
 	if res != nil {
 		res.WriteSummary(stdout)

@@ -39,7 +39,7 @@ func TestConformPassesAgainstTheFake(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}
-	for _, want := range []string{"Authentication: 6 passed, 0 failed, 0 skipped", "Unknown paths: 2 passed"} {
+	for _, want := range []string{"Authentication: 8 passed, 0 failed, 0 skipped", "Unknown paths: 2 passed"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("summary lacks %q:\n%s", want, out)
 		}
@@ -99,8 +99,9 @@ func TestConformRefusesBadFlags(t *testing.T) {
 }
 
 // --profile names the profile the @profile scenarios expect: a fake
-// refusing over-limit calls its own way passes when conform is told its
-// profile, and fails that scenario alone when not.
+// refusing over-limit calls its own way passes with a reported difference
+// when conform is not told its profile, fails with --strict-profile, and
+// passes without difference when told.
 func TestConformProfile(t *testing.T) {
 	const yaml = "rate_limit:\n  reject: {status: 503, body: empty}\n"
 	file := filepath.Join(t.TempDir(), "profile.yaml")
@@ -120,13 +121,20 @@ func TestConformProfile(t *testing.T) {
 	}
 	defer srv.Close()
 	args := []string{"conform", "--base-url", srv.BaseURL(), "--token", "wmsmock-dev-token", "--tags", "@rate-limit && @profile"}
-	var out bytes.Buffer
-	if code := run(context.Background(), args, env(nil), &out, io.Discard); code != 1 || !strings.Contains(out.String(), "refused as the profile says") {
-		t.Errorf("judged with the default profile: exit %d, want 1 naming the profile scenario\n%s", code, out.String())
-	}
-	out.Reset()
-	if code := run(context.Background(), append(args, "--profile", file), env(nil), &out, io.Discard); code != 0 {
-		t.Errorf("judged with the fake's own profile: exit %d\n%s", code, out.String())
+	for _, tc := range []struct {
+		extra  []string
+		code   int
+		differ bool
+	}{
+		{nil, 0, true},
+		{[]string{"--strict-profile"}, 1, false},
+		{[]string{"--profile", file, "--strict-profile"}, 0, false},
+	} {
+		var out bytes.Buffer
+		code := run(context.Background(), append(append([]string{}, args...), tc.extra...), env(nil), &out, io.Discard)
+		if code != tc.code || strings.Contains(out.String(), "differ from the profile") != tc.differ {
+			t.Errorf("conform %q: exit %d, want %d; reports a difference: %v, want %v\n%s", tc.extra, code, tc.code, !tc.differ, tc.differ, out.String())
+		}
 	}
 }
 
