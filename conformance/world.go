@@ -216,18 +216,15 @@ func (w *world) call(ctx context.Context, method, path string, body []byte, extr
 	return &answer{req: req, status: resp.StatusCode, header: resp.Header, body: b}, nil
 }
 
-// burstCalls sends n identical calls unpaced, so that they all land within
-// one second (see Conn.RunningClock).
-func (w *world) burstCalls(ctx context.Context, n int, path string) error {
-	p, err := w.expand(path)
-	if err != nil {
-		return err
-	}
+// burst1 sends one burst: against a target on a running clock, after the
+// previous second's calls have left the window, all at once; otherwise
+// one after another on the target's stopped clock.
+func (w *world) burst1(ctx context.Context, n int, p string) ([]*answer, error) {
 	answers := make([]*answer, n)
 	errs := make([]error, n)
 	if w.conn.RunningClock {
 		if err := sleep(ctx, time.Second+100*time.Millisecond); err != nil {
-			return err
+			return nil, err
 		}
 		var wg sync.WaitGroup
 		for i := 0; i < n; i++ {
@@ -243,8 +240,40 @@ func (w *world) burstCalls(ctx context.Context, n int, path string) error {
 			answers[i], errs[i] = w.call(ctx, http.MethodGet, p, nil, nil, w.authorization, false)
 		}
 	}
-	if err := errors.Join(errs...); err != nil {
+	return answers, errors.Join(errs...)
+}
+
+func acceptedAll(answers []*answer) bool {
+	for _, a := range answers {
+		if a.status/100 != 2 {
+			return false
+		}
+	}
+	return true
+}
+
+// burstCalls sends n identical calls unpaced, so that they all land within
+// one second (see Conn.RunningClock).
+func (w *world) burstCalls(ctx context.Context, n int, path string) error {
+	p, err := w.expand(path)
+	if err != nil {
 		return err
+	}
+	answers, err := w.burst1(ctx, n, p)
+	if err != nil {
+		return err
+	}
+	if w.conn.RunningClock && acceptedAll(answers) {
+		// A server that counts in windows fixed to the clock's seconds
+		// accepts up to twice its limit from a burst that straddles a
+		// boundary (CONTRACT.md, "Contract and profile"). Such a burst is
+		// short, so a second one, a window later, straddles none: the
+		// stricter of the two attempts is the server's limit.
+		again, err := w.burst1(ctx, n, p)
+		if err != nil {
+			return err
+		}
+		answers = again
 	}
 	w.burst = answers
 	// "The response" after a burst is a refused one when there is one, so

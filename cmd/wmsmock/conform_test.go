@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/wmsmock/wmsmock/mock"
@@ -156,5 +157,42 @@ func TestConformPing(t *testing.T) {
 	defer other.Close()
 	if code := ping(other.URL); code != 1 {
 		t.Errorf("ping a server that is not the fake: exit %d, want 1", code)
+	}
+}
+
+// Against a server on a running clock, a burst that was accepted whole (as
+// one straddling the boundary of a fixed one-second window would be) is
+// tried again a window later, and the stricter attempt is judged: here the
+// first 21 calls reach a fake without a limit, the rest a limited one.
+func TestConformBurstTriedAgain(t *testing.T) {
+	open, err := mock.New(mock.WithRateLimit(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	limited, err := mock.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	bursts := 0
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		first := r.URL.Path == "/api/workflow" && bursts < 21
+		if first {
+			bursts++
+		}
+		mu.Unlock()
+		if first {
+			open.Handler().ServeHTTP(w, r)
+			return
+		}
+		limited.Handler().ServeHTTP(w, r)
+	})
+	code, out, _ := conformAgainst(t, h, "--tags", "@rate-limit && @contract && ~@second-token")
+	if code != 0 || !strings.Contains(out, "Rate limits: 2 passed, 0 failed") {
+		t.Errorf("exit %d, want 0 with both contract scenarios passed:\n%s", code, out)
+	}
+	if bursts != 21 {
+		t.Errorf("%d calls reached the open fake, want the first burst's 21", bursts)
 	}
 }
