@@ -9,10 +9,12 @@ Feature: Bad Request
   Background:
     Given a valid access token
 
+  @contract
   Scenario: An invalid query value is a Bad Request
     When I GET "/workflow?max=many"
     Then the response is a Bad Request with an Error ID
 
+  @contract
   Scenario: A malformed JSON body is a Bad Request
     When I POST "/workflow/launch" with JSON:
       """
@@ -20,10 +22,12 @@ Feature: Bad Request
       """
     Then the response is a Bad Request with an Error ID
 
+  @contract
   Scenario: A missing body is a Bad Request
     When I POST "/workflow/launch" without a body
     Then the response is a Bad Request with an Error ID
 
+  @contract
   Scenario: Every Bad Request has an Error ID of its own
     When I GET "/workflow?max=many"
     Then the response is a Bad Request with an Error ID

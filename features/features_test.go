@@ -2,6 +2,7 @@ package features_test
 
 import (
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/cucumber/godog"
@@ -52,6 +53,17 @@ func TestScenariosAreTaggedForWhatTheyDo(t *testing.T) {
 			tags := map[string]bool{}
 			for _, tg := range p.Tags {
 				tags[tg.Name] = true
+			}
+			// A run judges @contract and @profile scenarios differently
+			// (a @profile one that does not pass is a difference, not a
+			// failure), so each scenario says which it is.
+			if tags["@contract"] == tags["@profile"] {
+				t.Errorf("%s: scenario %q must be tagged either @contract (a documented rule) or @profile (a point the document leaves open)", p.Uri, p.Name)
+			}
+			for _, st := range p.Steps {
+				if strings.Contains(st.Text, "the profile's") && !tags["@profile"] {
+					t.Errorf("%s: scenario %q checks the profile but is not tagged @profile", p.Uri, p.Name)
+				}
 			}
 			// wrote: the latest call was a write.
 			wrote := false

@@ -7,20 +7,23 @@ Feature: Paging
   Background:
     Given a valid access token
 
+  @contract
   Scenario: max bounds the number of items in a page
     When I GET "/workflow?max=1"
     Then the response status is 200
     And the response field "workflows" is a list of at most 1 item
 
+  @contract
   Scenario: A negative page size is a Bad Request
     When I GET "/workflow?max=-1"
     Then the response is a Bad Request with an Error ID
 
+  @contract
   Scenario: An offset that is not a number is a Bad Request
     When I GET "/workflow?offset=first"
     Then the response is a Bad Request with an Error ID
 
-  @destructive
+  @destructive @contract
   Scenario: offset skips the items of the pages before
     Given I POST "/workflow/launch" 3 times with JSON:
       """

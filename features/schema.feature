@@ -8,11 +8,13 @@ Feature: Answers match the published schema
   Background:
     Given a valid access token
 
+  @contract
   Scenario: A list of runs matches its schema
     When I GET "/workflow"
     Then the response status is 200
     And the response body matches the schema of the operation
 
+  @contract
   Scenario: Every read-only operation answers with a body its schema accepts
     When I call every read-only operation of the schema
     Then every answer is a success whose body its schema accepts

@@ -6,13 +6,14 @@ Feature: Timestamps
   Background:
     Given a valid access token
 
+  @contract
   Scenario: Timestamps in the caller's profile
     When I GET "/user-info"
     Then the response status is 200
     And the response holds at least one timestamp
     And every timestamp in the response is in the form YYYY-MM-DDTHH:MM:SSZ
 
-  @destructive
+  @destructive @contract
   Scenario: Timestamps of a run just launched, described and listed
     When I POST "/workflow/launch" with JSON:
       """
