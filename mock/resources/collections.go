@@ -76,7 +76,6 @@ type collection struct {
 	lifecycle  bool // CREATING -> AVAILABLE, DELETING -> gone
 	uniqueName bool // a duplicate name is a 409, as the document declares
 	scoped     bool // items belong to a workspace (workspaceId parameter)
-	parent     *collection
 }
 
 // itemData is what a collection record holds.
@@ -92,11 +91,13 @@ func isParamSeg(seg string) bool { return strings.HasPrefix(seg, "{") && strings
 
 func (s *Service) registerCollections() {
 	byPath := map[string]map[string]*spec.Operation{}
+	firstOp := map[string]*spec.Operation{} // the document's first operation on each path
 	var paths []string
 	for _, op := range s.doc.Operations {
 		if byPath[op.Path] == nil {
 			byPath[op.Path] = map[string]*spec.Operation{}
 			paths = append(paths, op.Path)
+			firstOp[op.Path] = op
 		}
 		byPath[op.Path][op.Method] = op
 	}
@@ -124,10 +125,7 @@ func (s *Service) registerCollections() {
 		if c.update = free(itemPath, "PUT"); c.update == nil {
 			c.update = free(itemPath, "PATCH")
 		}
-		for _, op := range byPath[itemPath] {
-			c.pathOp = op
-			break
-		}
+		c.pathOp = firstOp[itemPath]
 		if c.list == nil && c.create == nil || !c.shape() {
 			continue
 		}
@@ -138,13 +136,6 @@ func (s *Service) registerCollections() {
 			continue
 		}
 		s.colls = append(s.colls, c)
-	}
-	for _, c := range s.colls {
-		for _, p := range s.colls {
-			if p != c && strings.HasPrefix(c.listPath, p.itemPath+"/") && (c.parent == nil || len(p.itemPath) > len(c.parent.itemPath)) {
-				c.parent = p
-			}
-		}
 	}
 	for _, c := range s.colls {
 		c.owners = s.holders(c.listPath)

@@ -44,7 +44,9 @@ func (s *Service) registerSubresources() {
 // right. The first id must be held by something in the fake, or it is
 // always missing; an id below it that the fake does not keep as an item
 // of its own (a task of a run, a member of a team) is taken on trust once
-// its parent exists.
+// its parent exists. A collection's check reads the item's parents itself
+// (its owners), so it replaces the checks of the ids before it rather
+// than repeating their reads.
 func (s *Service) holders(path string) []holder {
 	var checks []holder
 	segs := strings.Split(path, "/")
@@ -53,14 +55,16 @@ func (s *Service) holders(path string) []holder {
 		if !isParamSeg(seg) || !idParam.MatchString(param) {
 			continue
 		}
-		h := s.holderOf(strings.Join(segs[:i+1], "/"), param, len(checks) == 0)
-		if h == nil && len(checks) == 0 {
-			h = func(req *handler.Request) error {
-				return s.missing("the fake holds nothing named by %s (%q)", param, req.PathParams[param])
-			}
-		}
-		if h != nil {
+		h, coversParents := s.holderOf(strings.Join(segs[:i+1], "/"), param, len(checks) == 0)
+		switch {
+		case coversParents:
+			checks = []holder{h}
+		case h != nil:
 			checks = append(checks, h)
+		case len(checks) == 0:
+			checks = append(checks, func(req *handler.Request) error {
+				return s.missing("the fake holds nothing named by %s (%q)", param, req.PathParams[param])
+			})
 		}
 	}
 	return checks
@@ -72,23 +76,24 @@ func (s *Service) holders(path string) []holder {
 // seeded user; else, for the first id of a path only, the collection
 // whose items are named by a parameter of the same name
 // (/workspaces/{workspaceId} names an item of /orgs/{orgId}/workspaces).
-// It returns nil when nothing does.
-func (s *Service) holderOf(prefix, param string, first bool) holder {
+// It returns nil when nothing does, and whether the check also covers the
+// ids before param (a collection's does).
+func (s *Service) holderOf(prefix, param string, first bool) (holder, bool) {
 	for _, c := range s.colls {
 		if names, ok := sameShape(c.itemPath, prefix); ok {
 			return func(req *handler.Request) error {
 				_, _, _, err := c.get(req.RenamedParams(names))
 				return err
-			}
+			}, true
 		}
 	}
 	switch {
 	case (param == "workflowId" || param == "launchId") && s.wf != nil:
-		return func(req *handler.Request) error { return s.wf.exists(req, req.PathParams[param]) }
+		return func(req *handler.Request) error { return s.wf.exists(req, req.PathParams[param]) }, false
 	case param == "userId":
-		return func(req *handler.Request) error { return s.userExists(req.PathParams[param]) }
+		return func(req *handler.Request) error { return s.userExists(req.PathParams[param]) }, false
 	case !first:
-		return nil
+		return nil, false
 	}
 	var named *collection
 	for _, c := range s.colls {
@@ -97,9 +102,9 @@ func (s *Service) holderOf(prefix, param string, first bool) holder {
 		}
 	}
 	if named != nil {
-		return func(req *handler.Request) error { return named.locate(req.PathParams[param]) }
+		return func(req *handler.Request) error { return named.locate(req.PathParams[param]) }, false
 	}
-	return nil
+	return nil, false
 }
 
 // sameShape reports whether two path templates differ only in what their
