@@ -253,6 +253,10 @@ type workflows struct {
 	// modify them.
 	decoded *memo.Map[decodedKey, *Workflow]
 	pages   *memo.Map[pageKey, listPage]
+	// launches holds read-only decodings of launch bodies. Clients repeat
+	// the same launch (a CI job, a retry, a load test), and decoding is the
+	// largest part of a launch's own work.
+	launches *memo.Map[string, *launchBody]
 
 	idxMu sync.Mutex
 	idx   *runIndex
@@ -345,7 +349,7 @@ func (w *workflows) index() ([]*indexedRun, error) {
 
 func (s *Service) registerWorkflows() {
 	w := &workflows{s: s, renders: memo.New[renderKey, json.RawMessage](4096), decoded: memo.New[decodedKey, *Workflow](4096),
-		pages: memo.New[pageKey, listPage](256)}
+		pages: memo.New[pageKey, listPage](256), launches: memo.New[string, *launchBody](1024)}
 	s.wf = w
 	s.handle(s.op("POST", "/workflow/launch"), w.launch)
 	s.handle(s.op("GET", "/workflow"), w.list)
@@ -449,8 +453,21 @@ func readLaunch(raw []byte) (*launchBody, error) {
 	return &b, nil
 }
 
+// maxCachedLaunch is the largest launch body whose decoding is cached;
+// bigger ones (long config or params texts) are decoded every time.
+const maxCachedLaunch = 4 << 10
+
+// launchOf decodes a launch body, through the cache when it is small. The
+// result is shared: callers must not modify it.
+func (w *workflows) launchOf(raw []byte) (*launchBody, error) {
+	if len(raw) > maxCachedLaunch {
+		return readLaunch(raw)
+	}
+	return w.launches.Do(string(raw), func() (*launchBody, error) { return readLaunch(raw) })
+}
+
 func (w *workflows) launch(req *handler.Request) (*handler.Response, error) {
-	body, err := readLaunch(req.Body)
+	body, err := w.launchOf(req.Body)
 	if err != nil {
 		return nil, err
 	}
@@ -503,12 +520,9 @@ func (w *workflows) launch(req *handler.Request) (*handler.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	sch := successSchema(req.Op)
 	// The rest of the answer depends only on the request, like any
 	// synthesized answer, so repeated launches reuse one base.
-	root := w.s.bases.object(sch, "launched/"+req.Key)
-	root["workflowId"] = rec.ID
-	return answer(req.Op, root), nil
+	return answer(req.Op, w.s.bases.withField(successSchema(req.Op), "launched/"+req.Key, "workflowId", rec.ID)), nil
 }
 
 func (w *workflows) describe(req *handler.Request) (*handler.Response, error) {

@@ -9,7 +9,6 @@ package synth
 
 import (
 	"context"
-	"hash/fnv"
 	"math/rand/v2"
 	"sync"
 	"time"
@@ -142,14 +141,16 @@ func (g *Generator) node(schema *base.Schema) *node {
 // hash of the generator's seed and key. The server can use it to derive
 // other per-request values (ids, error ids) the same reproducible way.
 func (g *Generator) Rand(key string) *rand.Rand {
-	h := fnv.New64a()
-	var s [8]byte
-	for i := range s {
-		s[i] = byte(uint64(g.seed) >> (8 * i))
+	// FNV-1a of the seed's eight bytes, little end first, then the key's,
+	// written out so that a call allocates only the source itself.
+	const prime = 1099511628211
+	a := uint64(14695981039346656037)
+	for i := range 8 {
+		a = (a ^ uint64(byte(uint64(g.seed)>>(8*i)))) * prime
 	}
-	h.Write(s[:])
-	h.Write([]byte(key))
-	a := h.Sum64()
+	for i := 0; i < len(key); i++ {
+		a = (a ^ uint64(key[i])) * prime
+	}
 	return rand.New(rand.NewPCG(a, splitmix(a^0x9e3779b97f4a7c15)))
 }
 
