@@ -21,7 +21,7 @@ func propertyDocs() int {
 	if raceEnabled {
 		return 30
 	}
-	return 120
+	return 300
 }
 
 // TestRandomComposedSchemas is a property test over schemas nobody wrote:
