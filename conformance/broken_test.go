@@ -167,7 +167,7 @@ rate_limit:
 		"A call without a token gets the profile's reply",
 		"A method the path does not define is refused",
 		"A path the service does not have is refused",
-		"A version the service does not serve is refused as the profile says",
+		"A version the service does not serve is answered as the profile says",
 		"Operations the schema declares open still need a token",
 	}
 	for _, tc := range []struct {

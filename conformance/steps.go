@@ -38,6 +38,7 @@ func registerSteps(sc *godog.ScenarioContext, w *world) {
 	sc.Step(`^the response status is (\d+)$`, w.statusIs)
 	sc.Step(`^the response status is not a success$`, w.statusNotSuccess)
 	sc.Step(`^the response is the profile's ([a-z_.]+) reply$`, w.profileReplyIs)
+	sc.Step(`^the response is the profile's answer to an unserved version$`, w.unservedAnswer)
 	sc.Step(`^the response body is empty$`, w.bodyEmpty)
 	sc.Step(`^the response is a Bad Request with an Error ID$`, w.badRequest)
 	sc.Step(`^the response is a message with an Error ID$`, w.messageWithErrorID)
@@ -190,6 +191,23 @@ func (w *world) profileReplyIs(key string) error {
 	}
 	if err := matchReply(r, a); err != nil {
 		return fmt.Errorf("profile %s: %w: %s", key, err, a)
+	}
+	return nil
+}
+
+// unservedAnswer: a call asking for a version the server does not serve
+// is refused with the profile's reply, or answered as the default version
+// when the profile says so.
+func (w *world) unservedAnswer() error {
+	if !w.r.opts.Profile.Versions.UnservedAsDefault {
+		return w.profileReplyIs("versions.unserved")
+	}
+	a, err := w.response()
+	if err != nil {
+		return err
+	}
+	if a.status/100 != 2 {
+		return fmt.Errorf("status %d, want the default version's answer (the profile answers unserved versions as the default): %s", a.status, a)
 	}
 	return nil
 }

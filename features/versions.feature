@@ -3,7 +3,7 @@ Feature: API versions
   The Accept-Version header selects the API version; a call without it gets
   version 1 (V1). How a version the service does not serve is answered the
   document leaves open: the behaviour profile says (by default a Bad Request
-  with an Error ID).
+  with an Error ID; a profile may also answer it as the default version).
 
   Background:
     Given a valid access token
@@ -24,7 +24,7 @@ Feature: API versions
     Then the response status is 200
 
   @profile
-  Scenario: A version the service does not serve is refused as the profile says
+  Scenario: A version the service does not serve is answered as the profile says
     Given the request header "Accept-Version" is "999"
     When I GET "/workflow"
-    Then the response is the profile's versions.unserved reply
+    Then the response is the profile's answer to an unserved version

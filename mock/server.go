@@ -487,6 +487,9 @@ func (s *Server) selectVersion(r *http.Request) (*api, error) {
 		v = s.profile.Versions.Default
 	}
 	a, ok := s.versions[v]
+	if !ok && s.profile.Versions.UnservedAsDefault {
+		a, ok = s.versions[s.profile.Versions.Default]
+	}
 	if !ok {
 		return nil, apierror.BadRequestf("Accept-Version %q is not served (served: %s)", v,
 			strings.Join(s.versionList, ", ")).WithReply(s.profile.Versions.Unserved)

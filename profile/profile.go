@@ -162,6 +162,9 @@ type Versions struct {
 	Served   []string `yaml:"served,flow"`
 	Default  string   `yaml:"default"`
 	Unserved Reply    `yaml:"unserved"`
+	// UnservedAsDefault answers a call asking for a version not served
+	// with the default version instead of refusing it with Unserved.
+	UnservedAsDefault bool `yaml:"unserved_as_default"`
 }
 
 // Serves reports whether v is one of the served versions.

@@ -1,5 +1,5 @@
-// Command wmsmock runs the fake Workflow Management Service (serve) and the
-// conformance suite (conform). It only turns flags and environment variables
+// Command wmsmock runs the fake Workflow Management Service (serve), the
+// conformance suite (conform) and the profile probe (calibrate). It only turns flags and environment variables
 // into configuration and hands over to the mock and conformance packages.
 package main
 
@@ -17,6 +17,7 @@ const usage = `wmsmock: a fake of the Workflow Management Service API, and its c
 Usage:
   wmsmock serve   [flags]   start the fake (see: wmsmock serve --help)
   wmsmock conform [flags]   run the conformance scenarios against a server
+  wmsmock calibrate [flags] probe a server and write its behaviour profile
   wmsmock help              show this text
 `
 
@@ -39,6 +40,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return serve(ctx, args[1:], getenv, stdout, stderr)
 	case "conform":
 		return conform(ctx, args[1:], getenv, stdout, stderr)
+	case "calibrate":
+		return calibrateCmd(ctx, args[1:], getenv, stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0

@@ -1,0 +1,134 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/wmsmock/wmsmock/internal/token68"
+	"github.com/wmsmock/wmsmock/profile/calibrate"
+)
+
+// calibrateConfig is everything `wmsmock calibrate` is told, before
+// validation.
+type calibrateConfig struct {
+	baseURL          string
+	token            string
+	token2           string
+	out              string
+	allowDestructive bool
+	timeout          time.Duration
+	callTimeout      time.Duration
+	pace             time.Duration
+}
+
+func parseCalibrate(args []string, getenv func(string) string, stderr io.Writer) (calibrateConfig, error) {
+	var envErrs []string
+	c := calibrateConfig{}
+	fs := newFlagSet("calibrate", "Probe a server (the real service, or a fake) for what the service's document leaves open, and write\n"+
+		"what it does as a behaviour profile for `wmsmock serve --profile` and `wmsmock conform --profile`.\n"+
+		"Safe against the real service: calls are paced under the documented rate (one short burst measures the\n"+
+		"limit), nothing is created without --allow-destructive, and token values are never printed or written.")
+	fs.SetOutput(stderr)
+	fs.StringVar(&c.baseURL, "base-url", envString(getenv, "WMSMOCK_BASE_URL", ""), "`URL` API paths are appended to, e.g. https://api.cloud.seqera.io (required) [WMSMOCK_BASE_URL]")
+	fs.StringVar(&c.token, "token", envString(getenv, "WMSMOCK_TOKEN", ""), "a valid access `TOKEN` (required) [WMSMOCK_TOKEN]")
+	fs.StringVar(&c.token2, "token2", envString(getenv, "WMSMOCK_TOKEN2", ""), "a second `TOKEN` of the same user: shows whether the rate limit counts per token or per user [WMSMOCK_TOKEN2]")
+	fs.StringVar(&c.out, "out", envString(getenv, "WMSMOCK_CALIBRATE_OUT", "-"), "profile `FILE` to write, - for standard output [WMSMOCK_CALIBRATE_OUT]")
+	fs.BoolVar(&c.allowDestructive, "allow-destructive", envBool(getenv, "WMSMOCK_ALLOW_DESTRUCTIVE", false, &envErrs), "also create a token and delete it, to see how a deleted token is refused [WMSMOCK_ALLOW_DESTRUCTIVE]")
+	fs.DurationVar(&c.timeout, "timeout", envDuration(getenv, "WMSMOCK_TIMEOUT", calibrate.DefaultTimeout, &envErrs), "bound on the whole run [WMSMOCK_TIMEOUT]")
+	fs.DurationVar(&c.callTimeout, "call-timeout", envDuration(getenv, "WMSMOCK_CALL_TIMEOUT", calibrate.DefaultCallTimeout, &envErrs), "bound on each call [WMSMOCK_CALL_TIMEOUT]")
+	fs.DurationVar(&c.pace, "pace", envDuration(getenv, "WMSMOCK_PACE", calibrate.DefaultPace, &envErrs), "least time between two ordinary calls (at least 50ms: the documented limit is 20 a second) [WMSMOCK_PACE]")
+	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	if fs.NArg() > 0 {
+		return c, fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
+	}
+	if len(envErrs) > 0 {
+		return c, errors.New(strings.Join(envErrs, "; "))
+	}
+	return c, c.validate()
+}
+
+// validate checks the flags before any call is made.
+func (c *calibrateConfig) validate() error {
+	var errs []string
+	if c.baseURL == "" {
+		errs = append(errs, "--base-url is required")
+	} else if u, err := url.Parse(c.baseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		errs = append(errs, fmt.Sprintf("--base-url %q: want http(s)://host[:port][/path]", c.baseURL))
+	}
+	if c.token == "" {
+		errs = append(errs, "--token is required")
+	}
+	for _, f := range [][2]string{{"--token", c.token}, {"--token2", c.token2}} {
+		if f[1] != "" && !token68.Valid(f[1]) {
+			errs = append(errs, fmt.Sprintf("%s: not a valid bearer token (one value of letters, digits and -._~+/=)", f[0]))
+		}
+	}
+	if c.token2 != "" && c.token2 == c.token {
+		errs = append(errs, "--token2 must differ from --token")
+	}
+	if c.out != "-" {
+		if st, err := os.Stat(filepath.Dir(c.out)); err != nil || !st.IsDir() {
+			errs = append(errs, fmt.Sprintf("--out %q: directory %s does not exist", c.out, filepath.Dir(c.out)))
+		}
+	}
+	if c.timeout <= 0 || c.callTimeout <= 0 {
+		errs = append(errs, "--timeout and --call-timeout must be positive")
+	}
+	if c.pace < 50*time.Millisecond {
+		errs = append(errs, fmt.Sprintf("--pace %s: at least 50ms, or the probes alone would meet the rate limit", c.pace))
+	}
+	if len(errs) > 0 {
+		return errors.New(strings.Join(errs, "\n"))
+	}
+	return nil
+}
+
+// calibrateCmd probes a server and writes the profile; it exits 1 when the
+// server cannot be probed, 2 when the command line is wrong.
+func calibrateCmd(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	cfg, err := parseCalibrate(args, getenv, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "wmsmock calibrate: %v\n", err)
+		return 2
+	}
+	res, err := calibrate.Run(ctx, calibrate.Options{
+		BaseURL: cfg.baseURL, Token: cfg.token, Token2: cfg.token2,
+		AllowDestructive: cfg.allowDestructive,
+		Timeout:          cfg.timeout, CallTimeout: cfg.callTimeout, Pace: cfg.pace,
+		Progress: stderr,
+	})
+	if err != nil {
+		fmt.Fprintf(stderr, "wmsmock %v\n", err)
+		return 1
+	}
+	text, err := res.YAML()
+	if err != nil {
+		fmt.Fprintf(stderr, "wmsmock %v\n", err)
+		return 1
+	}
+	if cfg.out == "-" {
+		_, _ = stdout.Write(text)
+	} else if err := os.WriteFile(cfg.out, text, 0o644); err != nil {
+		fmt.Fprintf(stderr, "wmsmock calibrate: %v\n", err)
+		return 1
+	}
+	fmt.Fprintf(stderr, "calibrate: %d values observed, %d points left open", len(res.Findings), len(res.Notes))
+	if cfg.out != "-" {
+		fmt.Fprintf(stderr, "; profile written to %s", cfg.out)
+	}
+	fmt.Fprintln(stderr)
+	return 0
+}

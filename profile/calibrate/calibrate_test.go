@@ -1,0 +1,218 @@
+package calibrate_test
+
+import (
+	"bytes"
+	"context"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wmsmock/wmsmock/mock"
+	"github.com/wmsmock/wmsmock/mock/clock"
+	"github.com/wmsmock/wmsmock/profile"
+	"github.com/wmsmock/wmsmock/profile/calibrate"
+)
+
+const (
+	token1 = "calibrate-token-one"
+	token2 = "calibrate-token-two"
+)
+
+// different sets every point calibrate probes to something else than the
+// default profile.
+const different = `
+auth:
+  missing: {status: 401, body: template, message: Unauthorized, headers: {Www-Authenticate: Bearer}}
+  bad_scheme: {status: 401, body: empty}
+  malformed: {status: 400, body: message, message: Bad credentials}
+  unknown: {status: 401, body: template, message: "Unknown token, see {errorId}"}
+  require_on_unsecured: false
+unknown_route: {status: 404, body: template, message: Not Found}
+bad_request: {status: 422, body: message, message: Invalid input}
+versions: {unserved_as_default: true}
+missing_resource: {status: 404, body: template, message: No such resource}
+paging: {default_max: 10, max_limit: 30}
+body_limit:
+  max: 64KiB
+  reject: {status: 413, body: template, message: Too large}
+rate_limit:
+  windows: ["5/s"]
+  headers: true
+  reject: {status: 503, body: template, message: "Slow down for {retryAfter}s", headers: {X-Wait: "{retryAfter}"}}
+`
+
+// fake starts a fake on p over loopback, on a fake clock, holding the
+// tokens and enough runs to show the paging bounds.
+func fake(t *testing.T, p *profile.Profile) (string, *clock.Fake) {
+	t.Helper()
+	clk := clock.NewFake(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
+	srv, err := mock.New(mock.WithProfile(p), mock.WithClock(clk), mock.WithTokens(token1, token2), mock.WithRequestTimeout(time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Close() })
+	for i := range 40 {
+		req, _ := http.NewRequest("POST", srv.URL()+"/api/workflow/launch", strings.NewReader(`{"launch":{"pipeline":"https://github.com/nf-core/rnaseq"}}`))
+		req.Header.Set("Authorization", "Bearer "+token1)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			t.Fatalf("launch %d: %d", i, resp.StatusCode)
+		}
+		clk.Advance(time.Second) // keeps the launches under any rate limit
+	}
+	return srv.URL() + "/api", clk
+}
+
+// run calibrates the fake at base; the probe's waits move the fake's clock
+// instead of passing real time.
+func run(t *testing.T, base string, clk *clock.Fake) *calibrate.Result {
+	t.Helper()
+	var progress bytes.Buffer
+	res, err := calibrate.Run(context.Background(), calibrate.Options{
+		BaseURL: base, Token: token1, Token2: token2, AllowDestructive: true,
+		Progress: &progress, Now: clk.Now,
+		Sleep: func(_ context.Context, d time.Duration) error { clk.Advance(d); return nil },
+	})
+	if err != nil {
+		t.Fatalf("calibrate: %v\n%s", err, progress.String())
+	}
+	return res
+}
+
+func values(r *calibrate.Result) map[string]any {
+	m := map[string]any{}
+	for _, f := range r.Findings {
+		m[f.Key] = f.Value
+	}
+	return m
+}
+
+// TestCalibrateReproducesAProfile: calibrating a fake whose profile differs
+// from the default on every probed point finds each of those points, and a
+// fake started with the profile written answers every probe as the first.
+func TestCalibrateReproducesAProfile(t *testing.T) {
+	p, err := profile.Parse([]byte(different))
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, clk := fake(t, p)
+	first := run(t, base, clk)
+	text, err := first.YAML()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, secret := range []string{token1, token2} {
+		if bytes.Contains(text, []byte(secret)) {
+			t.Fatalf("the written profile holds a token value:\n%s", text)
+		}
+	}
+	got := values(first)
+	want := map[string]any{
+		"auth.missing":                 profile.Reply{Status: 401, Body: profile.BodyTemplate, Message: "Unauthorized", Headers: map[string]string{"Www-Authenticate": "Bearer"}},
+		"auth.bad_scheme":              profile.Reply{Status: 401, Body: profile.BodyEmpty},
+		"auth.malformed":               profile.Reply{Status: 400, Body: profile.BodyMessage, Message: "Bad credentials"},
+		"auth.unknown":                 profile.Reply{Status: 401, Body: profile.BodyTemplate, Message: "Unknown token, see {errorId}"},
+		"auth.require_on_unsecured":    false,
+		"unknown_route":                profile.Reply{Status: 404, Body: profile.BodyTemplate, Message: "Not Found"},
+		"bad_request":                  profile.Reply{Status: 422, Body: profile.BodyMessage, Message: "Invalid input"},
+		"versions.unserved_as_default": true,
+		"missing_resource":             profile.Reply{Status: 404, Body: profile.BodyTemplate, Message: "No such resource"},
+		"paging.default_max":           10,
+		"paging.max_limit":             30,
+		"body_limit.max":               profile.Size(64 << 10),
+		"body_limit.reject":            profile.Reply{Status: 413, Body: profile.BodyTemplate, Message: "Too large"},
+		"rate_limit.reject":            profile.Reply{Status: 503, Body: profile.BodyTemplate, Message: "Slow down for {retryAfter}s", Headers: map[string]string{"X-Wait": "{retryAfter}"}},
+		"rate_limit.headers":           true,
+		"rate_limit.windows":           []string{"5/s", "72000/h"},
+	}
+	for k, v := range want {
+		if !reflect.DeepEqual(got[k], v) {
+			t.Errorf("%s: calibrate found %#v, want %#v", k, got[k], v)
+		}
+	}
+
+	written, err := profile.Parse(text)
+	if err != nil {
+		t.Fatalf("the written profile does not load: %v\n%s", err, text)
+	}
+	base2, clk2 := fake(t, written)
+	second := run(t, base2, clk2)
+	if g2 := values(second); !reflect.DeepEqual(got, g2) {
+		t.Errorf("a fake on the written profile answers the probes otherwise:\nfirst  %#v\nsecond %#v\nprofile:\n%s", got, g2, text)
+	}
+}
+
+// TestCalibrateDefaultFake: the default fake calibrates to its own
+// defaults, so calibrate reads replies the way the fake writes them.
+func TestCalibrateDefaultFake(t *testing.T) {
+	d := profile.Default()
+	base, clk := fake(t, d)
+	got := values(run(t, base, clk))
+	want := map[string]any{
+		"auth.missing":              d.Auth.Missing,
+		"auth.bad_scheme":           d.Auth.BadScheme,
+		"auth.malformed":            d.Auth.Malformed,
+		"auth.unknown":              d.Auth.Unknown,
+		"auth.revoked":              d.Auth.Revoked,
+		"auth.require_on_unsecured": true,
+		"unknown_route":             d.UnknownRoute,
+		"bad_request":               d.BadRequest,
+		"versions.unserved":         d.Versions.Unserved,
+		"missing_resource":          d.MissingResource,
+		"rate_limit.reject":         d.RateLimit.Reject,
+		"rate_limit.headers":        false,
+		"rate_limit.windows":        []string{"20/s", "72000/h"},
+	}
+	for k, v := range want {
+		if !reflect.DeepEqual(got[k], v) {
+			t.Errorf("%s: calibrate found %#v, want the default %#v", k, got[k], v)
+		}
+	}
+}
+
+// TestCalibrateRefusesWhatIsNotTheService: a server that is down, too
+// slow, or answering something else ends the run with a message saying so.
+func TestCalibrateRefusesWhatIsNotTheService(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	down := "http://" + ln.Addr().String()
+	ln.Close()
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() }))
+	defer slow.Close()
+	garbage := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		_, _ = w.Write([]byte("<html>hello</html>"))
+	}))
+	defer garbage.Close()
+	for _, c := range []struct{ name, url, want string }{
+		{"down", down, "no answer from"},
+		{"slow", slow.URL, "no answer within"},
+		{"garbage", garbage.URL, "does not look like the service"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := calibrate.Run(context.Background(), calibrate.Options{
+				BaseURL: c.url, Token: token1, CallTimeout: 200 * time.Millisecond, Timeout: 5 * time.Second,
+			})
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("got %v, want an error saying %q", err, c.want)
+			}
+			if strings.Contains(err.Error(), token1) {
+				t.Fatalf("the error shows the token: %v", err)
+			}
+		})
+	}
+}
