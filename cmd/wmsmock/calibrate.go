@@ -6,13 +6,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
-	"github.com/wmsmock/wmsmock/internal/token68"
 	"github.com/wmsmock/wmsmock/profile/calibrate"
 )
 
@@ -45,37 +43,15 @@ func parseCalibrate(args []string, getenv func(string) string, stderr io.Writer)
 	fs.DurationVar(&c.timeout, "timeout", envDuration(getenv, "WMSMOCK_TIMEOUT", calibrate.DefaultTimeout, &envErrs), "bound on the whole run [WMSMOCK_TIMEOUT]")
 	fs.DurationVar(&c.callTimeout, "call-timeout", envDuration(getenv, "WMSMOCK_CALL_TIMEOUT", calibrate.DefaultCallTimeout, &envErrs), "bound on each call [WMSMOCK_CALL_TIMEOUT]")
 	fs.DurationVar(&c.pace, "pace", envDuration(getenv, "WMSMOCK_PACE", calibrate.DefaultPace, &envErrs), "least time between two ordinary calls (at least 50ms: the documented limit is 20 a second) [WMSMOCK_PACE]")
-	if err := fs.Parse(args); err != nil {
+	if err := parseArgs(fs, args, envErrs); err != nil {
 		return c, err
-	}
-	if fs.NArg() > 0 {
-		return c, fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
-	}
-	if len(envErrs) > 0 {
-		return c, errors.New(strings.Join(envErrs, "; "))
 	}
 	return c, c.validate()
 }
 
 // validate checks the flags before any call is made.
 func (c *calibrateConfig) validate() error {
-	var errs []string
-	if c.baseURL == "" {
-		errs = append(errs, "--base-url is required")
-	} else if u, err := url.Parse(c.baseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		errs = append(errs, fmt.Sprintf("--base-url %q: want http(s)://host[:port][/path]", c.baseURL))
-	}
-	if c.token == "" {
-		errs = append(errs, "--token is required")
-	}
-	for _, f := range [][2]string{{"--token", c.token}, {"--token2", c.token2}} {
-		if f[1] != "" && !token68.Valid(f[1]) {
-			errs = append(errs, fmt.Sprintf("%s: not a valid bearer token (one value of letters, digits and -._~+/=)", f[0]))
-		}
-	}
-	if c.token2 != "" && c.token2 == c.token {
-		errs = append(errs, "--token2 must differ from --token")
-	}
+	errs := targetProblems(c.baseURL, c.token, c.token2, false)
 	if c.out != "-" {
 		if st, err := os.Stat(filepath.Dir(c.out)); err != nil || !st.IsDir() {
 			errs = append(errs, fmt.Sprintf("--out %q: directory %s does not exist", c.out, filepath.Dir(c.out)))

@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/wmsmock/wmsmock/conformance"
-	"github.com/wmsmock/wmsmock/internal/token68"
 	"github.com/wmsmock/wmsmock/profile"
 )
 
@@ -62,47 +61,23 @@ func parseConform(args []string, getenv func(string) string, stderr io.Writer) (
 	fs.StringVar(&c.profile, "profile", envString(getenv, "WMSMOCK_PROFILE", ""), "behaviour profile `FILE` the @profile scenarios expect: the one the server runs with or was calibrated into (default: the embedded one) [WMSMOCK_PROFILE]")
 	fs.BoolVar(&c.strictProfile, "strict-profile", envBool(getenv, "WMSMOCK_STRICT_PROFILE", false, &envErrs), "fail the run when the server differs from the profile on a point the document leaves open (by default such differences are reported, not failed) [WMSMOCK_STRICT_PROFILE]")
 	fs.BoolVar(&c.ping, "ping", false, "only check that the fake at --base-url is ready (GET /_mock/health) and exit 0 or 1; for container health checks")
-	if err := fs.Parse(args); err != nil {
+	if err := parseArgs(fs, args, envErrs); err != nil {
 		return c, err
 	}
-	if fs.NArg() > 0 {
-		return c, fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
-	}
-	if len(envErrs) > 0 {
-		return c, errors.New(strings.Join(envErrs, "; "))
-	}
-	err := c.validate()
-	return c, err
+	return c, c.validate()
 }
 
 // validate checks what can be checked before any call is made, so that a
 // typo is reported at once with the flag's name, and reads the profile.
 func (c *conformConfig) validate() error {
-	var errs []string
-	if c.baseURL == "" {
-		errs = append(errs, "--base-url is required")
-	} else if u, err := url.Parse(c.baseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		errs = append(errs, fmt.Sprintf("--base-url %q: want http(s)://host[:port][/path]", c.baseURL))
-	} else if u.RawQuery != "" || u.Fragment != "" {
-		errs = append(errs, fmt.Sprintf("--base-url %q: no query or fragment, please", c.baseURL))
-	}
+	errs := targetProblems(c.baseURL, c.token, c.token2, c.ping)
 	if c.ping {
 		if len(errs) > 0 {
 			return errors.New(strings.Join(errs, "\n"))
 		}
 		return nil
 	}
-	if c.token == "" {
-		errs = append(errs, "--token is required")
-	}
-	for _, f := range [][2]string{{"--token", c.token}, {"--token2", c.token2}, {"--admin-token", c.adminToken}} {
-		if f[1] != "" && !token68.Valid(f[1]) {
-			errs = append(errs, fmt.Sprintf("%s: not a valid bearer token (one value of letters, digits and -._~+/=)", f[0]))
-		}
-	}
-	if c.token2 != "" && c.token2 == c.token {
-		errs = append(errs, "--token2 must differ from --token, or the per-token rate limit cannot be told apart")
-	}
+	errs = append(errs, tokenProblems([2]string{"--admin-token", c.adminToken})...)
 	if c.spec != "" {
 		if st, err := os.Stat(c.spec); err != nil || st.IsDir() {
 			errs = append(errs, fmt.Sprintf("--spec %q: not a readable file", c.spec))

@@ -1,11 +1,15 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/wmsmock/wmsmock/internal/token68"
 )
 
 // listFlag is a repeatable string flag whose default comes from an
@@ -96,4 +100,56 @@ func newFlagSet(name, summary string) *flag.FlagSet {
 		fs.PrintDefaults()
 	}
 	return fs
+}
+
+// parseArgs parses a command's flags and refuses stray arguments and the
+// malformed environment values found while the flags were declared.
+func parseArgs(fs *flag.FlagSet, args []string, envErrs []string) error {
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
+	}
+	if len(envErrs) > 0 {
+		return errors.New(strings.Join(envErrs, "; "))
+	}
+	return nil
+}
+
+// targetProblems checks the flags naming a server to call, shared by
+// conform and calibrate: the base URL, the token (required unless
+// tokenOptional) and a second token that must differ from it.
+func targetProblems(baseURL, token, token2 string, tokenOptional bool) []string {
+	var errs []string
+	if baseURL == "" {
+		errs = append(errs, "--base-url is required")
+	} else if u, err := url.Parse(baseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		errs = append(errs, fmt.Sprintf("--base-url %q: want http(s)://host[:port][/path]", baseURL))
+	} else if u.RawQuery != "" || u.Fragment != "" {
+		errs = append(errs, fmt.Sprintf("--base-url %q: no query or fragment, please", baseURL))
+	}
+	if tokenOptional {
+		return errs
+	}
+	if token == "" {
+		errs = append(errs, "--token is required")
+	}
+	errs = append(errs, tokenProblems([2]string{"--token", token}, [2]string{"--token2", token2})...)
+	if token2 != "" && token2 == token {
+		errs = append(errs, "--token2 must differ from --token, or the per-token rate limit cannot be told apart")
+	}
+	return errs
+}
+
+// tokenProblems checks that each given flag value (name, value) is a
+// bearer token.
+func tokenProblems(flags ...[2]string) []string {
+	var errs []string
+	for _, f := range flags {
+		if f[1] != "" && !token68.Valid(f[1]) {
+			errs = append(errs, fmt.Sprintf("%s: not a valid bearer token (one value of letters, digits and -._~+/=)", f[0]))
+		}
+	}
+	return errs
 }
