@@ -95,6 +95,12 @@ type ScenarioResult struct {
 	Reason string
 	// Warnings are problems met while cleaning up after the scenario.
 	Warnings []string
+	// Calls are the calls the scenario's steps made, in order (a burst's
+	// in the order they were answered).
+	Calls []Call `json:",omitempty"`
+	// Operations are the document's operations those calls addressed
+	// ("GET /workflow"), when the run had a document.
+	Operations []string `json:",omitempty"`
 }
 
 // Result is the outcome of a run.
@@ -102,6 +108,9 @@ type Result struct {
 	Target    string
 	Scenarios []ScenarioResult
 	Duration  time.Duration
+	// DocumentOperations is how many operations the run's document has
+	// (0 without a document): the whole a coverage figure is taken of.
+	DocumentOperations int
 }
 
 // Count returns how many scenarios ended with status s.
@@ -231,6 +240,17 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		res.Scenarios = append(res.Scenarios, sc)
 	}
 	res.Duration = time.Since(started)
+	if doc := info.Document; doc != nil {
+		ops := make([][2]string, 0, len(doc.Operations))
+		for _, op := range doc.Operations {
+			ops = append(ops, [2]string{op.Method, op.Path})
+		}
+		routes := newRouteTable(ops)
+		res.DocumentOperations = len(ops)
+		for i := range res.Scenarios {
+			res.Scenarios[i].Operations = routes.exercised(res.Scenarios[i].Calls)
+		}
+	}
 
 	if code == 2 {
 		return res, errors.New("conformance: godog refused its options (see the messages above)")

@@ -42,6 +42,12 @@ type world struct {
 	// undo lists what the scenario created and has not deleted, so the
 	// After hook can remove it.
 	undo []undoCall
+
+	// calls are what the scenario's steps sent and got, for the result
+	// (cleaning up is not recorded); bursts add to it concurrently.
+	callsMu   sync.Mutex
+	calls     []Call
+	recording bool
 }
 
 // answer is one call and what the target said.
@@ -91,15 +97,21 @@ func (w *world) before(ctx context.Context, sc *godog.Scenario) (context.Context
 		return ctx, fmt.Errorf("opening the target: %w", err)
 	}
 	w.conn = conn
+	w.recording = true
 	return ctx, nil
 }
 
 func (w *world) after(ctx context.Context, sc *godog.Scenario, err error) (context.Context, error) {
+	w.callsMu.Lock()
+	w.recording = false
+	calls := w.calls
+	w.callsMu.Unlock()
 	sr := &ScenarioResult{
 		Feature: w.r.feature[sc.Uri],
 		Name:    sc.Name,
 		URI:     sc.Uri,
 		Tags:    pickleTags(sc.Tags),
+		Calls:   calls,
 	}
 	switch {
 	case err == nil:
@@ -213,7 +225,13 @@ func (w *world) call(ctx context.Context, method, path string, body []byte, extr
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: reading the answer: %w", method, path, err)
 	}
-	return &answer{req: req, status: resp.StatusCode, header: resp.Header, body: b}, nil
+	a := &answer{req: req, status: resp.StatusCode, header: resp.Header, body: b}
+	w.callsMu.Lock()
+	if w.recording {
+		w.calls = append(w.calls, observe(method, path, a))
+	}
+	w.callsMu.Unlock()
+	return a, nil
 }
 
 // burst1 sends one burst: against a target on a running clock, after the

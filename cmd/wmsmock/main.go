@@ -1,5 +1,6 @@
 // Command wmsmock runs the fake Workflow Management Service (serve), the
-// conformance suite (conform) and the profile probe (calibrate). It only turns flags and environment variables
+// conformance suite (conform), the profile probe (calibrate) and the
+// comparison of two servers (fidelity). It only turns flags and environment variables
 // into configuration and hands over to the mock and conformance packages.
 package main
 
@@ -18,6 +19,7 @@ Usage:
   wmsmock serve   [flags]   start the fake (see: wmsmock serve --help)
   wmsmock conform [flags]   run the conformance scenarios against a server
   wmsmock calibrate [flags] probe a server and write its behaviour profile
+  wmsmock fidelity [flags]  run the scenarios against two servers and compare them
   wmsmock help              show this text
 `
 
@@ -42,6 +44,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return conform(ctx, args[1:], getenv, stdout, stderr)
 	case "calibrate":
 		return calibrateCmd(ctx, args[1:], getenv, stdout, stderr)
+	case "fidelity":
+		return fidelityCmd(ctx, args[1:], getenv, stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0

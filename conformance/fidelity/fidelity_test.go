@@ -1,0 +1,102 @@
+package fidelity_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"encoding/xml"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/wmsmock/wmsmock/conformance"
+	"github.com/wmsmock/wmsmock/conformance/fidelity"
+	"github.com/wmsmock/wmsmock/mock"
+	"github.com/wmsmock/wmsmock/profile"
+)
+
+func runAgainst(t *testing.T, tags string, opts ...mock.Option) *conformance.Result {
+	t.Helper()
+	res, err := conformance.Run(context.Background(), conformance.Options{
+		Target: conformance.InProcess(conformance.InProcessOptions{Mock: opts}),
+		Tags:   tags,
+		Output: io.Discard,
+	})
+	if res == nil {
+		t.Fatalf("the suite did not run: %v", err)
+	}
+	return res
+}
+
+// TestFidelityListsWhatDiffers: the default fake against a fake whose
+// profile differs on a few open points; the report's disagreements are
+// the scenarios that meet those points, and nothing else: the @profile
+// scenario of each point, and the @contract scenario that sends a Basic
+// credential (both fakes refuse it, as the contract asks, with other
+// statuses).
+func TestFidelityListsWhatDiffers(t *testing.T) {
+	other, err := profile.Parse([]byte(`auth:
+  bad_scheme: {status: 401, body: empty}
+unknown_route: {status: 404, body: template, message: "Not found"}
+versions: {unserved_as_default: true}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const tags = "@auth,@unknown-path,@versions"
+	a := runAgainst(t, tags)
+	b := runAgainst(t, tags, mock.WithProfile(other))
+	rep := fidelity.Compare(a, b)
+	var md bytes.Buffer
+	if err := rep.Markdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"A call with a scheme other than Bearer gets the profile's reply",
+		"A call with a scheme other than Bearer is refused",
+		"A method the path does not define is refused",
+		"A path the service does not have is refused",
+		"A version the service does not serve is answered as the profile says",
+	}
+	if got := rep.Disagreements(); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("disagreements:\n  %s\nwant:\n  %s\n%s", strings.Join(got, "\n  "), strings.Join(want, "\n  "), md.String())
+	}
+	if rep.Total.Agreed == 0 || rep.Total.Disagreed != len(want) || rep.Total.Agreement <= 0 || rep.Total.Agreement >= 1 {
+		t.Errorf("figures %+v", rep.Total)
+	}
+	if rep.Total.Operations == 0 || rep.Total.Exercised == 0 || rep.Total.Exercised > rep.Total.Operations {
+		t.Errorf("coverage %d of %d", rep.Total.Exercised, rep.Total.Operations)
+	}
+	for _, s := range []string{"| profile |", "| contract |", "403 empty", `404 {"message":"string"}`} {
+		if !strings.Contains(md.String(), s) {
+			t.Errorf("the markdown report lacks %q:\n%s", s, md.String())
+		}
+	}
+	var js bytes.Buffer
+	if err := rep.JSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	var back fidelity.Report
+	if err := json.Unmarshal(js.Bytes(), &back); err != nil || back.Total != rep.Total || len(back.Scenarios) != len(rep.Scenarios) {
+		t.Errorf("JSON report does not read back: %v", err)
+	}
+	var ju bytes.Buffer
+	if err := rep.JUnit(&ju); err != nil {
+		t.Fatal(err)
+	}
+	var suite struct {
+		Failures int `xml:"failures,attr"`
+		Cases    []struct {
+			Name    string    `xml:"name,attr"`
+			Failure *struct{} `xml:"failure"`
+		} `xml:"testcase"`
+	}
+	if err := xml.Unmarshal(ju.Bytes(), &suite); err != nil || suite.Failures != len(want) || len(suite.Cases) != len(rep.Scenarios) {
+		t.Errorf("JUnit report: %v, %d failures of %d cases", err, suite.Failures, len(suite.Cases))
+	}
+
+	// A server compared with itself agrees on everything it ran.
+	if self := fidelity.Compare(a, runAgainst(t, tags)); self.Total.Disagreed != 0 {
+		t.Errorf("the default fake disagrees with itself: %q", self.Disagreements())
+	}
+}

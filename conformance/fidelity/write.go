@@ -1,0 +1,133 @@
+package fidelity
+
+import (
+	"encoding/json"
+	"encoding/xml"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Markdown writes the report for people: the figures at the top, then each
+// disagreement with what each server did, then the rest in a line each.
+func (r *Report) Markdown(w io.Writer) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Fidelity: %s against %s\n\n", r.A, r.B)
+	fmt.Fprintf(&b, "**Agreement %s** (%d of %d scenarios compared agree; %d not compared). Coverage: %s.\n\n",
+		percent(r.Total), r.Total.Agreed, r.Total.Agreed+r.Total.Disagreed, r.Total.NotCompared, coverage(r.Total))
+	b.WriteString("| Tier | Agreement | Agree | Disagree | Not compared | Coverage |\n|---|---|---|---|---|---|\n")
+	for _, f := range r.Tiers {
+		fmt.Fprintf(&b, "| %s | %s | %d | %d | %d | %s |\n", f.Tier, percent(f), f.Agreed, f.Disagreed, f.NotCompared, coverage(f))
+	}
+	section := func(title string, v Verdict, each func(Scenario)) {
+		first := true
+		for _, s := range r.Scenarios {
+			if s.Verdict != v {
+				continue
+			}
+			if first {
+				fmt.Fprintf(&b, "\n## %s\n\n", title)
+				first = false
+			}
+			each(s)
+		}
+	}
+	section("Disagreements", Disagree, func(s Scenario) {
+		fmt.Fprintf(&b, "### %s: %s (%s)\n\n", s.Feature, s.Name, s.Tier)
+		fmt.Fprintf(&b, "| | %s | %s |\n|---|---|---|\n", cell(r.A), cell(r.B))
+		fmt.Fprintf(&b, "| outcome | %s | %s |\n", cell(outcome(s.A)), cell(outcome(s.B)))
+		fmt.Fprintf(&b, "| answers | %s | %s |\n\n", cell(strings.Join(s.A.Observations, "\n")), cell(strings.Join(s.B.Observations, "\n")))
+	})
+	section("Agreements", Agree, func(s Scenario) {
+		fmt.Fprintf(&b, "- %s: %s (%s)\n", s.Feature, s.Name, s.Tier)
+	})
+	section("Not compared", NotCompared, func(s Scenario) {
+		fmt.Fprintf(&b, "- %s: %s: %s\n", s.Feature, s.Name, s.Why)
+	})
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// JSON writes the report for tools.
+func (r *Report) JSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// JUnit writes the report for CI: a test case per scenario, failed where
+// the servers disagree, skipped where they were not compared.
+func (r *Report) JUnit(w io.Writer) error {
+	type failure struct {
+		Message string `xml:"message,attr"`
+		Text    string `xml:",chardata"`
+	}
+	type skipped struct {
+		Message string `xml:"message,attr"`
+	}
+	type testcase struct {
+		Name      string   `xml:"name,attr"`
+		Classname string   `xml:"classname,attr"`
+		Failure   *failure `xml:"failure,omitempty"`
+		Skipped   *skipped `xml:"skipped,omitempty"`
+	}
+	type testsuite struct {
+		XMLName  xml.Name   `xml:"testsuite"`
+		Name     string     `xml:"name,attr"`
+		Tests    int        `xml:"tests,attr"`
+		Failures int        `xml:"failures,attr"`
+		Skipped  int        `xml:"skipped,attr"`
+		Cases    []testcase `xml:"testcase"`
+	}
+	ts := testsuite{Name: fmt.Sprintf("fidelity of %s against %s", r.A, r.B), Tests: len(r.Scenarios),
+		Failures: r.Total.Disagreed, Skipped: r.Total.NotCompared}
+	for _, s := range r.Scenarios {
+		tc := testcase{Name: s.Name, Classname: s.Feature + " (" + string(s.Tier) + ")"}
+		switch s.Verdict {
+		case Disagree:
+			tc.Failure = &failure{Message: "the servers disagree",
+				Text: fmt.Sprintf("%s: %s\n  %s\n%s: %s\n  %s", r.A, outcome(s.A), strings.Join(s.A.Observations, "\n  "),
+					r.B, outcome(s.B), strings.Join(s.B.Observations, "\n  "))}
+		case NotCompared:
+			tc.Skipped = &skipped{Message: s.Why}
+		}
+		ts.Cases = append(ts.Cases, tc)
+	}
+	if _, err := io.WriteString(w, xml.Header); err != nil {
+		return err
+	}
+	enc := xml.NewEncoder(w)
+	enc.Indent("", "  ")
+	if err := enc.Encode(ts); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, "\n")
+	return err
+}
+
+func percent(f Figures) string {
+	if f.Agreed+f.Disagreed == 0 {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.0f%%", 100*f.Agreement)
+}
+
+func coverage(f Figures) string {
+	if f.Operations == 0 {
+		return "unknown (no document)"
+	}
+	return fmt.Sprintf("%d of %d operations", f.Exercised, f.Operations)
+}
+
+func outcome(s Side) string {
+	if s.Reason == "" {
+		return string(s.Status)
+	}
+	return string(s.Status) + ": " + s.Reason
+}
+
+// cell makes text safe inside a markdown table cell.
+func cell(s string) string {
+	s = strings.ReplaceAll(s, "|", `\|`)
+	return strings.ReplaceAll(s, "\n", "<br>")
+}

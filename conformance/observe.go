@@ -1,0 +1,159 @@
+package conformance
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"mime"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// Call is one call a scenario's steps made, kept in the result as a
+// fidelity report compares it: what was asked and what kind of answer came
+// back, without the values any two servers hold differently (ids, names,
+// times).
+type Call struct {
+	Method string `json:"method"`
+	// Path is the path and query after the base URL, as sent.
+	Path   string `json:"path"`
+	Status int    `json:"status"`
+	// Shape is the body's structure: "empty", "text/html", or its JSON
+	// with every value replaced by its type, e.g. {"message":"string"}.
+	Shape string `json:"shape"`
+	// Headers names the headers of the answer that a client acts on and
+	// the document leaves open: Retry-After and X-RateLimit-*.
+	Headers []string `json:"headers,omitempty"`
+}
+
+// Observation is the part of a call two servers are expected to share.
+func (c Call) Observation() string {
+	s := fmt.Sprintf("%s -> %d %s", c.Method, c.Status, c.Shape)
+	if len(c.Headers) > 0 {
+		s += " [" + strings.Join(c.Headers, ", ") + "]"
+	}
+	return s
+}
+
+// observedHeaders are the headers a Call names when an answer has them.
+var observedHeaders = []string{"Retry-After", "X-Ratelimit-Limit", "X-Ratelimit-Remaining", "X-Ratelimit-Reset"}
+
+func observe(method, path string, a *answer) Call {
+	c := Call{Method: method, Path: path, Status: a.status, Shape: bodyShape(a.header.Get("Content-Type"), a.body)}
+	for _, h := range observedHeaders {
+		if _, ok := a.header[h]; ok {
+			c.Headers = append(c.Headers, h)
+		}
+	}
+	return c
+}
+
+// maxShape bounds a shape's text; a list's shape is its first item's.
+const maxShape = 240
+
+// bodyShape describes a body by its structure.
+func bodyShape(contentType string, body []byte) string {
+	if len(bytes.TrimSpace(body)) == 0 {
+		return "empty"
+	}
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	if dec.Decode(&v) != nil {
+		mt, _, err := mime.ParseMediaType(contentType)
+		if err != nil || mt == "" {
+			mt = "not JSON"
+		}
+		return mt
+	}
+	var b strings.Builder
+	writeShape(&b, v, 0)
+	s := b.String()
+	if len(s) > maxShape {
+		s = s[:maxShape] + "..."
+	}
+	return s
+}
+
+func writeShape(b *strings.Builder, v any, depth int) {
+	switch t := v.(type) {
+	case map[string]any:
+		if depth >= 3 {
+			b.WriteString("{...}")
+			return
+		}
+		keys := make([]string, 0, len(t))
+		for k := range t {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		b.WriteByte('{')
+		for i, k := range keys {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(b, "%q:", k)
+			writeShape(b, t[k], depth+1)
+		}
+		b.WriteByte('}')
+	case []any:
+		b.WriteByte('[')
+		if len(t) > 0 {
+			writeShape(b, t[0], depth+1)
+		}
+		b.WriteByte(']')
+	case string:
+		b.WriteString(`"string"`)
+	case json.Number:
+		b.WriteString(`"number"`)
+	case bool:
+		b.WriteString(`"boolean"`)
+	case nil:
+		b.WriteString("null")
+	}
+}
+
+// routeTable finds the document operation a call addressed, so that a
+// result can say which operations its scenarios exercised.
+type routeTable []routeEntry
+
+type routeEntry struct {
+	method, template string
+	re               *regexp.Regexp
+}
+
+func newRouteTable(ops [][2]string) routeTable {
+	t := make(routeTable, 0, len(ops))
+	for _, op := range ops {
+		t = append(t, routeEntry{method: op[0], template: op[1], re: templateRegexp(op[1])})
+	}
+	return t
+}
+
+// operation names the operation of a call ("GET /workflow/{workflowId}"),
+// or "" when the document has none for it. Entries are in route order
+// (literal segments first), so the first match is the right one.
+func (t routeTable) operation(method, path string) string {
+	path, _, _ = strings.Cut(path, "?")
+	for _, e := range t {
+		if e.method == method && e.re.MatchString(path) {
+			return e.method + " " + e.template
+		}
+	}
+	return ""
+}
+
+// exercised lists the operations a scenario's calls addressed, sorted.
+func (t routeTable) exercised(calls []Call) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, c := range calls {
+		if op := t.operation(c.Method, c.Path); op != "" && !seen[op] {
+			seen[op] = true
+			out = append(out, op)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
