@@ -10,7 +10,6 @@
 package spec
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -20,11 +19,11 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/pb33f/libopenapi"
-	"github.com/pb33f/libopenapi/datamodel"
 	"github.com/pb33f/libopenapi/datamodel/high/base"
 	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
 	"go.yaml.in/yaml/v4"
+
+	"github.com/wmsmock/wmsmock/internal/oasdoc"
 )
 
 // Document is a loaded, indexed OpenAPI document.
@@ -98,66 +97,26 @@ func LoadFile(path string) (*Document, error) {
 	return d, nil
 }
 
-// Load parses an OpenAPI 3.0 or 3.1 document, in YAML or JSON.
+// Load parses an OpenAPI 3.0 or 3.1 document, in YAML or JSON (see
+// oasdoc.Read for what reading involves).
 func Load(b []byte) (*Document, error) {
-	if len(bytes.TrimSpace(b)) == 0 {
-		return nil, errors.New("the OpenAPI document is empty")
-	}
-	cfg := datamodel.NewDocumentConfiguration()
-	// A fake must never reach out to the network or the file system to
-	// resolve a reference: a document is served as it is.
-	cfg.AllowFileReferences = false
-	cfg.AllowRemoteReferences = false
-	doc, err := libopenapi.NewDocumentWithConfiguration(b, cfg)
+	model, version, err := oasdoc.Read(b)
 	if err != nil {
-		return nil, fmt.Errorf("not an OpenAPI document: %w", err)
-	}
-	info := doc.GetSpecInfo()
-	if info == nil || info.SpecType != "openapi" || !strings.HasPrefix(info.Version, "3.") {
-		v := ""
-		if info != nil {
-			v = info.Version
-		}
-		return nil, fmt.Errorf("only OpenAPI 3.x documents are supported (found version %q)", v)
-	}
-	normalizeDiscriminators(info.RootNode) // discriminator.go
-	model, err := doc.BuildV3Model()
-	if model == nil {
-		return nil, fmt.Errorf("building the document model: %w", err)
-	}
-	if err != nil && !onlyCircular(err) {
-		return nil, fmt.Errorf("building the document model: %w", err)
+		return nil, err
 	}
 	d := &Document{
-		Model:   &model.Model,
-		OpenAPI: info.Version,
+		Model:   model,
+		OpenAPI: version,
 		raw:     b,
 		isJSON:  json.Valid(b),
 	}
-	if model.Model.Info != nil {
-		d.Title, d.Version = model.Model.Info.Title, model.Model.Info.Version
+	if model.Info != nil {
+		d.Title, d.Version = model.Info.Title, model.Info.Version
 	}
 	if err := d.index(); err != nil {
 		return nil, err
 	}
 	return d, nil
-}
-
-// onlyCircular reports whether err holds nothing but circular-reference
-// notices, which libopenapi raises for recursive schemas that are perfectly
-// servable (the synthesizer bounds their depth).
-func onlyCircular(err error) bool {
-	var joined interface{ Unwrap() []error }
-	errs := []error{err}
-	if errors.As(err, &joined) {
-		errs = joined.Unwrap()
-	}
-	for _, e := range errs {
-		if !strings.Contains(strings.ToLower(e.Error()), "circular reference") {
-			return false
-		}
-	}
-	return true
 }
 
 func (d *Document) index() error {

@@ -2,8 +2,6 @@ package spec
 
 import (
 	"encoding/json"
-	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -596,30 +594,6 @@ func TestStringKeys(t *testing.T) {
 		}
 		if string(b) != tc.want {
 			t.Errorf("StringKeys(%v) = %s, want %s", tc.in, b, tc.want)
-		}
-	}
-}
-
-// TestOnlyCircular guards which model errors Load tolerates: circular
-// reference notices alone, single or joined, and nothing else.
-func TestOnlyCircular(t *testing.T) {
-	circ := errors.New("infinite circular reference detected: Node")
-	circ2 := errors.New("Circular Reference found at #/a")
-	other := errors.New("cannot resolve reference #/b")
-	cases := []struct {
-		err  error
-		want bool
-	}{
-		{circ, true},
-		{errors.Join(circ, circ2), true},
-		{fmt.Errorf("model: %w", errors.Join(circ, circ2)), true},
-		{other, false},
-		{errors.Join(circ, other), false},
-		{errors.Join(other, circ), false},
-	}
-	for i, tc := range cases {
-		if got := onlyCircular(tc.err); got != tc.want {
-			t.Errorf("case %d: onlyCircular(%v) = %v, want %v", i, tc.err, got, tc.want)
 		}
 	}
 }

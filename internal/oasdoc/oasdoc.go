@@ -1,0 +1,73 @@
+// Package oasdoc reads an OpenAPI 3 document into libopenapi's model, the
+// one way both halves of the project read one: the fake (mock/spec) and the
+// conformance judge, which builds its own model from the same bytes and
+// judges answers with the validator library itself.
+//
+// Reading is more than parsing in two respects, both documented where they
+// happen: references never reach the network or the file system, and a
+// discriminated oneOf is rewritten into the plain JSON Schema that means
+// the same (discriminator.go), since the validator knows nothing of
+// discriminators.
+package oasdoc
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/pb33f/libopenapi"
+	"github.com/pb33f/libopenapi/datamodel"
+	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
+)
+
+// Read parses an OpenAPI 3.0 or 3.1 document, in YAML or JSON, and builds
+// its model. It returns the model and the document's openapi version.
+func Read(b []byte) (*v3.Document, string, error) {
+	if len(bytes.TrimSpace(b)) == 0 {
+		return nil, "", errors.New("the OpenAPI document is empty")
+	}
+	cfg := datamodel.NewDocumentConfiguration()
+	// A document is read as it is: a reference never reaches out to the
+	// network or the file system.
+	cfg.AllowFileReferences = false
+	cfg.AllowRemoteReferences = false
+	doc, err := libopenapi.NewDocumentWithConfiguration(b, cfg)
+	if err != nil {
+		return nil, "", fmt.Errorf("not an OpenAPI document: %w", err)
+	}
+	info := doc.GetSpecInfo()
+	if info == nil || info.SpecType != "openapi" || !strings.HasPrefix(info.Version, "3.") {
+		v := ""
+		if info != nil {
+			v = info.Version
+		}
+		return nil, "", fmt.Errorf("only OpenAPI 3.x documents are supported (found version %q)", v)
+	}
+	normalizeDiscriminators(info.RootNode)
+	model, err := doc.BuildV3Model()
+	if model == nil {
+		return nil, "", fmt.Errorf("building the document model: %w", err)
+	}
+	if err != nil && !onlyCircular(err) {
+		return nil, "", fmt.Errorf("building the document model: %w", err)
+	}
+	return &model.Model, info.Version, nil
+}
+
+// onlyCircular reports whether err holds nothing but circular-reference
+// notices, which libopenapi raises for recursive schemas that are perfectly
+// usable (generation and validation bound their depth).
+func onlyCircular(err error) bool {
+	var joined interface{ Unwrap() []error }
+	errs := []error{err}
+	if errors.As(err, &joined) {
+		errs = joined.Unwrap()
+	}
+	for _, e := range errs {
+		if !strings.Contains(strings.ToLower(e.Error()), "circular reference") {
+			return false
+		}
+	}
+	return true
+}
