@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/wmsmock/wmsmock/conformance"
+	"github.com/wmsmock/wmsmock/conformance/inprocess"
 	"github.com/wmsmock/wmsmock/mock"
 	"github.com/wmsmock/wmsmock/profile"
 )
@@ -70,12 +71,12 @@ var millisecondTimestamps = rewrite(func(_ int, body []byte) []byte {
 func TestBrokenFakesFailTheirScenarios(t *testing.T) {
 	cases := []struct {
 		name string
-		opts conformance.InProcessOptions
+		opts inprocess.Options
 		want []string
 	}{
 		{
 			name: "authentication off",
-			opts: conformance.InProcessOptions{Wrap: authOff},
+			opts: inprocess.Options{Wrap: authOff},
 			want: []string{
 				"A call with a scheme other than Bearer is refused",
 				"A call with a token nobody issued is refused",
@@ -87,7 +88,7 @@ func TestBrokenFakesFailTheirScenarios(t *testing.T) {
 		},
 		{
 			name: "Bad Request body without message and Error ID",
-			opts: conformance.InProcessOptions{Wrap: wrongErrorBody},
+			opts: inprocess.Options{Wrap: wrongErrorBody},
 			want: []string{
 				"A malformed JSON body is a Bad Request",
 				"A missing body is a Bad Request",
@@ -99,7 +100,7 @@ func TestBrokenFakesFailTheirScenarios(t *testing.T) {
 		},
 		{
 			name: "no rate limit",
-			opts: conformance.InProcessOptions{Mock: []mock.Option{mock.WithRateLimit(nil)}},
+			opts: inprocess.Options{Mock: []mock.Option{mock.WithRateLimit(nil)}},
 			want: []string{
 				"Calls are accepted again once the second has passed",
 				"Calls are counted per token",
@@ -108,7 +109,7 @@ func TestBrokenFakesFailTheirScenarios(t *testing.T) {
 		},
 		{
 			name: "timestamps with fractional seconds",
-			opts: conformance.InProcessOptions{Wrap: millisecondTimestamps},
+			opts: inprocess.Options{Wrap: millisecondTimestamps},
 			want: []string{
 				"Timestamps in the caller's profile",
 				"Timestamps of a run just launched, described and listed",
@@ -119,7 +120,7 @@ func TestBrokenFakesFailTheirScenarios(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel() // each run has its own servers and state
 			res, err := conformance.Run(context.Background(), conformance.Options{
-				Target: conformance.InProcess(c.opts),
+				Target: inprocess.New(c.opts),
 				Output: io.Discard,
 			})
 			if res == nil {
@@ -181,7 +182,7 @@ rate_limit:
 		{"the fake's own profile", other, true, nil, nil},
 	} {
 		res, err := conformance.Run(context.Background(), conformance.Options{
-			Target:        conformance.InProcess(conformance.InProcessOptions{Mock: []mock.Option{mock.WithProfile(other)}}),
+			Target:        inprocess.New(inprocess.Options{Mock: []mock.Option{mock.WithProfile(other)}}),
 			Tags:          "@auth,@unknown-path,@versions,@rate-limit",
 			Profile:       tc.judge,
 			StrictProfile: tc.strict,

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/wmsmock/wmsmock/conformance"
+	"github.com/wmsmock/wmsmock/conformance/inprocess"
 )
 
 // TestConformance runs every scenario against the fake inside this process;
@@ -16,7 +17,7 @@ func TestConformance(t *testing.T) {
 	var out bytes.Buffer
 	started := time.Now()
 	res, err := conformance.Run(context.Background(), conformance.Options{
-		Target:   conformance.InProcess(conformance.InProcessOptions{}),
+		Target:   inprocess.New(inprocess.Options{}),
 		Output:   &out,
 		Format:   "progress",
 		TestingT: t,

@@ -119,39 +119,41 @@ func writeShape(b *strings.Builder, v any, depth int) {
 type routeTable []routeEntry
 
 type routeEntry struct {
-	method, template string
-	re               *regexp.Regexp
+	op *Operation
+	re *regexp.Regexp
 }
 
-func newRouteTable(ops [][2]string) routeTable {
+// newRouteTable takes operations in route order (Document.Operations).
+func newRouteTable(ops []*Operation) routeTable {
 	t := make(routeTable, 0, len(ops))
 	for _, op := range ops {
-		t = append(t, routeEntry{method: op[0], template: op[1], re: templateRegexp(op[1])})
+		t = append(t, routeEntry{op: op, re: templateRegexp(op.Path)})
 	}
 	return t
 }
 
-// operation names the operation of a call ("GET /workflow/{workflowId}"),
-// or "" when the document has none for it. Entries are in route order
-// (literal segments first), so the first match is the right one.
-func (t routeTable) operation(method, path string) string {
+// operation finds the operation of a call, or nil when the document has
+// none for it. Entries are in route order (literal segments first), so the
+// first match is the right one.
+func (t routeTable) operation(method, path string) *Operation {
 	path, _, _ = strings.Cut(path, "?")
 	for _, e := range t {
-		if e.method == method && e.re.MatchString(path) {
-			return e.method + " " + e.template
+		if e.op.Method == method && e.re.MatchString(path) {
+			return e.op
 		}
 	}
-	return ""
+	return nil
 }
 
-// exercised lists the operations a scenario's calls addressed, sorted.
-func (t routeTable) exercised(calls []Call) []string {
+// exercised lists the operations a scenario's calls addressed, as
+// "METHOD template", sorted.
+func (d *Document) exercised(calls []Call) []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, c := range calls {
-		if op := t.operation(c.Method, c.Path); op != "" && !seen[op] {
-			seen[op] = true
-			out = append(out, op)
+		if op := d.find(c.Method, c.Path); op != nil && !seen[op.ID] {
+			seen[op.ID] = true
+			out = append(out, op.Method+" "+op.Path)
 		}
 	}
 	sort.Strings(out)

@@ -241,14 +241,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	res.Duration = time.Since(started)
 	if doc := info.Document; doc != nil {
-		ops := make([][2]string, 0, len(doc.Operations))
-		for _, op := range doc.Operations {
-			ops = append(ops, [2]string{op.Method, op.Path})
-		}
-		routes := newRouteTable(ops)
-		res.DocumentOperations = len(ops)
+		res.DocumentOperations = len(doc.Operations)
 		for i := range res.Scenarios {
-			res.Scenarios[i].Operations = routes.exercised(res.Scenarios[i].Calls)
+			res.Scenarios[i].Operations = doc.exercised(res.Scenarios[i].Calls)
 		}
 	}
 
@@ -276,9 +271,6 @@ type runner struct {
 
 	mu      sync.Mutex
 	results map[string]*ScenarioResult
-
-	schemaMu   sync.Mutex
-	validators map[string]*docValidator // by base path
 }
 
 type planned struct {

@@ -1,40 +1,20 @@
 package conformance
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"regexp"
 	"sort"
 	"strings"
-
-	"github.com/wmsmock/wmsmock/mock/callgen"
-	"github.com/wmsmock/wmsmock/mock/spec"
-	"github.com/wmsmock/wmsmock/mock/synth"
-	"github.com/wmsmock/wmsmock/mock/validate"
 )
 
-// docValidator checks answers against the target's document. The validator
-// strips the base path from request paths, so there is one per base path.
-type docValidator struct {
-	doc    *spec.Document
-	v      *validate.Validator
-	routes []route
-}
-
-type route struct {
-	op *spec.Operation
-	re *regexp.Regexp
-}
-
-// validator returns the run's validator for the scenario's base path,
-// building it on first use: most runs need it in a few scenarios only.
-func (w *world) validator() (*docValidator, string, error) {
+// document returns the run's document and the base path of the
+// scenario's connection, which the document's paths are relative to.
+func (w *world) document() (*Document, string, error) {
 	doc := w.r.info.Document
 	if doc == nil {
 		return nil, "", errors.New("no schema to validate against: " + w.r.info.DocumentSource)
@@ -43,22 +23,7 @@ func (w *world) validator() (*docValidator, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	basePath := strings.TrimSuffix(u.Path, "/")
-	r := w.r
-	r.schemaMu.Lock()
-	defer r.schemaMu.Unlock()
-	if r.validators == nil {
-		r.validators = map[string]*docValidator{}
-	}
-	if dv, ok := r.validators[basePath]; ok {
-		return dv, basePath, nil
-	}
-	dv := &docValidator{doc: doc, v: validate.New(doc, basePath, validate.WithRegexpEngine(synth.RegexpEngine))}
-	for _, op := range doc.Operations {
-		dv.routes = append(dv.routes, route{op: op, re: templateRegexp(op.Path)})
-	}
-	r.validators[basePath] = dv
-	return dv, basePath, nil
+	return doc, strings.TrimSuffix(u.Path, "/"), nil
 }
 
 // templateRegexp turns a path template such as /workflow/{workflowId} into
@@ -85,31 +50,14 @@ func templateRegexp(tmpl string) *regexp.Regexp {
 	return regexp.MustCompile(b.String())
 }
 
-// operation finds the operation a call addressed. Operations are in route
-// order (literal segments first), so the first match is the right one.
-func (dv *docValidator) operation(method, path string) *spec.Operation {
-	for _, r := range dv.routes {
-		if r.op.Method == method && r.re.MatchString(path) {
-			return r.op
-		}
-	}
-	return nil
-}
-
 // check validates one answer against the document; nil means it conforms.
-func (dv *docValidator) check(basePath string, a *answer) (*spec.Operation, []string) {
+func (d *Document) check(basePath string, a *answer) (*Operation, []string) {
 	rel := strings.TrimPrefix(a.req.URL.Path, basePath)
-	op := dv.operation(a.req.Method, rel)
+	op := d.find(a.req.Method, rel)
 	if op == nil {
 		return nil, []string{fmt.Sprintf("the schema has no operation %s %s", a.req.Method, rel)}
 	}
-	resp := &http.Response{
-		StatusCode: a.status,
-		Header:     a.header,
-		Body:       io.NopCloser(bytes.NewReader(a.body)),
-		Request:    a.req,
-	}
-	return op, dv.v.Response(a.req, op, resp)
+	return op, d.checkResponse(op, a.req, rel, a)
 }
 
 func (w *world) matchesSchema() error {
@@ -117,11 +65,11 @@ func (w *world) matchesSchema() error {
 	if err != nil {
 		return err
 	}
-	dv, basePath, err := w.validator()
+	doc, basePath, err := w.document()
 	if err != nil {
 		return err
 	}
-	op, problems := dv.check(basePath, a)
+	op, problems := doc.check(basePath, a)
 	if problems != nil {
 		name := ""
 		if op != nil {
@@ -134,7 +82,7 @@ func (w *world) matchesSchema() error {
 
 // sweepOutcome is what one operation of the sweep gave.
 type sweepOutcome struct {
-	op      *spec.Operation
+	op      *Operation
 	answer  *answer
 	problem string // "" when the answer conforms
 	notHeld bool   // 403 for an identifier the target does not hold
@@ -148,23 +96,22 @@ type sweepOutcome struct {
 // parameters of the describe operations, so those are checked on records
 // the target really holds instead of being refused for made-up ones.
 func (w *world) sweepReadOnly(ctx context.Context) error {
-	dv, basePath, err := w.validator()
+	doc, basePath, err := w.document()
 	if err != nil {
 		return err
 	}
-	gen := synth.New(synth.WithSeed(1))
 	w.sweep = nil
 	ids := identifiers{}
-	var pending []*spec.Operation
-	for _, op := range dv.doc.Operations {
+	var pending []*Operation
+	for _, op := range doc.Operations {
 		if op.Method == http.MethodGet {
 			pending = append(pending, op)
 		}
 	}
 	for len(pending) > 0 {
 		// Each round calls the operations whose parameters are all known;
-		// when none is, the rest go with generated values.
-		var ready, later []*spec.Operation
+		// when none is, the rest go with made-up values.
+		var ready, later []*Operation
 		for _, op := range pending {
 			if ids.fill(op.Path) != "" {
 				ready = append(ready, op)
@@ -176,7 +123,7 @@ func (w *world) sweepReadOnly(ctx context.Context) error {
 			ready, later = later, nil
 		}
 		for _, op := range ready {
-			o, err := w.sweepOne(ctx, dv, basePath, gen, ids, op)
+			o, err := w.sweepOne(ctx, doc, basePath, ids, op)
 			if err != nil {
 				return err
 			}
@@ -190,32 +137,22 @@ func (w *world) sweepReadOnly(ctx context.Context) error {
 	return nil
 }
 
-func (w *world) sweepOne(ctx context.Context, dv *docValidator, basePath string, gen *synth.Generator, ids identifiers, op *spec.Operation) (sweepOutcome, error) {
-	call, err := callgen.Build(op, gen, op.ID)
-	if err != nil {
-		return sweepOutcome{op: op, problem: "building a call: " + err.Error()}, nil
-	}
-	path := call.Path
-	if p := ids.fill(op.Path); p != "" {
-		path = p
-	}
-	if len(call.Query) > 0 {
-		path += "?" + call.Query.Encode()
-	}
-	a, err := w.call(ctx, op.Method, path, nil, call.Header, w.authorization, true)
+func (w *world) sweepOne(ctx context.Context, doc *Document, basePath string, ids identifiers, op *Operation) (sweepOutcome, error) {
+	path, header := readCall(op, ids)
+	a, err := w.call(ctx, op.Method, path, nil, header, w.authorization, true)
 	if err != nil {
 		return sweepOutcome{}, err
 	}
 	o := sweepOutcome{op: op, answer: a}
 	switch {
-	case a.status == op.Success.Status:
-		if _, problems := dv.check(basePath, a); problems != nil {
+	case a.status == op.Success:
+		if _, problems := doc.check(basePath, a); problems != nil {
 			o.problem = "the answer does not match the schema: " + strings.Join(problems, "; ")
 		}
 	case a.status == http.StatusForbidden && strings.Contains(op.Path, "{"):
 		o.notHeld = true
 	default:
-		o.problem = fmt.Sprintf("status %d, want %d: %s", a.status, op.Success.Status, excerpt(a.body))
+		o.problem = fmt.Sprintf("status %d, want %d: %s", a.status, op.Success, excerpt(a.body))
 	}
 	return o, nil
 }

@@ -6,18 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/wmsmock/wmsmock/fixtures"
-	"github.com/wmsmock/wmsmock/mock"
-	"github.com/wmsmock/wmsmock/mock/auth"
-	"github.com/wmsmock/wmsmock/mock/clock"
-	"github.com/wmsmock/wmsmock/mock/spec"
 )
 
 // Target is a server the suite runs against: the fake inside this process,
@@ -49,7 +42,7 @@ type Info struct {
 	SecondToken bool
 	// Document is the OpenAPI document answers are validated against; nil
 	// when there is none, and DocumentSource then says why.
-	Document       *spec.Document
+	Document       *Document
 	DocumentSource string
 }
 
@@ -81,148 +74,15 @@ type Conn struct {
 // DefaultCallTimeout bounds one HTTP call unless told otherwise.
 const DefaultCallTimeout = 30 * time.Second
 
+// FakeExpiredToken is the expired token the fake always holds (its README
+// lists its fixture tokens): scenarios about expired tokens use it when the
+// target is wmsmock.
+const FakeExpiredToken = "wmsmock-expired-token"
+
 // DefaultMaxRate is how many ordinary calls per second the suite sends a
 // target: half the documented limit of 20, so that paced scenarios never
 // meet the limit even with the odd retry or clock skew.
 const DefaultMaxRate = 10
-
-// ---------------------------------------------------------------------------
-// The fake inside this process
-
-// InProcessOptions configures the in-process target.
-type InProcessOptions struct {
-	// Document is served as API version 1; nil means the embedded one.
-	Document *spec.Document
-	// Mock options are added after the target's own (document, fake clock),
-	// e.g. mock.WithRateLimit(nil) to build a fake that breaks a rule.
-	Mock []mock.Option
-	// Wrap, when set, puts middleware in front of the fake's handler; tests
-	// use it to build servers that break the contract on purpose.
-	Wrap func(http.Handler) http.Handler
-	// CallTimeout bounds each call (default DefaultCallTimeout).
-	CallTimeout time.Duration
-}
-
-// inProcessEpoch is where each scenario's fake clock starts. Any fixed
-// instant would do; a fixed one keeps the fake's answers repeatable.
-var inProcessEpoch = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
-
-// InProcess returns a target that runs the fake on a loopback port for the
-// whole run and puts it back as it started before every scenario: records
-// and tokens reset to the seed, and its clock moved on past every rate
-// window. So no scenario sees another's tokens, runs or rate-limit
-// counters, while the fake's lazily built validators and caches are paid
-// for once per run rather than once per scenario.
-//
-// The clock is a fake one that only the suite moves: pacing moves it
-// directly, "when N seconds pass" through the fake's control API. The run
-// never sleeps and repeats exactly.
-func InProcess(o InProcessOptions) Target { return &inProcess{opts: o} }
-
-type inProcess struct {
-	opts      InProcessOptions
-	srv       *mock.Server
-	clk       *clock.Fake
-	root      string
-	basePath  string
-	client    *http.Client
-	transport *http.Transport
-	stop      func() error
-}
-
-// scenarioGap is how far the fake's clock moves between scenarios: past the
-// longest rate window, so each scenario starts with a full allowance.
-const scenarioGap = time.Hour + time.Second
-
-func (t *inProcess) Start(context.Context) (Info, error) {
-	doc := t.opts.Document
-	if doc == nil {
-		var err error
-		if doc, err = spec.Load(fixtures.OpenAPI()); err != nil {
-			return Info{}, fmt.Errorf("loading the embedded document: %w", err)
-		}
-	}
-	t.clk = clock.NewFake(inProcessEpoch)
-	opts := append([]mock.Option{mock.WithDocument("", doc), mock.WithClock(t.clk)}, t.opts.Mock...)
-	srv, err := mock.New(opts...)
-	if err != nil {
-		return Info{}, err
-	}
-	t.srv = srv
-	// Before Start, BaseURL is the base path alone.
-	t.basePath = srv.BaseURL()
-	if t.opts.Wrap == nil {
-		if err := srv.Start(); err != nil {
-			return Info{}, err
-		}
-		t.root, t.stop = srv.URL(), srv.Close
-	} else {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			_ = srv.Close()
-			return Info{}, err
-		}
-		hs := &http.Server{Handler: t.opts.Wrap(srv.Handler()), ReadHeaderTimeout: 10 * time.Second}
-		go func() { _ = hs.Serve(ln) }()
-		t.root = "http://" + ln.Addr().String()
-		t.stop = func() error {
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			defer cancel()
-			return errors.Join(hs.Shutdown(ctx), srv.Close())
-		}
-	}
-	t.transport = &http.Transport{MaxIdleConnsPerHost: 32}
-	t.client = &http.Client{Timeout: orDefault(t.opts.CallTimeout, DefaultCallTimeout), Transport: t.transport}
-	return Info{
-		Name:           "in-process fake",
-		Fake:           true,
-		Disposable:     true,
-		SecondToken:    true,
-		Document:       doc,
-		DocumentSource: "the document the in-process fake serves",
-	}, nil
-}
-
-func (t *inProcess) Open(context.Context) (*Conn, error) {
-	if t.srv == nil {
-		return nil, errors.New("conformance: Open before Start")
-	}
-	if err := t.srv.ResetState(); err != nil {
-		return nil, fmt.Errorf("resetting the fake: %w", err)
-	}
-	t.clk.Advance(scenarioGap)
-	interval := time.Second / DefaultMaxRate
-	return &Conn{
-		BaseURL:      t.root + t.basePath,
-		Token:        auth.DevToken,
-		Token2:       auth.SecondToken,
-		ExpiredToken: auth.ExpiredToken,
-		Client:       t.client,
-		// Pacing moves the fake clock as a paced client would see it move
-		// against a real server: ordinary calls are a tenth of a second apart.
-		Pace: func(context.Context) error {
-			t.clk.Advance(interval)
-			return nil
-		},
-		// Scenarios move time the way any client of the fake can: through
-		// its control API, which the fake opens to loopback callers.
-		Advance: func(ctx context.Context, d time.Duration) error {
-			return adminAdvance(ctx, t.client, t.root, "", d)
-		},
-		Close: func() error { return nil },
-	}, nil
-}
-
-// Close stops the fake. The client lets go of its connections first: a
-// server waits up to five seconds on a connection that never carried a
-// request, and a burst can leave one behind.
-func (t *inProcess) Close() error {
-	if t.stop == nil {
-		return nil
-	}
-	t.transport.CloseIdleConnections()
-	return t.stop()
-}
 
 // ---------------------------------------------------------------------------
 // Any server, by base URL
@@ -290,7 +150,7 @@ func (t *remote) Start(ctx context.Context) (Info, error) {
 	info := Info{Name: t.opts.BaseURL, Fake: t.fake, SecondToken: t.opts.Token2 != ""}
 	switch {
 	case t.opts.SpecFile != "":
-		doc, err := spec.LoadFile(t.opts.SpecFile)
+		doc, err := LoadDocumentFile(t.opts.SpecFile)
 		if err != nil {
 			return Info{}, err
 		}
@@ -331,7 +191,7 @@ func (t *remote) probeFake(ctx context.Context) bool {
 	return h.Status == "ok"
 }
 
-func (t *remote) fetchDocument(ctx context.Context) (*spec.Document, error) {
+func (t *remote) fetchDocument(ctx context.Context) (*Document, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, t.root+"/_mock/openapi.yaml", nil)
 	if err != nil {
 		return nil, err
@@ -348,7 +208,7 @@ func (t *remote) fetchDocument(ctx context.Context) (*spec.Document, error) {
 	if resp.StatusCode != http.StatusOK {
 		return nil, fmt.Errorf("GET /_mock/openapi.yaml: status %d", resp.StatusCode)
 	}
-	return spec.Load(b)
+	return LoadDocument(b)
 }
 
 func (t *remote) Open(context.Context) (*Conn, error) {
@@ -366,7 +226,7 @@ func (t *remote) Open(context.Context) (*Conn, error) {
 		Close:        func() error { return nil },
 	}
 	if t.fake {
-		c.ExpiredToken = auth.ExpiredToken
+		c.ExpiredToken = FakeExpiredToken
 	}
 	return c, nil
 }
@@ -381,12 +241,13 @@ func (t *remote) advance(ctx context.Context, d time.Duration) error {
 	if !t.fake {
 		return fmt.Errorf("cannot make %s pass on a server that is not the fake (tag the scenario @fake-only)", d)
 	}
-	return adminAdvance(ctx, t.client, t.root, t.opts.AdminToken, d)
+	return AdvanceFake(ctx, t.client, t.root, t.opts.AdminToken, d)
 }
 
-// adminAdvance moves the fake's clock through its control API. The fake
-// answers admin calls from loopback, or from anywhere with its admin token.
-func adminAdvance(ctx context.Context, client *http.Client, root, adminToken string, d time.Duration) error {
+// AdvanceFake moves the clock of the fake at root (scheme://host) by d,
+// through its control API. The fake answers admin calls from loopback, or
+// from anywhere with its admin token.
+func AdvanceFake(ctx context.Context, client *http.Client, root, adminToken string, d time.Duration) error {
 	u := root + "/_mock/admin/clock/advance?by=" + url.QueryEscape(d.String())
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, nil)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/wmsmock/wmsmock/conformance"
 	"github.com/wmsmock/wmsmock/conformance/fidelity"
+	"github.com/wmsmock/wmsmock/conformance/inprocess"
 	"github.com/wmsmock/wmsmock/mock"
 	"github.com/wmsmock/wmsmock/profile"
 )
@@ -18,7 +19,7 @@ import (
 func runAgainst(t *testing.T, tags string, opts ...mock.Option) *conformance.Result {
 	t.Helper()
 	res, err := conformance.Run(context.Background(), conformance.Options{
-		Target: conformance.InProcess(conformance.InProcessOptions{Mock: opts}),
+		Target: inprocess.New(inprocess.Options{Mock: opts}),
 		Tags:   tags,
 		Output: io.Discard,
 	})
