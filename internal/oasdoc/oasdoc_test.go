@@ -29,4 +29,3 @@ func TestOnlyCircular(t *testing.T) {
 		}
 	}
 }
-
