@@ -57,6 +57,10 @@ type Options struct {
 	// StrictProfile counts a @profile scenario the target does not pass as
 	// a failure; by default it is reported as a difference (Differs).
 	StrictProfile bool
+	// Seed, when not 0, runs the scenarios in an order shuffled by it, so
+	// that a scenario leaning on what another left behind shows up; the
+	// same seed gives the same order. 0 keeps the files' order.
+	Seed int64
 	// Features is where the .feature files are read from (default
 	// features.FS); Paths within it (default ".").
 	Features fs.FS
@@ -111,6 +115,8 @@ type Result struct {
 	// DocumentOperations is how many operations the run's document has
 	// (0 without a document): the whole a coverage figure is taken of.
 	DocumentOperations int
+	// Seed is the order's seed (Options.Seed): 0 for the files' order.
+	Seed int64
 }
 
 // Count returns how many scenarios ended with status s.
@@ -208,7 +214,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			Output:         out,
 			NoColors:       true,
 			Strict:         true,
-			Randomize:      0,
+			Randomize:      o.Seed,
 			Concurrency:    1,
 			Tags:           r.runTags(),
 			FS:             fsys,
@@ -222,7 +228,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		code = suite.Run()
 	}
 
-	res := &Result{Target: info.Name}
+	res := &Result{Target: info.Name, Seed: o.Seed}
 	for _, p := range plan {
 		if got, ok := r.results[p.key]; ok {
 			sc := *got

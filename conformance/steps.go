@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -31,6 +32,7 @@ func registerSteps(sc *godog.ScenarioContext, w *world) {
 	sc.Step(`^I (POST|PUT|PATCH) "([^"]*)" with JSON:$`, w.requestJSON)
 	sc.Step(`^I (POST|PUT|PATCH) "([^"]*)" (\d+) times with JSON:$`, w.requestJSONTimes)
 	sc.Step(`^I send (\d+) requests to "([^"]*)" within one second$`, w.burstCalls)
+	sc.Step(`^I POST "([^"]*)" with a body over the profile's body limit$`, w.postOverLimit)
 	sc.Step(`^I call every read-only operation of the schema$`, w.sweepReadOnly)
 	sc.Step(`^(one|a|\d+) (second|seconds|minute|minutes) pass(?:es)?$`, w.timePasses)
 
@@ -192,6 +194,30 @@ func (w *world) profileReplyIs(key string) error {
 	if err := matchReply(r, a); err != nil {
 		return fmt.Errorf("profile %s: %w: %s", key, err, a)
 	}
+	return nil
+}
+
+// postOverLimit sends a body one byte over the profile's body limit: a
+// JSON string member padded to the size, so that only its size is wrong.
+func (w *world) postOverLimit(ctx context.Context, path string) error {
+	p, err := w.expand(path)
+	if err != nil {
+		return err
+	}
+	size := int(w.r.opts.Profile.BodyLimit.Max) + 1
+	const head, tail = `{"padding":"`, `"}`
+	if size < len(head)+len(tail) {
+		size = len(head) + len(tail)
+	}
+	body := make([]byte, 0, size)
+	body = append(body, head...)
+	body = append(body, bytes.Repeat([]byte{'x'}, size-len(head)-len(tail))...)
+	body = append(body, tail...)
+	a, err := w.call(ctx, http.MethodPost, p, body, nil, w.authorization, true)
+	if err != nil {
+		return err
+	}
+	w.remember(a)
 	return nil
 }
 

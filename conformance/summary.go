@@ -57,6 +57,9 @@ func (r *Result) WriteSummary(w io.Writer) {
 		fmt.Fprintf(w, ", %d not run", n)
 	}
 	fmt.Fprintf(w, " in %s\n", r.Duration.Round(time.Millisecond))
+	if r.Seed != 0 {
+		fmt.Fprintf(w, "Scenarios ran in a shuffled order; --seed %d repeats it.\n", r.Seed)
+	}
 }
 
 // firstLines keeps a reason readable: at most n lines, each shortened.

@@ -27,6 +27,11 @@ Feature: Bad Request
     When I POST "/workflow/launch" without a body
     Then the response is a Bad Request with an Error ID
 
+  @profile
+  Scenario: A body over the size limit is refused as the profile says
+    When I POST "/workflow/launch" with a body over the profile's body limit
+    Then the response is the profile's body_limit.reject reply
+
   @contract
   Scenario: Every Bad Request has an Error ID of its own
     When I GET "/workflow?max=many"

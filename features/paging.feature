@@ -14,6 +14,19 @@ Feature: Paging
     And the response field "workflows" is a list of at most 1 item
 
   @contract
+  Scenario: totalSize counts the whole list, whatever the page
+    When I GET "/workflow?max=1"
+    Then the response status is 200
+    And I save the response field "totalSize" as "total"
+    When I GET "/workflow?max=2&offset=1"
+    Then the response status is 200
+    And the response field "totalSize" is "{total}"
+    When I GET "/workflow?max=0"
+    Then the response status is 200
+    And the response field "totalSize" is "{total}"
+    And the response field "workflows" is a list of 0 items
+
+  @contract
   Scenario: A negative page size is a Bad Request
     When I GET "/workflow?max=-1"
     Then the response is a Bad Request with an Error ID

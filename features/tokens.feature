@@ -27,6 +27,20 @@ Feature: Access tokens
     Then the response status is 403
 
   @contract
+  Scenario: A second token with the same name is refused
+    Given a valid access token
+    When I POST "/tokens" with JSON:
+      """
+      {"name": "conformance-{unique}"}
+      """
+    Then the response status is 200
+    When I POST "/tokens" with JSON:
+      """
+      {"name": "conformance-{unique}"}
+      """
+    Then the response status is 409
+
+  @contract
   Scenario: A token's value is shown only when it is created
     Given a valid access token
     When I POST "/tokens" with JSON:

@@ -37,6 +37,7 @@ type conformConfig struct {
 	profile          string
 	loaded           *profile.Profile // profile, read by validate
 	strictProfile    bool
+	seed             int64
 }
 
 func parseConform(args []string, getenv func(string) string, stderr io.Writer) (conformConfig, error) {
@@ -60,11 +61,20 @@ func parseConform(args []string, getenv func(string) string, stderr io.Writer) (
 	fs.StringVar(&c.adminToken, "admin-token", envString(getenv, "WMSMOCK_ADMIN_TOKEN", ""), "the fake's admin `TOKEN`, to move its clock from another host (not needed on loopback) [WMSMOCK_ADMIN_TOKEN]")
 	fs.StringVar(&c.profile, "profile", envString(getenv, "WMSMOCK_PROFILE", ""), "behaviour profile `FILE` the @profile scenarios expect: the one the server runs with or was calibrated into (default: the embedded one) [WMSMOCK_PROFILE]")
 	fs.BoolVar(&c.strictProfile, "strict-profile", envBool(getenv, "WMSMOCK_STRICT_PROFILE", false, &envErrs), "fail the run when the server differs from the profile on a point the document leaves open (by default such differences are reported, not failed) [WMSMOCK_STRICT_PROFILE]")
+	fs.Int64Var(&c.seed, "seed", envInt(getenv, "WMSMOCK_SEED", -1, &envErrs), "order of the scenarios: shuffled by this `N`, 0 for the files' order, -1 for a new shuffle each run (its seed is printed) [WMSMOCK_SEED]")
 	fs.BoolVar(&c.ping, "ping", false, "only check that the fake at --base-url is ready (GET /_mock/health) and exit 0 or 1; for container health checks")
 	if err := parseArgs(fs, args, envErrs); err != nil {
 		return c, err
 	}
 	return c, c.validate()
+}
+
+// seedOrNew is the order's seed: a new one, never 0, when asked for (-1).
+func (c *conformConfig) seedOrNew() int64 {
+	if c.seed != -1 {
+		return c.seed
+	}
+	return time.Now().UnixNano()%1_000_000_000 + 1
 }
 
 // validate checks what can be checked before any call is made, so that a
@@ -169,6 +179,7 @@ func conform(ctx context.Context, args []string, getenv func(string) string, std
 		Timeout:          cfg.timeout,
 		Profile:          cfg.loaded,
 		StrictProfile:    cfg.strictProfile,
+		Seed:             cfg.seedOrNew(),
 	})
 	if res != nil {
 		res.WriteSummary(stdout)
