@@ -8,34 +8,32 @@ Feature: Authentication
   by default 403 and no body.
 
   @contract
-  Scenario: A call without a token is refused
-    Given no access token
+  Scenario Outline: A call <credential> is refused
+    Given the Authorization header is "<header>"
     When I GET "/workflow"
     Then the response status is not a success
 
+    Examples:
+      | credential                      | header                       |
+      | without a token                 |                              |
+      | with a scheme other than Bearer | Basic d21zbW9jazpzZWNyZXQ=   |
+
   @profile
-  Scenario: A call without a token gets the profile's reply
-    Given no access token
+  Scenario Outline: A call <credential> gets the profile's reply
+    Given the Authorization header is "<header>"
     When I GET "/workflow"
-    Then the response is the profile's auth.missing reply
+    Then the response is the profile's <reply> reply
+
+    Examples:
+      | credential                      | header                       | reply           |
+      | without a token                 |                              | auth.missing    |
+      | with a scheme other than Bearer | Basic d21zbW9jazpzZWNyZXQ=   | auth.bad_scheme |
 
   @contract
   Scenario: A call with a token nobody issued is refused
     Given the access token "wmsmock-conformance-never-issued"
     When I GET "/workflow"
     Then the response status is 403
-
-  @contract
-  Scenario: A call with a scheme other than Bearer is refused
-    Given the Authorization header is "Basic d21zbW9jazpzZWNyZXQ="
-    When I GET "/workflow"
-    Then the response status is not a success
-
-  @profile
-  Scenario: A call with a scheme other than Bearer gets the profile's reply
-    Given the Authorization header is "Basic d21zbW9jazpzZWNyZXQ="
-    When I GET "/workflow"
-    Then the response is the profile's auth.bad_scheme reply
 
   @contract @fake-only
   Scenario: A call with an expired token is refused

@@ -10,9 +10,15 @@ Feature: Bad Request
     Given a valid access token
 
   @contract
-  Scenario: An invalid query value is a Bad Request
-    When I GET "/workflow?max=many"
+  Scenario Outline: An invalid query value is a Bad Request: <query>
+    When I GET "/workflow?<query>"
     Then the response is a Bad Request with an Error ID
+
+    Examples:
+      | query                 |
+      | max=many              |
+      | search=%zz            |
+      | max=1;offset=2        |
 
   @contract
   Scenario: A malformed JSON body is a Bad Request

@@ -27,14 +27,16 @@ Feature: Paging
     And the response field "workflows" is a list of 0 items
 
   @contract
-  Scenario: A negative page size is a Bad Request
-    When I GET "/workflow?max=-1"
+  Scenario Outline: A page size or offset that is not a count is a Bad Request: <query>
+    When I GET "/workflow?<query>"
     Then the response is a Bad Request with an Error ID
 
-  @contract
-  Scenario: An offset that is not a number is a Bad Request
-    When I GET "/workflow?offset=first"
-    Then the response is a Bad Request with an Error ID
+    Examples:
+      | query        |
+      | max=-1       |
+      | max=1.5      |
+      | offset=first |
+      | offset=-3    |
 
   @destructive @contract
   Scenario: offset skips the items of the pages before

@@ -8,11 +8,11 @@ Feature: Unknown paths
     Given a valid access token
 
   @profile
-  Scenario: A path the service does not have is refused
-    When I GET "/no-such-resource"
+  Scenario Outline: <call> is refused
+    When I <method> "<path>"
     Then the response is the profile's unknown_route reply
 
-  @profile
-  Scenario: A method the path does not define is refused
-    When I PATCH "/workflow"
-    Then the response is the profile's unknown_route reply
+    Examples:
+      | call                              | method | path              |
+      | A path the service does not have  | GET    | /no-such-resource |
+      | A method the path does not define | PATCH  | /workflow         |
