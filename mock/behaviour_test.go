@@ -430,3 +430,31 @@ func TestProfileReplies(t *testing.T) {
 }
 
 var _ = fmt.Sprint
+
+// A profile can count calls per user (every token of the fake's one user
+// shares the count) and in windows fixed to the wall-clock second.
+func TestRateLimitPerUserAndFixed(t *testing.T) {
+	p, err := profile.Parse([]byte("rate_limit: {key: user, fixed: true}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, clk := newServer(t, embedded(t), mock.WithProfile(p), mock.WithRateLimit(mustWindows(t, "2/s")))
+	clk.Set(clk.Now().Truncate(time.Second).Add(900 * time.Millisecond))
+	for i, tok := range []string{devToken, secondToken} {
+		if a := call(t, srv, "GET", "/api/workflow", tok, nil); a.status != 200 {
+			t.Fatalf("call %d: %d", i+1, a.status)
+		}
+	}
+	if a := call(t, srv, "GET", "/api/workflow", secondToken, nil); a.status != 429 {
+		t.Fatalf("3rd call of the user, with another token: %d, want 429 (one count per user)", a.status)
+	}
+	clk.Advance(100 * time.Millisecond) // the next wall-clock second
+	for i := range 2 {
+		if a := call(t, srv, "GET", "/api/workflow", devToken, nil); a.status != 200 {
+			t.Fatalf("after the boundary, call %d: %d (fixed windows start again)", i+1, a.status)
+		}
+	}
+	if a := call(t, srv, "GET", "/api/workflow", devToken, nil); a.status != 429 {
+		t.Fatalf("3rd call after the boundary: %d, want 429", a.status)
+	}
+}

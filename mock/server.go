@@ -234,7 +234,8 @@ func (s *Server) setupLimiter(cfg settings) error {
 		return nil
 	}
 	s.limiter = ratelimit.NewMemory(windows, ratelimit.WithClock(s.clock),
-		ratelimit.WithCountRejected(s.profile.RateLimit.CountRejected))
+		ratelimit.WithCountRejected(s.profile.RateLimit.CountRejected),
+		ratelimit.WithFixedWindows(s.profile.RateLimit.Fixed))
 	return nil
 }
 
@@ -386,7 +387,7 @@ func (s *Server) serveAPI(r *http.Request, prog *progress) (*handler.Response, e
 
 	// 2. Rate limit, counted per token over every API call (CONTRACT L1).
 	prog.at(stageRateLimit)
-	decision := s.limiter.Allow(rateKey(tok, result))
+	decision := s.limiter.Allow(rateKey(s.profile.RateLimit.Key, tok, result))
 	if !decision.Allowed {
 		return nil, s.tooManyRequests(decision, now)
 	}
@@ -472,11 +473,15 @@ func authReply(a *profile.Auth, r auth.Result) profile.Reply {
 	return a.Unknown
 }
 
-// rateKey is what calls are counted under: the token, or one shared key for
-// the calls the profile lets through without one.
-func rateKey(tok auth.Token, result auth.Result) string {
-	if result != auth.OK {
+// rateKey is what calls are counted under: the token, or the user when the
+// profile says so (every token the fake holds is its one user's), and one
+// shared key for the calls the profile lets through without a token.
+func rateKey(by string, tok auth.Token, result auth.Result) string {
+	switch {
+	case result != auth.OK:
 		return "anonymous"
+	case by == profile.KeyUser:
+		return "user"
 	}
 	return strconv.FormatInt(tok.ID, 10)
 }

@@ -150,12 +150,26 @@ type BodyLimit struct {
 // text ("20/s"); the ratelimit package turns them into counters, this package
 // only checks their form so that a bad file fails at load time.
 type RateLimit struct {
-	Enabled       bool     `yaml:"enabled"`
-	Windows       []string `yaml:"windows,flow"`
-	CountRejected bool     `yaml:"count_rejected"`
-	Headers       bool     `yaml:"headers"`
-	Reject        Reply    `yaml:"reject"`
+	Enabled bool     `yaml:"enabled"`
+	Windows []string `yaml:"windows,flow"`
+	// Fixed counts each window in periods fixed to the clock (every
+	// wall-clock second) instead of rolling ones.
+	Fixed bool `yaml:"fixed"`
+	// Key is what calls are counted under: KeyToken or KeyUser.
+	Key           string `yaml:"key"`
+	CountRejected bool   `yaml:"count_rejected"`
+	Headers       bool   `yaml:"headers"`
+	Reject        Reply  `yaml:"reject"`
 }
+
+// What a rate limit counts calls under.
+const (
+	// KeyToken gives every access token its own count (CONTRACT L1).
+	KeyToken = "token"
+	// KeyUser shares one count between all the tokens of a user, as a
+	// server that differs from L1 may do.
+	KeyUser = "user"
+)
 
 // Versions lists the Accept-Version values the fake serves.
 type Versions struct {

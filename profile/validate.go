@@ -79,6 +79,9 @@ func (p *Profile) Validate() error {
 			v.add("rate_limit.windows", "%v", err)
 		}
 	}
+	if rl.Key != "" && rl.Key != KeyToken && rl.Key != KeyUser {
+		v.add("rate_limit.key", "%q: use %q or %q", rl.Key, KeyToken, KeyUser)
+	}
 	v.reply("rate_limit.reject", rl.Reject)
 
 	vs := &p.Versions

@@ -36,6 +36,7 @@ type config struct {
 	sweepEvery    uint64
 	exactMax      int
 	countRejected bool
+	fixed         bool
 }
 
 // WithClock sets the clock the limiter reads; tests pass a clock.Fake and
@@ -63,6 +64,13 @@ func WithExactLimit(n int) Option { return func(c *config) { c.exactMax = n } }
 // count_rejected), so a client that keeps hammering stays locked out.
 // The contract default is off.
 func WithCountRejected(on bool) Option { return func(c *config) { c.countRejected = on } }
+
+// WithFixedWindows counts each window in fixed periods aligned to the
+// clock (every wall-clock second for "20/s", every hour on the hour for
+// "72000/h") instead of rolling ones: the count starts from zero at each
+// boundary, so a burst that straddles one can get up to twice the limit
+// accepted within one rolling period, as on servers that count this way.
+func WithFixedWindows(on bool) Option { return func(c *config) { c.fixed = on } }
 
 // Memory is a Limiter that keeps its counts in process.
 //
@@ -145,11 +153,17 @@ func NewMemory(windows []Window, opts ...Option) *Memory {
 		sweepEvery:    cfg.sweepEvery,
 		countRejected: cfg.countRejected,
 	}
+	m.epoch = m.clock.Now()
 	for _, w := range windows {
 		if w.Limit < 1 || w.Limit > ratewindow.MaxLimit || w.Period <= 0 {
 			panic(fmt.Sprintf("ratelimit: invalid window %d/%s", w.Limit, w.Period))
 		}
-		sp := newSpec(w, cfg.exactMax)
+		var sp windowSpec
+		if cfg.fixed {
+			sp = newFixedSpec(w, m.epoch)
+		} else {
+			sp = newSpec(w, cfg.exactMax)
+		}
 		m.specs = append(m.specs, sp)
 		m.idle = max(m.idle, sp.period+sp.width)
 	}
@@ -170,7 +184,6 @@ func NewMemory(windows []Window, opts ...Option) *Memory {
 	for i := range m.shards {
 		m.shards[i].m = make(map[string]*entry)
 	}
-	m.epoch = m.clock.Now()
 	return m
 }
 

@@ -1,6 +1,9 @@
 package ratelimit
 
-import "math"
+import (
+	"math"
+	"time"
+)
 
 // Times inside the limiter are int64 nanoseconds since the limiter's epoch
 // (its clock's reading at construction), so the hot path does plain integer
@@ -29,7 +32,29 @@ type windowSpec struct {
 	// enforced is false for a window that another, exactly counted window
 	// already implies (see implied); it is still counted, for Snapshot.
 	enforced bool
+
+	// fixed windows count calls per period aligned to the clock: period
+	// number k is [k*period-offset, (k+1)*period-offset) in limiter time,
+	// where offset places the limiter's epoch on the wall clock.
+	fixed  bool
+	offset int64
 }
+
+// newFixedSpec is a window counted in fixed periods aligned to the clock.
+func newFixedSpec(w Window, epoch time.Time) windowSpec {
+	sp := windowSpec{Window: w, period: int64(w.Period), enforced: true, fixed: true}
+	sp.offset = epoch.UnixNano() % sp.period
+	if sp.offset < 0 {
+		sp.offset += sp.period
+	}
+	return sp
+}
+
+// fixedPeriod is the number of the fixed period holding now.
+func fixedPeriod(sp *windowSpec, now int64) int64 { return floorDiv(now+sp.offset, sp.period) }
+
+// fixedEnd is when period k ends, in limiter time.
+func fixedEnd(sp *windowSpec, k int64) int64 { return (k+1)*sp.period - sp.offset }
 
 func newSpec(w Window, exactMax int) windowSpec {
 	sp := windowSpec{Window: w, period: int64(w.Period), enforced: true}
@@ -50,7 +75,7 @@ func newSpec(w Window, exactMax int) windowSpec {
 // call is accepted; so with k*a.Limit <= b.Limit, b always has room.
 // It relies on only accepted calls being counted.
 func implied(a, b windowSpec) bool {
-	if a.bucketed || a.period > b.period {
+	if a.bucketed || a.fixed || b.fixed || a.period > b.period {
 		return false
 	}
 	k := ceilDiv(b.period, a.period)
@@ -81,6 +106,14 @@ type winState struct {
 // prepare brings the state up to now; for bucketed windows it clears the
 // buckets that fell out of the ring. now never decreases for a key.
 func (s *winState) prepare(sp *windowSpec, now int64) {
+	if sp.fixed {
+		// last is the period counted, total its count; n marks a state
+		// that has counted a period at all.
+		if k := fixedPeriod(sp, now); s.n == 0 || k != s.last {
+			s.last, s.total, s.n = k, 0, 1
+		}
+		return
+	}
 	if !sp.bucketed {
 		if s.ts == nil {
 			s.ts = make([]int64, sp.Limit)
@@ -120,6 +153,10 @@ func (s *winState) at(i int) int64 {
 
 // record counts a call at now (after prepare).
 func (s *winState) record(sp *windowSpec, now int64) {
+	if sp.fixed {
+		s.total++
+		return
+	}
 	if !sp.bucketed {
 		if s.n < len(s.ts) {
 			j := s.head + s.n
@@ -164,6 +201,12 @@ func (s *winState) bucketSum(sp *windowSpec, now int64) int64 {
 // acceptAt returns the earliest time, now or later, at which the window
 // has room for a call, assuming nothing else is counted meanwhile.
 func (s *winState) acceptAt(sp *windowSpec, now int64) int64 {
+	if sp.fixed {
+		if s.total < int64(sp.Limit) {
+			return now
+		}
+		return fixedEnd(sp, s.last)
+	}
 	if !sp.bucketed {
 		if s.n < len(s.ts) {
 			return now
@@ -203,6 +246,12 @@ func (s *winState) acceptAt(sp *windowSpec, now int64) int64 {
 // and when the oldest counted call leaves the window, i.e. when the window
 // next frees a slot (now if it holds nothing).
 func (s *winState) usage(sp *windowSpec, now int64) (used int64, reset int64) {
+	if sp.fixed {
+		if s.total == 0 {
+			return 0, now
+		}
+		return s.total, fixedEnd(sp, s.last)
+	}
 	if !sp.bucketed {
 		cut := now - sp.period
 		lo, hi := 0, s.n

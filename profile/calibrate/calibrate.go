@@ -619,12 +619,67 @@ func (p *prober) rateLimit(ctx context.Context) error {
 			return err
 		}
 		if a.status < 300 {
-			p.note("the second token was answered while the first was limited: the limit counts per token, as the fake does")
+			p.find("rate_limit.key", profile.KeyToken, "a second token of the same user was answered while the first was limited")
 		} else {
-			p.note("the second token was refused (%d) while the first was limited: the limit seems to count per user; the fake counts per token", a.status)
+			p.find("rate_limit.key", profile.KeyUser, fmt.Sprintf("a second token of the same user was refused (%d) while the first was limited", a.status))
 		}
+	} else {
+		p.note("rate_limit.key not probed: it needs a second token of the same user (--token2)")
 	}
-	return p.o.Sleep(ctx, retryWait(retry))
+	if err := p.o.Sleep(ctx, retryWait(retry)); err != nil {
+		return err
+	}
+	return p.windowKind(ctx, accepted)
+}
+
+// windowKind tells rolling windows from windows fixed to the clock's
+// seconds: a full burst 0.6 s into a second, then another 0.6 s later,
+// just past the next second's start. A rolling window still holds the
+// first burst and refuses the second; a fixed one has started again. It
+// reads the time from this machine's clock, so a server whose clock is off
+// by more than a few tenths of a second can make the answer inconclusive.
+func (p *prober) windowKind(ctx context.Context, limit int) error {
+	burst := func() (int, error) {
+		answers := make([]answer, limit)
+		errs := make([]error, limit)
+		var wg sync.WaitGroup
+		for i := range limit {
+			wg.Go(func() { answers[i], errs[i] = p.send(ctx, "GET", "/service-info", withToken, nil, nil) })
+		}
+		wg.Wait()
+		ok := 0
+		for _, a := range answers {
+			if a.status < 300 {
+				ok++
+			}
+		}
+		return ok, errors.Join(errs...)
+	}
+	now := p.o.Now()
+	if err := p.o.Sleep(ctx, now.Truncate(time.Second).Add(1600*time.Millisecond).Sub(now)); err != nil {
+		return err
+	}
+	first, err := burst()
+	if err != nil {
+		return err
+	}
+	if err := p.o.Sleep(ctx, 600*time.Millisecond); err != nil {
+		return err
+	}
+	second, err := burst()
+	if err != nil {
+		return err
+	}
+	seen := fmt.Sprintf("%d calls 0.6 s into a second: %d answered; %d more 0.6 s later, past the next second's start: %d answered", limit, first, limit, second)
+	switch {
+	case first == limit && second == limit:
+		p.find("rate_limit.fixed", true, seen)
+	case first == limit && second == 0:
+		p.find("rate_limit.fixed", false, seen)
+	default:
+		p.note("rate_limit.fixed not settled: %s", seen)
+	}
+	return p.o.Sleep(ctx, 1100*time.Millisecond)
 }
 
 func sameReply(a, b profile.Reply) bool {

@@ -42,6 +42,8 @@ body_limit:
 rate_limit:
   windows: ["5/s"]
   headers: true
+  fixed: true
+  key: user
   reject: {status: 503, body: template, message: "Slow down for {retryAfter}s", headers: {X-Wait: "{retryAfter}"}}
 `
 
@@ -136,6 +138,8 @@ func TestCalibrateReproducesAProfile(t *testing.T) {
 		"rate_limit.reject":            profile.Reply{Status: 503, Body: profile.BodyTemplate, Message: "Slow down for {retryAfter}s", Headers: map[string]string{"X-Wait": "{retryAfter}"}},
 		"rate_limit.headers":           true,
 		"rate_limit.windows":           []string{"5/s", "72000/h"},
+		"rate_limit.fixed":             true,
+		"rate_limit.key":               profile.KeyUser,
 	}
 	for k, v := range want {
 		if !reflect.DeepEqual(got[k], v) {
@@ -174,6 +178,8 @@ func TestCalibrateDefaultFake(t *testing.T) {
 		"rate_limit.reject":         d.RateLimit.Reject,
 		"rate_limit.headers":        false,
 		"rate_limit.windows":        []string{"20/s", "72000/h"},
+		"rate_limit.fixed":          false,
+		"rate_limit.key":            profile.KeyToken,
 	}
 	for k, v := range want {
 		if !reflect.DeepEqual(got[k], v) {
