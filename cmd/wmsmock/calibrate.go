@@ -2,13 +2,10 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/wmsmock/wmsmock/profile/calibrate"
@@ -63,22 +60,15 @@ func (c *calibrateConfig) validate() error {
 	if c.pace < 50*time.Millisecond {
 		errs = append(errs, fmt.Sprintf("--pace %s: at least 50ms, or the probes alone would meet the rate limit", c.pace))
 	}
-	if len(errs) > 0 {
-		return errors.New(strings.Join(errs, "\n"))
-	}
-	return nil
+	return problems(errs)
 }
 
 // calibrateCmd probes a server and writes the profile; it exits 1 when the
 // server cannot be probed, 2 when the command line is wrong.
 func calibrateCmd(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
 	cfg, err := parseCalibrate(args, getenv, stderr)
-	if errors.Is(err, flag.ErrHelp) {
-		return 0
-	}
 	if err != nil {
-		fmt.Fprintf(stderr, "wmsmock calibrate: %v\n", err)
-		return 2
+		return parseFailed("calibrate", err, stderr)
 	}
 	res, err := calibrate.Run(ctx, calibrate.Options{
 		BaseURL: cfg.baseURL, Token: cfg.token, Token2: cfg.token2,

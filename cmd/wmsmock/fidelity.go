@@ -3,32 +3,21 @@ package main
 import (
 	"bytes"
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/wmsmock/wmsmock/conformance"
 	"github.com/wmsmock/wmsmock/conformance/fidelity"
-	"github.com/wmsmock/wmsmock/profile"
 )
 
 // fidelityConfig is everything `wmsmock fidelity` is told, before
 // validation.
 type fidelityConfig struct {
+	suiteFlags
 	a, b             side
-	spec             string
-	tags             string
-	profile          string
-	loaded           *profile.Profile
-	allowDestructive bool
-	maxRate          float64
-	timeout          time.Duration
-	callTimeout      time.Duration
 	out, json, junit string
 }
 
@@ -41,19 +30,13 @@ func parseFidelity(args []string, getenv func(string) string, stderr io.Writer) 
 	fs := newFlagSet("fidelity", "Run the same conformance scenarios against two servers (typically the fake on a profile, and the real\n"+
 		"service) and report, scenario by scenario, whether they behave alike and what each did where they do not.")
 	fs.SetOutput(stderr)
+	c.suiteFlags.register(fs, getenv, &envErrs)
 	fs.StringVar(&c.a.baseURL, "base-url", envString(getenv, "WMSMOCK_BASE_URL", ""), "`URL` of the first server's API (required) [WMSMOCK_BASE_URL]")
 	fs.StringVar(&c.a.token, "token", envString(getenv, "WMSMOCK_TOKEN", ""), "a valid access `TOKEN` of the first server (required) [WMSMOCK_TOKEN]")
 	fs.StringVar(&c.a.token2, "token2", envString(getenv, "WMSMOCK_TOKEN2", ""), "a second `TOKEN` of the first server [WMSMOCK_TOKEN2]")
 	fs.StringVar(&c.b.baseURL, "compare-url", envString(getenv, "WMSMOCK_COMPARE_URL", ""), "`URL` of the second server's API (required) [WMSMOCK_COMPARE_URL]")
 	fs.StringVar(&c.b.token, "token-b", envString(getenv, "WMSMOCK_TOKEN_B", ""), "a valid access `TOKEN` of the second server (required) [WMSMOCK_TOKEN_B]")
 	fs.StringVar(&c.b.token2, "token2-b", envString(getenv, "WMSMOCK_TOKEN2_B", ""), "a second `TOKEN` of the second server [WMSMOCK_TOKEN2_B]")
-	fs.StringVar(&c.spec, "spec", envString(getenv, "WMSMOCK_SPEC", ""), "OpenAPI document `FILE` for both servers (default: each fake's own; the real service needs a file) [WMSMOCK_SPEC]")
-	fs.StringVar(&c.tags, "tags", envString(getenv, "WMSMOCK_TAGS", ""), "godog tag `EXPR` choosing scenarios [WMSMOCK_TAGS]")
-	fs.StringVar(&c.profile, "profile", envString(getenv, "WMSMOCK_PROFILE", ""), "behaviour profile `FILE` both runs judge @profile scenarios by (default: the embedded one) [WMSMOCK_PROFILE]")
-	fs.BoolVar(&c.allowDestructive, "allow-destructive", envBool(getenv, "WMSMOCK_ALLOW_DESTRUCTIVE", false, &envErrs), "also run scenarios that create and delete data [WMSMOCK_ALLOW_DESTRUCTIVE]")
-	fs.Float64Var(&c.maxRate, "max-rate", envFloat(getenv, "WMSMOCK_MAX_RATE", conformance.DefaultMaxRate, &envErrs), "ordinary calls per second [WMSMOCK_MAX_RATE]")
-	fs.DurationVar(&c.timeout, "timeout", envDuration(getenv, "WMSMOCK_TIMEOUT", conformance.DefaultTimeout, &envErrs), "bound on each of the two runs [WMSMOCK_TIMEOUT]")
-	fs.DurationVar(&c.callTimeout, "call-timeout", envDuration(getenv, "WMSMOCK_CALL_TIMEOUT", conformance.DefaultCallTimeout, &envErrs), "bound on each call [WMSMOCK_CALL_TIMEOUT]")
 	fs.StringVar(&c.out, "out", envString(getenv, "WMSMOCK_FIDELITY_OUT", "-"), "markdown report `FILE`, - for standard output [WMSMOCK_FIDELITY_OUT]")
 	fs.StringVar(&c.json, "json", envString(getenv, "WMSMOCK_FIDELITY_JSON", ""), "also write the report as JSON to `FILE` [WMSMOCK_FIDELITY_JSON]")
 	fs.StringVar(&c.junit, "junit", envString(getenv, "WMSMOCK_JUNIT", ""), "also write the report as JUnit XML to `FILE` [WMSMOCK_JUNIT]")
@@ -69,14 +52,7 @@ func (c *fidelityConfig) validate() error {
 		e = strings.NewReplacer("--base-url", "--compare-url", "--token2", "--token2-b", "--token", "--token-b").Replace(e)
 		errs = append(errs, e)
 	}
-	if c.spec != "" {
-		if st, err := os.Stat(c.spec); err != nil || st.IsDir() {
-			errs = append(errs, fmt.Sprintf("--spec %q: not a readable file", c.spec))
-		}
-	}
-	if err := conformance.CheckTags(c.tags); err != nil {
-		errs = append(errs, "--tags: "+err.Error())
-	}
+	errs = append(errs, c.suiteFlags.check()...)
 	for _, pair := range [][2]string{{"--out", c.out}, {"--json", c.json}, {"--junit", c.junit}} {
 		if pair[1] == "" || pair[1] == "-" {
 			continue
@@ -85,23 +61,7 @@ func (c *fidelityConfig) validate() error {
 			errs = append(errs, fmt.Sprintf("%s %q: directory %s does not exist", pair[0], pair[1], filepath.Dir(pair[1])))
 		}
 	}
-	if c.maxRate <= 0 || c.maxRate > 20 {
-		errs = append(errs, fmt.Sprintf("--max-rate %g: use more than 0 and at most 20 (the documented limit per second)", c.maxRate))
-	}
-	if c.timeout <= 0 || c.callTimeout <= 0 {
-		errs = append(errs, "--timeout and --call-timeout must be positive")
-	}
-	if c.profile != "" {
-		p, err := profile.Load(c.profile)
-		if err != nil {
-			errs = append(errs, fmt.Sprintf("--profile: %v", err))
-		}
-		c.loaded = p
-	}
-	if len(errs) > 0 {
-		return errors.New(strings.Join(errs, "\n"))
-	}
-	return nil
+	return problems(errs)
 }
 
 // fidelityCmd runs the scenarios against both servers and writes the
@@ -109,12 +69,8 @@ func (c *fidelityConfig) validate() error {
 // cannot be made, 2 when the command line is wrong.
 func fidelityCmd(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
 	cfg, err := parseFidelity(args, getenv, stderr)
-	if errors.Is(err, flag.ErrHelp) {
-		return 0
-	}
 	if err != nil {
-		fmt.Fprintf(stderr, "wmsmock fidelity: %v\n", err)
-		return 2
+		return parseFailed("fidelity", err, stderr)
 	}
 	runs := make([]*conformance.Result, 2)
 	for i, s := range []side{cfg.a, cfg.b} {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"net/url"
 	"strconv"
 	"strings"
@@ -152,4 +153,24 @@ func tokenProblems(flags ...[2]string) []string {
 		}
 	}
 	return errs
+}
+
+// parseFailed is the exit code for a command line that did not parse: 0
+// after --help (the flag package has printed the usage), 2 otherwise, with
+// the reason.
+func parseFailed(cmd string, err error, stderr io.Writer) int {
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	fmt.Fprintf(stderr, "wmsmock %s: %v\n", cmd, err)
+	return 2
+}
+
+// problems joins the problems a validate step found, one per line; nil
+// when there are none.
+func problems(errs []string) error {
+	if len(errs) == 0 {
+		return nil
+	}
+	return errors.New(strings.Join(errs, "\n"))
 }

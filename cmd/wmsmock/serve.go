@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -119,10 +118,7 @@ func (c serveConfig) validate() error {
 	if c.adminToken != "" && !token68.Valid(c.adminToken) {
 		errs = append(errs, "--admin-token: not a valid bearer token (letters, digits and -._~+/ only)")
 	}
-	if len(errs) > 0 {
-		return errors.New(strings.Join(errs, "\n"))
-	}
-	return nil
+	return problems(errs)
 }
 
 // splitSpec reads VERSION=FILE; a plain FILE serves the default version.
@@ -194,12 +190,8 @@ func newLogger(c serveConfig, w io.Writer) *slog.Logger {
 
 func serve(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
 	cfg, err := parseServe(args, getenv, stderr)
-	if errors.Is(err, flag.ErrHelp) {
-		return 0
-	}
 	if err != nil {
-		fmt.Fprintf(stderr, "wmsmock serve: %v\n", err)
-		return 2
+		return parseFailed("serve", err, stderr)
 	}
 	logger := newLogger(cfg, stderr)
 	opts, err := cfg.options(logger)
