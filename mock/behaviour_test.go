@@ -12,6 +12,7 @@ import (
 
 	"github.com/wmsmock/wmsmock/internal/ratewindow"
 	"github.com/wmsmock/wmsmock/mock"
+	"github.com/wmsmock/wmsmock/mock/clock"
 	"github.com/wmsmock/wmsmock/mock/handler"
 	"github.com/wmsmock/wmsmock/mock/ratelimit"
 	"github.com/wmsmock/wmsmock/profile"
@@ -456,5 +457,32 @@ func TestRateLimitPerUserAndFixed(t *testing.T) {
 	}
 	if a := call(t, srv, "GET", "/api/workflow", devToken, nil); a.status != 429 {
 		t.Fatalf("3rd call after the boundary: %d, want 429", a.status)
+	}
+}
+
+// A profile can hold an over-limit call that would have room soon: it
+// waits on the fake's clock and is answered, where one that would wait
+// longer than the hold is refused at once.
+func TestRateLimitHold(t *testing.T) {
+	p, err := profile.Parse([]byte("rate_limit: {hold: 500ms}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	clk := clock.NewFake(epoch)
+	srv, _ := newServer(t, embedded(t), mock.WithProfile(p), mock.WithClock(clk), mock.WithRateLimit(mustWindows(t, "2/s")))
+	call(t, srv, "GET", "/api/workflow", devToken, nil)
+	clk.Advance(700 * time.Millisecond)
+	call(t, srv, "GET", "/api/workflow", devToken, nil)
+	// The window frees a slot 300ms from now: within the hold.
+	held := make(chan answer, 1)
+	go func() { held <- call(t, srv, "GET", "/api/workflow", devToken, nil) }()
+	clk.BlockUntilSleeping(1)
+	clk.Advance(300 * time.Millisecond)
+	if a := <-held; a.status != 200 {
+		t.Fatalf("held call: %d, want 200 once the slot is free", a.status)
+	}
+	// Now both slots are taken until 700ms and 1000ms from now: past the hold.
+	if a := call(t, srv, "GET", "/api/workflow", devToken, nil); a.status != 429 {
+		t.Fatalf("a call that would wait 700ms: %d, want 429 at once", a.status)
 	}
 }

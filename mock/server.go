@@ -387,7 +387,16 @@ func (s *Server) serveAPI(r *http.Request, prog *progress) (*handler.Response, e
 
 	// 2. Rate limit, counted per token over every API call (CONTRACT L1).
 	prog.at(stageRateLimit)
-	decision := s.limiter.Allow(rateKey(s.profile.RateLimit.Key, tok, result))
+	key := rateKey(s.profile.RateLimit.Key, tok, result)
+	decision := s.limiter.Allow(key)
+	if hold := s.profile.RateLimit.Hold; !decision.Allowed && decision.RetryAfter <= hold {
+		// The profile holds a call that would have room soon: it waits on
+		// the fake's clock (bounded by the call's deadline) and is asked
+		// for once more.
+		if clock.Sleep(r.Context(), s.clock, decision.RetryAfter) == nil {
+			decision = s.limiter.Allow(key)
+		}
+	}
 	if !decision.Allowed {
 		return nil, s.tooManyRequests(decision, now)
 	}

@@ -156,11 +156,18 @@ type RateLimit struct {
 	// wall-clock second) instead of rolling ones.
 	Fixed bool `yaml:"fixed"`
 	// Key is what calls are counted under: KeyToken or KeyUser.
-	Key           string `yaml:"key"`
+	Key string `yaml:"key"`
+	// Hold keeps an over-limit call waiting, when room comes within this
+	// time, and then answers it, instead of refusing it at once.
+	Hold          time.Duration `yaml:"hold"`
 	CountRejected bool   `yaml:"count_rejected"`
 	Headers       bool   `yaml:"headers"`
 	Reject        Reply  `yaml:"reject"`
 }
+
+// MaxHold bounds rate_limit.hold: a held call must end well within the
+// fake's request deadline.
+const MaxHold = 5 * time.Second
 
 // What a rate limit counts calls under.
 const (

@@ -79,6 +79,9 @@ func (p *Profile) Validate() error {
 			v.add("rate_limit.windows", "%v", err)
 		}
 	}
+	if rl.Hold < 0 || rl.Hold > MaxHold {
+		v.add("rate_limit.hold", "%s: use 0s (refuse at once) up to %s", rl.Hold, MaxHold)
+	}
 	if rl.Key != "" && rl.Key != KeyToken && rl.Key != KeyUser {
 		v.add("rate_limit.key", "%q: use %q or %q", rl.Key, KeyToken, KeyUser)
 	}

@@ -3,6 +3,7 @@
 package clock
 
 import (
+	"context"
 	"sync"
 	"time"
 )
@@ -20,12 +21,25 @@ func (Real) Now() time.Time { return time.Now() }
 
 // Fake is a clock that only moves when told to. It is safe for concurrent use.
 type Fake struct {
-	mu  sync.RWMutex
-	now time.Time
+	mu      sync.RWMutex
+	now     time.Time
+	waiters []waiter
+	// registered is signalled (under mu) when a sleeper starts waiting.
+	registered *sync.Cond
+}
+
+// waiter is a Sleep on a Fake: woken when the clock reaches at.
+type waiter struct {
+	at   time.Time
+	wake chan struct{}
 }
 
 // NewFake returns a Fake clock set to start.
-func NewFake(start time.Time) *Fake { return &Fake{now: start} }
+func NewFake(start time.Time) *Fake {
+	f := &Fake{now: start}
+	f.registered = sync.NewCond(&f.mu)
+	return f
+}
 
 // Now returns the fake's current time.
 func (f *Fake) Now() time.Time {
@@ -41,6 +55,7 @@ func (f *Fake) Advance(d time.Duration) time.Time {
 	defer f.mu.Unlock()
 	if d > 0 {
 		f.now = f.now.Add(d)
+		f.wakeLocked()
 	}
 	return f.now
 }
@@ -51,6 +66,77 @@ func (f *Fake) Set(t time.Time) {
 	defer f.mu.Unlock()
 	if t.After(f.now) {
 		f.now = t
+		f.wakeLocked()
+	}
+}
+
+// wakeLocked ends the sleeps whose time has come.
+func (f *Fake) wakeLocked() {
+	kept := f.waiters[:0]
+	for _, w := range f.waiters {
+		if w.at.After(f.now) {
+			kept = append(kept, w)
+		} else {
+			close(w.wake)
+		}
+	}
+	f.waiters = kept
+}
+
+// sleep waits until the clock has moved d on, or ctx is done.
+func (f *Fake) sleep(ctx context.Context, d time.Duration) error {
+	f.mu.Lock()
+	w := waiter{at: f.now.Add(d), wake: make(chan struct{})}
+	f.waiters = append(f.waiters, w)
+	f.registered.Broadcast()
+	f.mu.Unlock()
+	select {
+	case <-w.wake:
+		return nil
+	case <-ctx.Done():
+		f.mu.Lock()
+		for i, x := range f.waiters {
+			if x.wake == w.wake {
+				f.waiters = append(f.waiters[:i], f.waiters[i+1:]...)
+				break
+			}
+		}
+		f.mu.Unlock()
+		return ctx.Err()
+	}
+}
+
+// BlockUntilSleeping returns once n callers are in Sleep on this clock: a
+// test moves the clock only after the code it tests has started to wait,
+// without guessing how long that takes.
+func (f *Fake) BlockUntilSleeping(n int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for len(f.waiters) < n {
+		f.registered.Wait()
+	}
+}
+
+// Sleep waits until d has passed on c, or ctx is done. On a Fake clock (or
+// an Offset over one) the sleep ends when the clock is moved past its end,
+// so tests never wait for real time; on any other clock it is a timer.
+func Sleep(ctx context.Context, c Clock, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	switch c := c.(type) {
+	case *Fake:
+		return c.sleep(ctx, d)
+	case *Offset:
+		return Sleep(ctx, c.base, d)
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
 	}
 }
 

@@ -1,6 +1,7 @@
 package clock
 
 import (
+	"context"
 	"sync"
 	"testing"
 	"time"
@@ -169,5 +170,39 @@ func TestRealFollowsSystemClock(t *testing.T) {
 	after := time.Now()
 	if got.Before(before) || got.After(after) {
 		t.Errorf("Real.Now() = %v, not between %v and %v", got, before, after)
+	}
+}
+
+// Sleep on a fake clock ends when the clock is moved past its end, not
+// before, and a cancelled sleep leaves nothing behind.
+func TestFakeSleep(t *testing.T) {
+	f := NewFake(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	done := make(chan error, 1)
+	go func() { done <- Sleep(context.Background(), NewOffset(f), time.Second) }()
+	f.BlockUntilSleeping(1)
+	f.Advance(999 * time.Millisecond)
+	f.mu.Lock()
+	waiting := len(f.waiters)
+	f.mu.Unlock()
+	if waiting != 1 {
+		t.Fatal("woken before its time")
+	}
+	f.Advance(time.Millisecond)
+	if err := <-done; err != nil {
+		t.Fatalf("sleep: %v", err)
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { done <- Sleep(ctx, f, time.Hour) }()
+	f.BlockUntilSleeping(1)
+	cancel()
+	if err := <-done; err != context.Canceled {
+		t.Fatalf("cancelled sleep: %v", err)
+	}
+	f.mu.Lock()
+	left := len(f.waiters)
+	f.mu.Unlock()
+	if left != 0 {
+		t.Fatalf("%d sleepers left after the cancel", left)
 	}
 }

@@ -606,6 +606,7 @@ func (p *prober) rateLimit(ctx context.Context) error {
 	if retry != "" {
 		p.note("Retry-After on an over-limit call: %q (the fake sends whole seconds, rounded up)", retry)
 	}
+	p.note("rate_limit.hold and rate_limit.count_rejected not probed")
 	p.find("rate_limit.headers", limited, fmt.Sprintf("X-RateLimit-Limit on the answered calls: %t", limited))
 	windows := []string{fmt.Sprintf("%d/s", max(accepted, 1)), "72000/h"}
 	seenW := fmt.Sprintf("%d of %d calls sent at once were answered, in %s; the hourly figure is the documented one, not probed", accepted, n, took.Round(time.Millisecond))
