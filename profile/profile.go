@@ -160,9 +160,9 @@ type RateLimit struct {
 	// Hold keeps an over-limit call waiting, when room comes within this
 	// time, and then answers it, instead of refusing it at once.
 	Hold          time.Duration `yaml:"hold"`
-	CountRejected bool   `yaml:"count_rejected"`
-	Headers       bool   `yaml:"headers"`
-	Reject        Reply  `yaml:"reject"`
+	CountRejected bool          `yaml:"count_rejected"`
+	Headers       bool          `yaml:"headers"`
+	Reject        Reply         `yaml:"reject"`
 }
 
 // MaxHold bounds rate_limit.hold: a held call must end well within the
