@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -195,6 +196,33 @@ func (v *Versions) Serves(version string) bool { return slices.Contains(v.Served
 type Paging struct {
 	DefaultMax int `yaml:"default_max"`
 	MaxLimit   int `yaml:"max_limit"`
+	// Operations overrides the bounds of single operations, by
+	// operationId; a zero value keeps the general one. The service's
+	// defaults differ per endpoint (20, 50, 100).
+	Operations map[string]PageBounds `yaml:"operations,omitempty"`
+	// DefaultPinned is set by For when the operation's own entry gives
+	// DefaultMax, which then wins over the default the document declares.
+	DefaultPinned bool `yaml:"-"`
+}
+
+// PageBounds are one operation's paging bounds.
+type PageBounds struct {
+	DefaultMax int `yaml:"default_max,omitempty"`
+	MaxLimit   int `yaml:"max_limit,omitempty"`
+}
+
+// For returns the bounds that apply to the operation with this id.
+func (p Paging) For(operationID string) Paging {
+	out := Paging{DefaultMax: p.DefaultMax, MaxLimit: p.MaxLimit}
+	if b, ok := p.Operations[operationID]; ok {
+		if b.DefaultMax > 0 {
+			out.DefaultMax, out.DefaultPinned = b.DefaultMax, true
+		}
+		if b.MaxLimit > 0 {
+			out.MaxLimit = b.MaxLimit
+		}
+	}
+	return out
 }
 
 // Workflows drives the lifecycle of launched workflows.
@@ -318,6 +346,7 @@ func (p *Profile) Clone() *Profile {
 	c.Versions.Served = slices.Clone(p.Versions.Served)
 	c.Workflows.Outcomes = slices.Clone(p.Workflows.Outcomes)
 	c.Tokens = slices.Clone(p.Tokens)
+	c.Paging.Operations = maps.Clone(p.Paging.Operations)
 	for i, t := range c.Tokens {
 		if t.Expires != nil {
 			e := *t.Expires

@@ -82,6 +82,9 @@ func TestDefaultFileIsComplete(t *testing.T) {
 			if (name == "message" || name == "headers") && path != "" { // optional in a reply
 				continue
 			}
+			if name == "-" { // not read from a file
+				continue
+			}
 			out = append(out, leaves(f.Type, join(path, name))...)
 		}
 		return out
@@ -421,5 +424,19 @@ func TestReplyPlaceholdersValidated(t *testing.T) {
 		if _, err := Parse([]byte(doc)); err == nil {
 			t.Errorf("accepted:\n%s", doc)
 		}
+	}
+}
+
+func TestPerOperationPagingIsChecked(t *testing.T) {
+	if _, err := Parse([]byte("paging:\n  operations: {ListWorkflows: {default_max: 20, max_limit: 10}}\n")); err == nil ||
+		!strings.Contains(err.Error(), "paging.operations.ListWorkflows") {
+		t.Fatalf("a default over the operation's bound: %v", err)
+	}
+	p, err := Parse([]byte("paging:\n  operations: {ListWorkflows: {default_max: 20}}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := p.Paging.For("ListWorkflows"); b.DefaultMax != 20 || b.MaxLimit != 100 || !b.DefaultPinned {
+		t.Fatalf("For: %+v", b)
 	}
 }

@@ -112,6 +112,12 @@ func (p *Profile) Validate() error {
 		// The service's max parameter is an int32.
 		v.add("paging.max_limit", "must be between paging.default_max (%d) and %d, got %d", pg.DefaultMax, math.MaxInt32, pg.MaxLimit)
 	}
+	for id, b := range pg.Operations {
+		eff := pg.For(id)
+		if b.DefaultMax < 0 || b.MaxLimit < 0 || eff.MaxLimit < eff.DefaultMax || eff.MaxLimit > math.MaxInt32 {
+			v.add("paging.operations."+id, "default_max %d and max_limit %d: want 0 (the general value) or 1 up to max_limit", b.DefaultMax, b.MaxLimit)
+		}
+	}
 
 	v.duration("workflows.submitted_for", p.Workflows.SubmittedFor)
 	v.duration("workflows.running_for", p.Workflows.RunningFor)

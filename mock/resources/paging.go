@@ -18,8 +18,10 @@ type Page struct {
 }
 
 // ParsePage reads an operation's page-size and offset parameters
-// (CONTRACT P1). An absent size takes the operation's documented default,
-// else the profile's; a size over the profile's bound is lowered to it.
+// (CONTRACT P1). An absent size takes the profile's default for the
+// operation where it has one (prof from Paging.For), else the operation's
+// documented default, else the profile's general one; a size over the
+// profile's bound is lowered to it.
 // A size of 0 asks for no items, which still reports the total. Negative
 // or non-numeric values are a Bad Request; the document's own validation
 // usually refuses them first, but a document may declare no minimum.
@@ -28,7 +30,7 @@ func ParsePage(q url.Values, p *spec.Paging, prof profile.Paging) (Page, error) 
 		return Page{All: true}, nil
 	}
 	pg := Page{Max: prof.DefaultMax}
-	if p.DefaultMax > 0 {
+	if p.DefaultMax > 0 && !prof.DefaultPinned {
 		pg.Max = p.DefaultMax
 	}
 	if p.MaxParam != "" && q.Has(p.MaxParam) {

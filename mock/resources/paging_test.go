@@ -90,3 +90,29 @@ func TestSlice(t *testing.T) {
 		}
 	}
 }
+
+// A profile's bounds for one operation win over the document's default and
+// the profile's general bounds; other operations keep those.
+func TestParsePagePerOperation(t *testing.T) {
+	prof := profile.Paging{DefaultMax: 50, MaxLimit: 100,
+		Operations: map[string]profile.PageBounds{"ListWorkflows": {DefaultMax: 7, MaxLimit: 9}}}
+	documented := &spec.Paging{MaxParam: "max", OffsetParam: "offset", DefaultMax: 20}
+	none, _ := url.ParseQuery("")
+	large, _ := url.ParseQuery("max=1000")
+	for _, c := range []struct {
+		op    string
+		q     url.Values
+		want  int
+		cause string
+	}{
+		{"ListWorkflows", none, 7, "the operation's profile default wins over the documented 20"},
+		{"ListWorkflows", large, 9, "the operation's profile bound"},
+		{"ListPipelines", none, 20, "the documented default"},
+		{"ListPipelines", large, 100, "the general bound"},
+	} {
+		got, err := resources.ParsePage(c.q, documented, prof.For(c.op))
+		if err != nil || got.Max != c.want {
+			t.Errorf("%s %v: max %d (%v), want %d: %s", c.op, c.q, got.Max, err, c.want, c.cause)
+		}
+	}
+}

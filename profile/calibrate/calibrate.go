@@ -468,6 +468,11 @@ func (p *prober) missing(ctx context.Context) error {
 	return nil
 }
 
+// listWorkflows is the profile key of the workflow list's own paging
+// bounds: GET /workflow is ListWorkflows in the service's schema. Paging
+// differs per endpoint, so what one list shows is written for that list.
+const listWorkflows = "paging.operations.ListWorkflows"
+
 // paging reads the workflow list without a page size and with a large
 // one. A page shorter than the total shows the default, or the bound.
 func (p *prober) paging(ctx context.Context) error {
@@ -501,7 +506,7 @@ func (p *prober) paging(ctx context.Context) error {
 		p.note("paging not probed: GET /workflow has no list with a totalSize")
 		return nil
 	case n < total:
-		p.find("paging.default_max", n, fmt.Sprintf("GET /workflow without max: %d of %d runs", n, total))
+		p.find(listWorkflows+".default_max", n, fmt.Sprintf("GET /workflow without max: %d of %d runs", n, total))
 	default:
 		p.note("paging.default_max not found: GET /workflow without max answered all %d runs (a longer list would show it)", total)
 	}
@@ -514,7 +519,7 @@ func (p *prober) paging(ctx context.Context) error {
 	case !ok:
 		p.note("paging.max_limit not found: GET /workflow?max=%d was refused; the fake lowers a large max instead", large)
 	case n < total && n < large:
-		p.find("paging.max_limit", n, fmt.Sprintf("GET /workflow?max=%d: %d of %d runs", large, n, total))
+		p.find(listWorkflows+".max_limit", n, fmt.Sprintf("GET /workflow?max=%d: %d of %d runs", large, n, total))
 	default:
 		p.note("paging.max_limit not found: GET /workflow?max=%d answered all %d runs", large, total)
 	}
