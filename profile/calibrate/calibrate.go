@@ -99,16 +99,6 @@ type Result struct {
 	secrets []string
 }
 
-// Find returns the finding for key.
-func (r *Result) Find(key string) (Finding, bool) {
-	for _, f := range r.Findings {
-		if f.Key == key {
-			return f, true
-		}
-	}
-	return Finding{}, false
-}
-
 func (o *Options) defaults() error {
 	if o.BaseURL == "" {
 		return errors.New("calibrate: a base URL is required")

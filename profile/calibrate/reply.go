@@ -96,17 +96,6 @@ func template(s, retryAfter string) string {
 	return num.ReplaceAllString(s, "${1}"+profile.PlaceRetryAfter+"${2}")
 }
 
-// describe is a reply in words, for progress lines.
-func describe(r profile.Reply) string {
-	switch r.Body {
-	case profile.BodyEmpty:
-		return fmt.Sprintf("%d, no body", r.Status)
-	case profile.BodyMessage:
-		return fmt.Sprintf("%d, %q with an Error ID", r.Status, r.Message)
-	}
-	return fmt.Sprintf("%d, %q", r.Status, r.Message)
-}
-
 func clip(s string, n int) string {
 	if len(s) <= n {
 		return s
