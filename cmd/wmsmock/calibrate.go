@@ -17,6 +17,7 @@ type calibrateConfig struct {
 	baseURL          string
 	token            string
 	token2           string
+	expiredToken     string
 	out              string
 	allowDestructive bool
 	timeout          time.Duration
@@ -35,6 +36,7 @@ func parseCalibrate(args []string, getenv func(string) string, stderr io.Writer)
 	fs.StringVar(&c.baseURL, "base-url", envString(getenv, "WMSMOCK_BASE_URL", ""), "`URL` API paths are appended to, e.g. https://api.cloud.seqera.io (required) [WMSMOCK_BASE_URL]")
 	fs.StringVar(&c.token, "token", envString(getenv, "WMSMOCK_TOKEN", ""), "a valid access `TOKEN` (required) [WMSMOCK_TOKEN]")
 	fs.StringVar(&c.token2, "token2", envString(getenv, "WMSMOCK_TOKEN2", ""), "a second `TOKEN` of the same user: shows whether the rate limit counts per token or per user [WMSMOCK_TOKEN2]")
+	fs.StringVar(&c.expiredToken, "expired-token", envString(getenv, "WMSMOCK_EXPIRED_TOKEN", ""), "a `TOKEN` that has expired: shows how one is refused [WMSMOCK_EXPIRED_TOKEN]")
 	fs.StringVar(&c.out, "out", envString(getenv, "WMSMOCK_CALIBRATE_OUT", "-"), "profile `FILE` to write, - for standard output [WMSMOCK_CALIBRATE_OUT]")
 	fs.BoolVar(&c.allowDestructive, "allow-destructive", envBool(getenv, "WMSMOCK_ALLOW_DESTRUCTIVE", false, &envErrs), "also create a token and delete it, to see how a deleted token is refused [WMSMOCK_ALLOW_DESTRUCTIVE]")
 	fs.DurationVar(&c.timeout, "timeout", envDuration(getenv, "WMSMOCK_TIMEOUT", calibrate.DefaultTimeout, &envErrs), "bound on the whole run [WMSMOCK_TIMEOUT]")
@@ -49,6 +51,7 @@ func parseCalibrate(args []string, getenv func(string) string, stderr io.Writer)
 // validate checks the flags before any call is made.
 func (c *calibrateConfig) validate() error {
 	errs := targetProblems(c.baseURL, c.token, c.token2, false)
+	errs = append(errs, tokenProblems([2]string{"--expired-token", c.expiredToken})...)
 	if c.out != "-" {
 		if st, err := os.Stat(filepath.Dir(c.out)); err != nil || !st.IsDir() {
 			errs = append(errs, fmt.Sprintf("--out %q: directory %s does not exist", c.out, filepath.Dir(c.out)))
@@ -71,7 +74,7 @@ func calibrateCmd(ctx context.Context, args []string, getenv func(string) string
 		return parseFailed("calibrate", err, stderr)
 	}
 	res, err := calibrate.Run(ctx, calibrate.Options{
-		BaseURL: cfg.baseURL, Token: cfg.token, Token2: cfg.token2,
+		BaseURL: cfg.baseURL, Token: cfg.token, Token2: cfg.token2, ExpiredToken: cfg.expiredToken,
 		AllowDestructive: cfg.allowDestructive,
 		Timeout:          cfg.timeout, CallTimeout: cfg.callTimeout, Pace: cfg.pace,
 		Progress: stderr,

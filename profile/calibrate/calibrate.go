@@ -50,8 +50,9 @@ type Options struct {
 	// http://127.0.0.1:8080/api.
 	BaseURL string
 	// Token is a valid access token; Token2, if given, another token of
-	// the same user, to see whether the rate limit counts per token.
-	Token, Token2 string
+	// the same user, to see whether the rate limit counts per token;
+	// ExpiredToken, if given, one that has expired.
+	Token, Token2, ExpiredToken string
 	// AllowDestructive lets the probe create a token and delete it again,
 	// to see how a deleted token is refused.
 	AllowDestructive bool
@@ -155,7 +156,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()
 	p := &prober{o: o, base: strings.TrimRight(o.BaseURL, "/"),
-		res: &Result{Server: redactURL(o.BaseURL), At: o.Now().UTC(), secrets: []string{o.Token, o.Token2}}}
+		res: &Result{Server: redactURL(o.BaseURL), At: o.Now().UTC(), secrets: []string{o.Token, o.Token2, o.ExpiredToken}}}
 	steps := []struct {
 		name string
 		run  func(context.Context) error
@@ -357,7 +358,15 @@ func (p *prober) auth(ctx context.Context) error {
 	} else {
 		p.note("auth.revoked not probed: it needs a token created and deleted (--allow-destructive)")
 	}
-	p.note("auth.expired not probed: it needs a token that has expired")
+	if p.o.ExpiredToken != "" {
+		a, err := p.call(ctx, "GET", "/workflow", "Bearer "+p.o.ExpiredToken, nil, nil)
+		if err != nil {
+			return err
+		}
+		p.refusal("auth.expired", "GET /workflow with an expired token", a)
+	} else {
+		p.note("auth.expired not probed: it needs a token that has expired (--expired-token)")
+	}
 	a, err := p.call(ctx, "GET", "/service-info", noHeader, nil, nil)
 	if err != nil {
 		return err

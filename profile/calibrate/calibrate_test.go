@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/wmsmock/wmsmock/mock"
+	"github.com/wmsmock/wmsmock/mock/auth"
 	"github.com/wmsmock/wmsmock/mock/clock"
 	"github.com/wmsmock/wmsmock/profile"
 	"github.com/wmsmock/wmsmock/profile/calibrate"
@@ -30,6 +31,7 @@ auth:
   bad_scheme: {status: 401, body: empty}
   malformed: {status: 400, body: message, message: Bad credentials}
   unknown: {status: 401, body: template, message: "Unknown token, see {errorId}"}
+  expired: {status: 401, body: template, message: Token expired}
   require_on_unsecured: false
 unknown_route: {status: 404, body: template, message: Not Found}
 bad_request: {status: 422, body: message, message: Invalid input}
@@ -83,7 +85,7 @@ func run(t *testing.T, base string, clk *clock.Fake) *calibrate.Result {
 	t.Helper()
 	var progress bytes.Buffer
 	res, err := calibrate.Run(context.Background(), calibrate.Options{
-		BaseURL: base, Token: token1, Token2: token2, AllowDestructive: true,
+		BaseURL: base, Token: token1, Token2: token2, ExpiredToken: auth.ExpiredToken, AllowDestructive: true,
 		Progress: &progress, Now: clk.Now,
 		Sleep: func(_ context.Context, d time.Duration) error { clk.Advance(d); return nil },
 	})
@@ -115,7 +117,7 @@ func TestCalibrateReproducesAProfile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, secret := range []string{token1, token2} {
+	for _, secret := range []string{token1, token2, auth.ExpiredToken} {
 		if bytes.Contains(text, []byte(secret)) {
 			t.Fatalf("the written profile holds a token value:\n%s", text)
 		}
@@ -126,6 +128,7 @@ func TestCalibrateReproducesAProfile(t *testing.T) {
 		"auth.bad_scheme":              profile.Reply{Status: 401, Body: profile.BodyEmpty},
 		"auth.malformed":               profile.Reply{Status: 400, Body: profile.BodyMessage, Message: "Bad credentials"},
 		"auth.unknown":                 profile.Reply{Status: 401, Body: profile.BodyTemplate, Message: "Unknown token, see {errorId}"},
+		"auth.expired":                 profile.Reply{Status: 401, Body: profile.BodyTemplate, Message: "Token expired"},
 		"auth.require_on_unsecured":    false,
 		"unknown_route":                profile.Reply{Status: 404, Body: profile.BodyTemplate, Message: "Not Found"},
 		"bad_request":                  profile.Reply{Status: 422, Body: profile.BodyMessage, Message: "Invalid input"},
@@ -170,6 +173,7 @@ func TestCalibrateDefaultFake(t *testing.T) {
 		"auth.malformed":            d.Auth.Malformed,
 		"auth.unknown":              d.Auth.Unknown,
 		"auth.revoked":              d.Auth.Revoked,
+		"auth.expired":              d.Auth.Expired,
 		"auth.require_on_unsecured": true,
 		"unknown_route":             d.UnknownRoute,
 		"bad_request":               d.BadRequest,
