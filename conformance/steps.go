@@ -192,9 +192,22 @@ func (w *world) profileReplyIs(key string) error {
 		return err
 	}
 	if err := matchReply(r, a); err != nil {
-		return fmt.Errorf("profile %s: %w: %s", key, err, a)
+		return differs("profile %s: %w: %s", key, err, a)
 	}
 	return nil
+}
+
+// profileDifference is a failed check of a point the document leaves open:
+// the server answers it otherwise than the profile in use. Only such a
+// failure makes a @profile scenario a difference; any other (no answer, a
+// contract check inside the scenario) fails it like any scenario.
+type profileDifference struct{ err error }
+
+func (d *profileDifference) Error() string { return d.err.Error() }
+func (d *profileDifference) Unwrap() error { return d.err }
+
+func differs(format string, args ...any) error {
+	return &profileDifference{fmt.Errorf(format, args...)}
 }
 
 // postOverLimit sends a body one byte over the profile's body limit: a
@@ -233,7 +246,7 @@ func (w *world) unservedAnswer() error {
 		return err
 	}
 	if a.status/100 != 2 {
-		return fmt.Errorf("status %d, want the default version's answer (the profile answers unserved versions as the default): %s", a.status, a)
+		return differs("status %d, want the default version's answer (the profile answers unserved versions as the default): %s", a.status, a)
 	}
 	return nil
 }
@@ -523,10 +536,10 @@ func (w *world) burstProfileReply() error {
 			continue
 		}
 		if err := matchReply(reply, a); err != nil {
-			return fmt.Errorf("profile rate_limit.reject: %w: %s", err, a)
+			return differs("profile rate_limit.reject: %w: %s", err, a)
 		}
 		if v := a.header.Get("Retry-After"); !wholeSeconds.MatchString(v) {
-			return fmt.Errorf("Retry-After %q is not a whole number of seconds: %s", v, a)
+			return differs("Retry-After %q is not a whole number of seconds: %s", v, a)
 		}
 	}
 	return nil

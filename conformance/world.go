@@ -121,7 +121,7 @@ func (w *world) after(ctx context.Context, sc *godog.Scenario, err error) (conte
 		if sr.Reason == "" {
 			sr.Reason = "skipped by a step"
 		}
-	case slices.Contains(sr.Tags, tagProfile) && !w.r.opts.StrictProfile:
+	case slices.Contains(sr.Tags, tagProfile) && !w.r.opts.StrictProfile && errors.As(err, new(*profileDifference)):
 		sr.Status, sr.Reason = Differs, err.Error()
 	default:
 		sr.Status, sr.Reason = Failed, err.Error()
