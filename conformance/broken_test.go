@@ -3,9 +3,12 @@ package conformance_test
 import (
 	"bytes"
 	"context"
+	"encoding/xml"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strconv"
@@ -219,4 +222,60 @@ func sorted(s []string) []string {
 	out := append([]string(nil), s...)
 	sort.Strings(out)
 	return out
+}
+
+// The JUnit and Cucumber reports agree with the run: a scenario that only
+// differs from the profile is reported skipped with the difference, not
+// failed, so CI that reads the files does not fail a run that passed.
+func TestReportsShowDifferencesAsSkipped(t *testing.T) {
+	other, err := profile.Parse([]byte("unknown_route: {status: 404, body: empty}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	junit, cucumber := filepath.Join(dir, "j.xml"), filepath.Join(dir, "c.json")
+	res, err := conformance.Run(context.Background(), conformance.Options{
+		Target: inprocess.New(inprocess.Options{Mock: []mock.Option{mock.WithProfile(other)}}),
+		Tags:   "@unknown-path,@versions", Output: io.Discard, JUnitFile: junit, CucumberJSONFile: cucumber,
+	})
+	if err != nil || res.Count(conformance.Differs) != 2 {
+		t.Fatalf("run: %v, %d differ", err, res.Count(conformance.Differs))
+	}
+	x, err := os.ReadFile(junit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var suites struct {
+		Failures int `xml:"failures,attr"`
+		Skipped  int `xml:"skipped,attr"`
+		Suites   []struct {
+			Cases []struct {
+				Name    string `xml:"name,attr"`
+				Skipped *struct {
+					Message string `xml:"message,attr"`
+				} `xml:"skipped"`
+			} `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
+	if err := xml.Unmarshal(x, &suites); err != nil || suites.Failures != 0 || suites.Skipped != 2 {
+		t.Fatalf("JUnit: %v, %d failures, %d skipped, want 0 and 2\n%s", err, suites.Failures, suites.Skipped, x)
+	}
+	skipped := 0
+	for _, s := range suites.Suites {
+		for _, c := range s.Cases {
+			if c.Skipped != nil && strings.HasPrefix(c.Skipped.Message, "differs from the profile: ") && strings.Contains(c.Skipped.Message, "404") {
+				skipped++
+			}
+		}
+	}
+	if skipped != 2 {
+		t.Errorf("JUnit: %d cases skipped with the difference, want 2\n%s", skipped, x)
+	}
+	c, err := os.ReadFile(cucumber)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(c, []byte(`"failed"`)) || !bytes.Contains(c, []byte("differs from the profile: ")) {
+		t.Errorf("Cucumber report still fails a difference, or does not say it:\n%.2000s", c)
+	}
 }

@@ -256,6 +256,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if code == 2 {
 		return res, errors.New("conformance: godog refused its options (see the messages above)")
 	}
+	if err := markDifferences(o, res); err != nil {
+		return res, err
+	}
 	// godog's own code also counts the @profile scenarios that differ,
 	// which are not failures: the results decide.
 	if n := res.Count(Failed) + res.Count(NotRun); n > 0 || code != 0 && res.Count(Differs) == 0 {
