@@ -279,3 +279,59 @@ func TestReportsShowDifferencesAsSkipped(t *testing.T) {
 		t.Errorf("Cucumber report still fails a difference, or does not say it:\n%.2000s", c)
 	}
 }
+
+// aside answers every point the document leaves open otherwise than the
+// default profile, and keeps the contract.
+const aside = `
+auth:
+  missing: {status: 401, body: template, message: Unauthorized, headers: {Www-Authenticate: Bearer}}
+  bad_scheme: {status: 401, body: empty}
+unknown_route: {status: 404, body: template, message: "Not found ({errorId})"}
+versions: {unserved_as_default: true}
+missing_resource: {status: 404, body: template, message: No such resource}
+paging: {default_max: 10, max_limit: 30}
+body_limit:
+  max: 1MiB
+  reject: {status: 413, body: template, message: Too large}
+rate_limit:
+  fixed: true
+  headers: true
+  reject: {status: 503, body: template, message: "Slow down for {retryAfter}s", headers: {X-Wait: "{retryAfter}"}}
+`
+
+// TestWholeSuiteOnAnotherProfile: the whole suite against a fake that
+// differs from the default profile on every open point: judged by the
+// default profile nothing fails and the run passes, the differences being
+// reported; judged by the fake's own profile, everything passes.
+func TestWholeSuiteOnAnotherProfile(t *testing.T) {
+	p, err := profile.Parse([]byte(aside))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, judge := range []*profile.Profile{nil, p} {
+		res, err := conformance.Run(context.Background(), conformance.Options{
+			Target:  inprocess.New(inprocess.Options{Mock: []mock.Option{mock.WithProfile(p)}}),
+			Profile: judge,
+			Output:  io.Discard,
+		})
+		if res == nil {
+			t.Fatalf("the suite did not run: %v", err)
+		}
+		var summary strings.Builder
+		res.WriteSummary(&summary)
+		if err != nil || res.Count(conformance.Failed) != 0 || res.Count(conformance.Skipped) != 0 {
+			t.Fatalf("judged by the %s profile: %v\n%s", name(judge), err, summary.String())
+		}
+		differ := res.Count(conformance.Differs)
+		if judge == nil && differ < 8 || judge != nil && differ != 0 {
+			t.Errorf("judged by the %s profile: %d differences\n%s", name(judge), differ, summary.String())
+		}
+	}
+}
+
+func name(p *profile.Profile) string {
+	if p == nil {
+		return "default"
+	}
+	return "fake's own"
+}

@@ -3,10 +3,11 @@ Feature: Compute environments
   Compute environments are created and deleted in the background: a new one
   is CREATING until it becomes AVAILABLE, and a deleted one is DELETING before
   it is gone, after which it is refused like anything that does not exist
-  (403). The scenario needs about a minute to pass, so it runs where the
-  suite can move the clock: against the fake.
+  (the profile's missing-resource reply, by default 403). The scenario needs
+  about a minute to pass, so it runs where the suite can move the clock:
+  against the fake.
 
-  @contract @fake-only
+  @profile @fake-only
   Scenario: A compute environment is created and deleted in the background
     Given a valid access token
     When I POST "/compute-envs" with JSON:
@@ -26,4 +27,4 @@ Feature: Compute environments
     Then the response status is 204
     When 1 minute passes
     And I GET "/compute-envs/{ce}"
-    Then the response status is 403
+    Then the response is the profile's missing_resource reply
