@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/wmsmock/wmsmock/internal/wait"
 )
 
 // Target is a server the suite runs against: the fake inside this process,
@@ -236,7 +238,7 @@ func (t *remote) Open(context.Context) (*Conn, error) {
 // clock control.
 func (t *remote) advance(ctx context.Context, d time.Duration) error {
 	if d <= maxRealWait {
-		return sleep(ctx, d)
+		return wait.For(ctx, d)
 	}
 	if !t.fake {
 		return fmt.Errorf("cannot make %s pass on a server that is not the fake (tag the scenario @fake-only)", d)
@@ -294,22 +296,7 @@ func (p *pacer) wait(ctx context.Context) error {
 	}
 	p.next = at.Add(p.interval)
 	p.mu.Unlock()
-	return sleep(ctx, time.Until(at))
-}
-
-// sleep waits for d or until ctx is done.
-func sleep(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	tm := time.NewTimer(d)
-	defer tm.Stop()
-	select {
-	case <-tm.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return wait.For(ctx, time.Until(at))
 }
 
 func orDefault(d, def time.Duration) time.Duration {

@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/cucumber/godog"
+
+	"github.com/wmsmock/wmsmock/internal/wait"
 )
 
 // world is one scenario's state: a fresh one per scenario, so nothing a
@@ -241,7 +243,7 @@ func (w *world) burst1(ctx context.Context, n int, p string) ([]*answer, error) 
 	answers := make([]*answer, n)
 	errs := make([]error, n)
 	if w.conn.RunningClock {
-		if err := sleep(ctx, time.Second+100*time.Millisecond); err != nil {
+		if err := wait.For(ctx, time.Second+100*time.Millisecond); err != nil {
 			return nil, err
 		}
 		var wg sync.WaitGroup

@@ -6,6 +6,8 @@ import (
 	"context"
 	"sync"
 	"time"
+
+	"github.com/wmsmock/wmsmock/internal/wait"
 )
 
 // Clock is the fake's only source of the current time.
@@ -130,14 +132,7 @@ func Sleep(ctx context.Context, c Clock, d time.Duration) error {
 	case *Offset:
 		return Sleep(ctx, c.base, d)
 	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return wait.For(ctx, d)
 }
 
 // Offset is a clock that runs with a base clock but can be moved ahead: the

@@ -24,6 +24,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/wmsmock/wmsmock/internal/wait"
 	"github.com/wmsmock/wmsmock/profile"
 )
 
@@ -127,23 +128,12 @@ func (o *Options) defaults() error {
 		o.Client = &http.Client{Transport: &http.Transport{MaxConnsPerHost: o.Burst, MaxIdleConnsPerHost: o.Burst}}
 	}
 	if o.Sleep == nil {
-		o.Sleep = sleep
+		o.Sleep = wait.For
 	}
 	if o.Now == nil {
 		o.Now = time.Now
 	}
 	return nil
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
 
 // Run probes the server. It fails, with a message saying what went wrong,
