@@ -181,9 +181,11 @@ type prober struct {
 	called   bool
 }
 
+// progress writes a line of what the run does; a server that echoes a
+// token in its answers does not get it printed.
 func (p *prober) progress(format string, args ...any) {
 	if p.o.Progress != nil {
-		fmt.Fprintf(p.o.Progress, "calibrate: "+format+"\n", args...)
+		fmt.Fprint(p.o.Progress, scrub(fmt.Sprintf("calibrate: "+format+"\n", args...), p.res.secrets))
 	}
 }
 
