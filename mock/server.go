@@ -389,7 +389,7 @@ func (s *Server) serveAPI(r *http.Request, prog *progress) (*handler.Response, e
 	prog.at(stageRateLimit)
 	key := rateKey(s.profile.RateLimit.Key, tok, result)
 	decision := s.limiter.Allow(key)
-	if hold := s.profile.RateLimit.Hold; !decision.Allowed && decision.RetryAfter <= hold {
+	if hold := s.profile.RateLimit.Hold; hold > 0 && !decision.Allowed && decision.RetryAfter <= hold {
 		// The profile holds a call that would have room soon: it waits on
 		// the fake's clock (bounded by the call's deadline) and is asked
 		// for once more.

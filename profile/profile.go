@@ -197,32 +197,16 @@ type Paging struct {
 	DefaultMax int `yaml:"default_max"`
 	MaxLimit   int `yaml:"max_limit"`
 	// Operations overrides the bounds of single operations, by
-	// operationId; a zero value keeps the general one. The service's
-	// defaults differ per endpoint (20, 50, 100).
+	// operationId; a zero value keeps the general one. An operation's own
+	// default_max also wins over the default its document declares. The
+	// service's defaults differ per endpoint (20, 50, 100).
 	Operations map[string]PageBounds `yaml:"operations,omitempty"`
-	// DefaultPinned is set by For when the operation's own entry gives
-	// DefaultMax, which then wins over the default the document declares.
-	DefaultPinned bool `yaml:"-"`
 }
 
 // PageBounds are one operation's paging bounds.
 type PageBounds struct {
 	DefaultMax int `yaml:"default_max,omitempty"`
 	MaxLimit   int `yaml:"max_limit,omitempty"`
-}
-
-// For returns the bounds that apply to the operation with this id.
-func (p Paging) For(operationID string) Paging {
-	out := Paging{DefaultMax: p.DefaultMax, MaxLimit: p.MaxLimit}
-	if b, ok := p.Operations[operationID]; ok {
-		if b.DefaultMax > 0 {
-			out.DefaultMax, out.DefaultPinned = b.DefaultMax, true
-		}
-		if b.MaxLimit > 0 {
-			out.MaxLimit = b.MaxLimit
-		}
-	}
-	return out
 }
 
 // Workflows drives the lifecycle of launched workflows.

@@ -82,9 +82,6 @@ func TestDefaultFileIsComplete(t *testing.T) {
 			if (name == "message" || name == "headers") && path != "" { // optional in a reply
 				continue
 			}
-			if name == "-" { // not read from a file
-				continue
-			}
 			out = append(out, leaves(f.Type, join(path, name))...)
 		}
 		return out
@@ -432,11 +429,7 @@ func TestPerOperationPagingIsChecked(t *testing.T) {
 		!strings.Contains(err.Error(), "paging.operations.ListWorkflows") {
 		t.Fatalf("a default over the operation's bound: %v", err)
 	}
-	p, err := Parse([]byte("paging:\n  operations: {ListWorkflows: {default_max: 20}}\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if b := p.Paging.For("ListWorkflows"); b.DefaultMax != 20 || b.MaxLimit != 100 || !b.DefaultPinned {
-		t.Fatalf("For: %+v", b)
+	if _, err := Parse([]byte("paging:\n  operations: {ListWorkflows: {default_max: 20}}\n")); err != nil {
+		t.Fatalf("a default under the general bound: %v", err)
 	}
 }

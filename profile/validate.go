@@ -1,6 +1,7 @@
 package profile
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -113,8 +114,8 @@ func (p *Profile) Validate() error {
 		v.add("paging.max_limit", "must be between paging.default_max (%d) and %d, got %d", pg.DefaultMax, math.MaxInt32, pg.MaxLimit)
 	}
 	for id, b := range pg.Operations {
-		eff := pg.For(id)
-		if b.DefaultMax < 0 || b.MaxLimit < 0 || eff.MaxLimit < eff.DefaultMax || eff.MaxLimit > math.MaxInt32 {
+		def, limit := cmp.Or(b.DefaultMax, pg.DefaultMax), cmp.Or(b.MaxLimit, pg.MaxLimit)
+		if b.DefaultMax < 0 || b.MaxLimit < 0 || limit < def || limit > math.MaxInt32 {
 			v.add("paging.operations."+id, "default_max %d and max_limit %d: want 0 (the general value) or 1 up to max_limit", b.DefaultMax, b.MaxLimit)
 		}
 	}

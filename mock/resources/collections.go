@@ -697,7 +697,7 @@ func (c *collection) deleteOp(req *handler.Request) (*handler.Response, error) {
 }
 
 func (c *collection) listOp(req *handler.Request) (*handler.Response, error) {
-	pg, err := ParsePage(req.Query, req.Op.Paging, c.s.d.Profile.Paging.For(req.Op.ID))
+	pg, err := ParsePage(req.Query, req.Op, c.s.d.Profile.Paging)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package resources
 
 import (
+	"cmp"
 	"net/url"
 	"strconv"
 
@@ -19,20 +20,20 @@ type Page struct {
 
 // ParsePage reads an operation's page-size and offset parameters
 // (CONTRACT P1). An absent size takes the profile's default for the
-// operation where it has one (prof from Paging.For), else the operation's
-// documented default, else the profile's general one; a size over the
-// profile's bound is lowered to it.
+// operation where it has one, else the operation's documented default,
+// else the profile's general one; a size over the profile's bound (the
+// operation's, else the general one) is lowered to it.
 // A size of 0 asks for no items, which still reports the total. Negative
 // or non-numeric values are a Bad Request; the document's own validation
 // usually refuses them first, but a document may declare no minimum.
-func ParsePage(q url.Values, p *spec.Paging, prof profile.Paging) (Page, error) {
+func ParsePage(q url.Values, op *spec.Operation, prof profile.Paging) (Page, error) {
+	p := op.Paging
 	if p == nil {
 		return Page{All: true}, nil
 	}
-	pg := Page{Max: prof.DefaultMax}
-	if p.DefaultMax > 0 && !prof.DefaultPinned {
-		pg.Max = p.DefaultMax
-	}
+	own := prof.Operations[op.ID]
+	pg := Page{Max: cmp.Or(own.DefaultMax, p.DefaultMax, prof.DefaultMax)}
+	limit := cmp.Or(own.MaxLimit, prof.MaxLimit)
 	if p.MaxParam != "" && q.Has(p.MaxParam) {
 		n, err := strconv.Atoi(q.Get(p.MaxParam))
 		if err != nil || n < 0 {
@@ -40,8 +41,8 @@ func ParsePage(q url.Values, p *spec.Paging, prof profile.Paging) (Page, error) 
 		}
 		pg.Max = n
 	}
-	if prof.MaxLimit > 0 && pg.Max > prof.MaxLimit {
-		pg.Max = prof.MaxLimit
+	if limit > 0 && pg.Max > limit {
+		pg.Max = limit
 	}
 	if p.OffsetParam != "" && q.Has(p.OffsetParam) {
 		n, err := strconv.Atoi(q.Get(p.OffsetParam))

@@ -35,7 +35,7 @@ func TestParsePage(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			q, _ := url.ParseQuery(c.query)
-			got, err := resources.ParsePage(q, c.paging, prof)
+			got, err := resources.ParsePage(q, &spec.Operation{ID: "ListThings", Paging: c.paging}, prof)
 			if c.bad {
 				if err == nil {
 					t.Fatalf("accepted %q", c.query)
@@ -110,7 +110,7 @@ func TestParsePagePerOperation(t *testing.T) {
 		{"ListPipelines", none, 20, "the documented default"},
 		{"ListPipelines", large, 100, "the general bound"},
 	} {
-		got, err := resources.ParsePage(c.q, documented, prof.For(c.op))
+		got, err := resources.ParsePage(c.q, &spec.Operation{ID: c.op, Paging: documented}, prof)
 		if err != nil || got.Max != c.want {
 			t.Errorf("%s %v: max %d (%v), want %d: %s", c.op, c.q, got.Max, err, c.want, c.cause)
 		}

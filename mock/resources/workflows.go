@@ -539,7 +539,7 @@ func (w *workflows) describe(req *handler.Request) (*handler.Response, error) {
 }
 
 func (w *workflows) list(req *handler.Request) (*handler.Response, error) {
-	pg, err := ParsePage(req.Query, req.Op.Paging, w.s.d.Profile.Paging.For(req.Op.ID))
+	pg, err := ParsePage(req.Query, req.Op, w.s.d.Profile.Paging)
 	if err != nil {
 		return nil, err
 	}
@@ -663,7 +663,7 @@ func (w *workflows) tasks(req *handler.Request) (*handler.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	pg, err := ParsePage(req.Query, req.Op.Paging, w.s.d.Profile.Paging.For(req.Op.ID))
+	pg, err := ParsePage(req.Query, req.Op, w.s.d.Profile.Paging)
 	if err != nil {
 		return nil, err
 	}
