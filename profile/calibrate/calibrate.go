@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -562,18 +563,12 @@ func (p *prober) rateLimit(ctx context.Context) error {
 		return err
 	}
 	n := p.o.Burst
-	answers := make([]answer, n)
-	errs := make([]error, n)
 	start := time.Now()
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Go(func() { answers[i], errs[i] = p.send(ctx, "GET", "/service-info", withToken, nil, nil) })
-	}
-	wg.Wait()
-	took := time.Since(start)
-	if err := errors.Join(errs...); err != nil {
+	answers, err := p.burst(ctx, n)
+	if err != nil {
 		return err
 	}
+	took := time.Since(start)
 	accepted, refused := 0, -1
 	limited := false
 	for i, a := range answers {
@@ -626,7 +621,23 @@ func (p *prober) rateLimit(ctx context.Context) error {
 	if err := p.o.Sleep(ctx, retryWait(retry)); err != nil {
 		return err
 	}
+	if accepted == 0 {
+		p.note("rate_limit.fixed not probed: no call of the burst was answered")
+		return nil
+	}
 	return p.windowKind(ctx, accepted)
+}
+
+// burst sends n calls at once with the token, unpaced.
+func (p *prober) burst(ctx context.Context, n int) ([]answer, error) {
+	answers := make([]answer, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() { answers[i], errs[i] = p.send(ctx, "GET", "/service-info", withToken, nil, nil) })
+	}
+	wg.Wait()
+	return answers, errors.Join(errs...)
 }
 
 // windowKind tells rolling windows from windows fixed to the clock's
@@ -637,20 +648,14 @@ func (p *prober) rateLimit(ctx context.Context) error {
 // by more than a few tenths of a second can make the answer inconclusive.
 func (p *prober) windowKind(ctx context.Context, limit int) error {
 	burst := func() (int, error) {
-		answers := make([]answer, limit)
-		errs := make([]error, limit)
-		var wg sync.WaitGroup
-		for i := range limit {
-			wg.Go(func() { answers[i], errs[i] = p.send(ctx, "GET", "/service-info", withToken, nil, nil) })
-		}
-		wg.Wait()
+		answers, err := p.burst(ctx, limit)
 		ok := 0
 		for _, a := range answers {
 			if a.status < 300 {
 				ok++
 			}
 		}
-		return ok, errors.Join(errs...)
+		return ok, err
 	}
 	now := p.o.Now()
 	if err := p.o.Sleep(ctx, now.Truncate(time.Second).Add(1600*time.Millisecond).Sub(now)); err != nil {
@@ -680,15 +685,7 @@ func (p *prober) windowKind(ctx context.Context, limit int) error {
 }
 
 func sameReply(a, b profile.Reply) bool {
-	if a.Status != b.Status || a.Body != b.Body || a.Message != b.Message || len(a.Headers) != len(b.Headers) {
-		return false
-	}
-	for k, v := range a.Headers {
-		if b.Headers[k] != v {
-			return false
-		}
-	}
-	return true
+	return a.Status == b.Status && a.Body == b.Body && a.Message == b.Message && maps.Equal(a.Headers, b.Headers)
 }
 
 // randomWord is n letters and digits: ids and tokens nobody issued.
