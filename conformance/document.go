@@ -32,9 +32,8 @@ type Document struct {
 	// segment, a literal segment before a parameter.
 	Operations []*Operation
 
-	model      *v3.Document
-	routesOnce sync.Once
-	routes     routeTable
+	model  *v3.Document
+	routes routeTable
 	// mu serializes validation: libopenapi writes to its model while it
 	// renders a schema for the first time.
 	mu sync.Mutex
@@ -77,6 +76,7 @@ func LoadDocument(b []byte) (*Document, error) {
 		}
 	}
 	sort.SliceStable(d.Operations, func(i, j int) bool { return routeBefore(d.Operations[i].Path, d.Operations[j].Path) })
+	d.routes = newRouteTable(d.Operations)
 	d.v = validator.NewValidatorFromV3Model(model, config.WithRegexEngine(ecmaRegexp), config.WithoutSecurityValidation())
 	return d, nil
 }
@@ -132,7 +132,6 @@ func successStatus(op *v3.Operation) int {
 // find returns the operation a call addressed (path without the base
 // path and query), or nil.
 func (d *Document) find(method, path string) *Operation {
-	d.routesOnce.Do(func() { d.routes = newRouteTable(d.Operations) })
 	return d.routes.operation(method, path)
 }
 
