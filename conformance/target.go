@@ -250,8 +250,18 @@ func (t *remote) advance(ctx context.Context, d time.Duration) error {
 // through its control API. The fake answers admin calls from loopback, or
 // from anywhere with its admin token.
 func AdvanceFake(ctx context.Context, client *http.Client, root, adminToken string, d time.Duration) error {
-	u := root + "/_mock/admin/clock/advance?by=" + url.QueryEscape(d.String())
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, nil)
+	return adminCall(ctx, client, root, adminToken, "/_mock/admin/clock/advance?by="+url.QueryEscape(d.String()), "moving the fake's clock")
+}
+
+// ResetFake puts the fake at root back as it started (its seed's records,
+// its configured tokens), through its control API.
+func ResetFake(ctx context.Context, client *http.Client, root, adminToken string) error {
+	return adminCall(ctx, client, root, adminToken, "/_mock/admin/reset", "resetting the fake")
+}
+
+// adminCall POSTs to one of the fake's admin endpoints.
+func adminCall(ctx context.Context, client *http.Client, root, adminToken, path, doing string) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, root+path, nil)
 	if err != nil {
 		return err
 	}
@@ -260,12 +270,13 @@ func AdvanceFake(ctx context.Context, client *http.Client, root, adminToken stri
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		return fmt.Errorf("moving the fake's clock: %w", err)
+		return fmt.Errorf("%s: %w", doing, err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode/100 != 2 {
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
-		return fmt.Errorf("moving the fake's clock: POST /_mock/admin/clock/advance answered %d %s", resp.StatusCode, strings.TrimSpace(string(b)))
+		endpoint, _, _ := strings.Cut(path, "?")
+		return fmt.Errorf("%s: POST %s answered %d %s", doing, endpoint, resp.StatusCode, strings.TrimSpace(string(b)))
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"regexp"
 	"strconv"
 	"strings"
@@ -50,7 +51,7 @@ func TestAuthentication(t *testing.T) {
 					if c.header != "" {
 						hdr = []string{"Authorization", c.header}
 					}
-					a := call(t, srv, "GET", c.path, "", nil, hdr...)
+					a := call(t, srv.Handler(), "GET", c.path, "", nil, hdr...)
 					if a.status != c.want {
 						t.Fatalf("status %d, want %d (body %s)", a.status, c.want, a.body)
 					}
@@ -66,7 +67,7 @@ func TestAuthentication(t *testing.T) {
 // TestRevokedTokenIsRefused: a token removed from the store stops working.
 func TestRevokedTokenIsRefused(t *testing.T) {
 	srv, _ := newServer(t, embedded(t), mock.WithTokens("my-ci-token"))
-	if a := call(t, srv, "GET", "/api/workflow", "my-ci-token", nil); a.status != 200 {
+	if a := call(t, srv.Handler(), "GET", "/api/workflow", "my-ci-token", nil); a.status != 200 {
 		t.Fatalf("fresh token: %d", a.status)
 	}
 	for _, tok := range srv.Tokens().List() {
@@ -76,7 +77,7 @@ func TestRevokedTokenIsRefused(t *testing.T) {
 			}
 		}
 	}
-	if a := call(t, srv, "GET", "/api/workflow", "my-ci-token", nil); a.status != 403 || len(a.body) != 0 {
+	if a := call(t, srv.Handler(), "GET", "/api/workflow", "my-ci-token", nil); a.status != 403 || len(a.body) != 0 {
 		t.Fatalf("revoked token: %d %q, want 403 and no body", a.status, a.body)
 	}
 }
@@ -97,7 +98,7 @@ func TestUnknownRoutes(t *testing.T) {
 		t.Run(dc.name, func(t *testing.T) {
 			srv, _ := newServer(t, dc.doc(t))
 			for _, c := range cases {
-				a := call(t, srv, c.method, c.path, devToken, nil)
+				a := call(t, srv.Handler(), c.method, c.path, devToken, nil)
 				if a.status != 403 || len(a.body) != 0 {
 					t.Errorf("%s %s: %d %q, want 403 with no body", c.method, c.path, a.status, a.body)
 				}
@@ -138,9 +139,9 @@ func TestBadRequests(t *testing.T) {
 					if c.contentType != "" {
 						hdr = []string{"Content-Type", c.contentType}
 					}
-					a := call(t, srv, c.method, c.path, devToken, c.body, hdr...)
+					a := call(t, srv.Handler(), c.method, c.path, devToken, c.body, hdr...)
 					if c.body == nil {
-						a = callNoBody(t, srv, c.method, c.path)
+						a = callNoBody(t, srv.Handler(), c.method, c.path)
 					}
 					if a.status != 400 {
 						t.Fatalf("status %d, want 400 (body %s)", a.status, a.body)
@@ -153,7 +154,7 @@ func TestBadRequests(t *testing.T) {
 						t.Errorf("Error ID %s was given twice", id)
 					}
 					seen[id] = true
-					entry := call(t, srv, "GET", "/_mock/errors/"+id, "", nil)
+					entry := call(t, srv.Handler(), "GET", "/_mock/errors/"+id, "", nil)
 					if entry.status != 200 || !strings.Contains(strings.ToLower(string(entry.body)), c.why) {
 						t.Errorf("journal for %s: %d %s; want a reason mentioning %q", id, entry.status, entry.body, c.why)
 					}
@@ -173,13 +174,13 @@ func TestErrorIDsAreFreshAndUnknownIDsAreNotFound(t *testing.T) {
 	srv, _ := newServer(t, embedded(t))
 	seen := map[string]bool{}
 	for i := 0; i < 200; i++ {
-		id := errorID(t, call(t, srv, "GET", "/api/workflow?max=x"+strconv.Itoa(i), devToken, nil))
+		id := errorID(t, call(t, srv.Handler(), "GET", "/api/workflow?max=x"+strconv.Itoa(i), devToken, nil))
 		if seen[id] {
 			t.Fatalf("Error ID %s repeated after %d errors", id, i)
 		}
 		seen[id] = true
 	}
-	if a := call(t, srv, "GET", "/_mock/errors/AAAAAAAAAAAAAAAAAAAAAA", "", nil); a.status != 404 {
+	if a := call(t, srv.Handler(), "GET", "/_mock/errors/AAAAAAAAAAAAAAAAAAAAAA", "", nil); a.status != 404 {
 		t.Errorf("unknown Error ID: %d", a.status)
 	}
 }
@@ -198,7 +199,7 @@ func TestAcceptVersion(t *testing.T) {
 				if c.version != "" {
 					hdr = []string{"Accept-Version", c.version}
 				}
-				a := call(t, srv, "GET", "/api/workflow", devToken, nil, hdr...)
+				a := call(t, srv.Handler(), "GET", "/api/workflow", devToken, nil, hdr...)
 				if a.status != c.want {
 					t.Errorf("Accept-Version %q: %d, want %d", c.version, a.status, c.want)
 				}
@@ -216,16 +217,16 @@ func TestSeveralVersionsSideBySide(t *testing.T) {
 	pub := published(t)
 	srv, _ := newServer(t, embedded(t), mock.WithDocument("2", pub))
 	// /datasets exists only in the published document.
-	if a := call(t, srv, "GET", "/api/datasets", devToken, nil); a.status != 403 {
+	if a := call(t, srv.Handler(), "GET", "/api/datasets", devToken, nil); a.status != 403 {
 		t.Errorf("version 1 (embedded) answered /datasets with %d", a.status)
 	}
-	if a := call(t, srv, "GET", "/api/datasets", devToken, nil, "Accept-Version", "2"); a.status != 200 {
+	if a := call(t, srv.Handler(), "GET", "/api/datasets", devToken, nil, "Accept-Version", "2"); a.status != 200 {
 		t.Errorf("version 2 (published) answered /datasets with %d: %s", a.status, a.body)
 	}
-	if a := call(t, srv, "GET", "/api/datasets", devToken, nil, "Accept-Version", "3"); a.status != 400 {
+	if a := call(t, srv.Handler(), "GET", "/api/datasets", devToken, nil, "Accept-Version", "3"); a.status != 400 {
 		t.Errorf("version 3: %d, want 400", a.status)
 	}
-	h := call(t, srv, "GET", "/_mock/health", "", nil)
+	h := call(t, srv.Handler(), "GET", "/_mock/health", "", nil)
 	if !strings.Contains(string(h.body), `"versions":["1","2"]`) {
 		t.Errorf("health does not list both versions: %s", h.body)
 	}
@@ -241,7 +242,7 @@ func TestRateLimit(t *testing.T) {
 		t.Run(dc.name, func(t *testing.T) {
 			srv, clk := newServer(t, dc.doc(t), mock.WithRateLimit(mustWindows(t, "20/s,72000/h")))
 			for i := 0; i < 20; i++ {
-				a := call(t, srv, "GET", "/api/workflow", devToken, nil)
+				a := call(t, srv.Handler(), "GET", "/api/workflow", devToken, nil)
 				if a.status != 200 {
 					t.Fatalf("call %d: %d", i+1, a.status)
 				}
@@ -249,7 +250,7 @@ func TestRateLimit(t *testing.T) {
 					t.Errorf("call %d: X-RateLimit-Remaining %q, which the default profile does not send", i+1, got)
 				}
 			}
-			a := call(t, srv, "GET", "/api/workflow", devToken, nil)
+			a := call(t, srv.Handler(), "GET", "/api/workflow", devToken, nil)
 			if a.status != 429 {
 				t.Fatalf("21st call: %d, want 429", a.status)
 			}
@@ -260,23 +261,23 @@ func TestRateLimit(t *testing.T) {
 				t.Errorf("Retry-After = %q, want 1", got)
 			}
 			// Invalid and unknown calls count too: they are API calls.
-			if b := call(t, srv, "GET", "/api/nowhere", secondToken, nil); b.status != 403 {
+			if b := call(t, srv.Handler(), "GET", "/api/nowhere", secondToken, nil); b.status != 403 {
 				t.Errorf("second token, unknown path: %d", b.status)
 			}
 			for i := 0; i < 19; i++ {
-				if b := call(t, srv, "GET", "/api/workflow", secondToken, nil); b.status != 200 {
+				if b := call(t, srv.Handler(), "GET", "/api/workflow", secondToken, nil); b.status != 200 {
 					t.Fatalf("second token, call %d: %d (one token's limit leaked into another)", i+2, b.status)
 				}
 			}
-			if b := call(t, srv, "GET", "/api/workflow", secondToken, nil); b.status != 429 {
+			if b := call(t, srv.Handler(), "GET", "/api/workflow", secondToken, nil); b.status != 429 {
 				t.Errorf("second token, 21st call: %d", b.status)
 			}
 			clk.Advance(999 * time.Millisecond)
-			if a := call(t, srv, "GET", "/api/workflow", devToken, nil); a.status != 429 {
+			if a := call(t, srv.Handler(), "GET", "/api/workflow", devToken, nil); a.status != 429 {
 				t.Errorf("after 0.999 s: %d, want 429 (the window is a rolling second)", a.status)
 			}
 			clk.Advance(time.Millisecond)
-			if a := call(t, srv, "GET", "/api/workflow", devToken, nil); a.status != 200 {
+			if a := call(t, srv.Handler(), "GET", "/api/workflow", devToken, nil); a.status != 200 {
 				t.Errorf("after 1 s: %d, want 200", a.status)
 			}
 		})
@@ -287,12 +288,12 @@ func TestRateLimit(t *testing.T) {
 func TestHourlyWindow(t *testing.T) {
 	srv, clk := newServer(t, embedded(t), mock.WithRateLimit(mustWindows(t, "3/s,5/h")))
 	for i := 0; i < 5; i++ {
-		if a := call(t, srv, "GET", "/api/workflow", devToken, nil); a.status != 200 {
+		if a := call(t, srv.Handler(), "GET", "/api/workflow", devToken, nil); a.status != 200 {
 			t.Fatalf("call %d: %d", i+1, a.status)
 		}
 		clk.Advance(2 * time.Second)
 	}
-	a := call(t, srv, "GET", "/api/workflow", devToken, nil)
+	a := call(t, srv.Handler(), "GET", "/api/workflow", devToken, nil)
 	if a.status != 429 {
 		t.Fatalf("6th call within the hour: %d", a.status)
 	}
@@ -300,7 +301,7 @@ func TestHourlyWindow(t *testing.T) {
 		t.Errorf("Retry-After %q, want close to an hour", a.header.Get("Retry-After"))
 	}
 	clk.Advance(time.Hour)
-	if a := call(t, srv, "GET", "/api/workflow", devToken, nil); a.status != 200 {
+	if a := call(t, srv.Handler(), "GET", "/api/workflow", devToken, nil); a.status != 200 {
 		t.Errorf("an hour later: %d", a.status)
 	}
 }
@@ -322,12 +323,12 @@ func TestRateLimitProfileReply(t *testing.T) {
 	}
 	srv, _ := newServer(t, embedded(t), mock.WithProfile(p), mock.WithRateLimit(mustWindows(t, "2/s")))
 	for i := range 2 {
-		a := call(t, srv, "GET", "/api/workflow", devToken, nil)
+		a := call(t, srv.Handler(), "GET", "/api/workflow", devToken, nil)
 		if got, want := a.header.Get("X-RateLimit-Remaining"), strconv.Itoa(1-i); got != want {
 			t.Errorf("call %d: X-RateLimit-Remaining %q, want %q", i+1, got, want)
 		}
 	}
-	a := call(t, srv, "GET", "/api/workflow", devToken, nil)
+	a := call(t, srv.Handler(), "GET", "/api/workflow", devToken, nil)
 	if a.status != 503 {
 		t.Fatalf("3rd call: %d, want the profile's 503", a.status)
 	}
@@ -335,7 +336,7 @@ func TestRateLimitProfileReply(t *testing.T) {
 	if m == nil {
 		t.Fatalf("message %q does not follow the template", a.message(t))
 	}
-	if _, ok := srv.ErrorEntry(m[1]); !ok {
+	if _, ok := errorEntry(t, srv, m[1]); !ok {
 		t.Errorf("the Error ID %s in the message is not in the journal", m[1])
 	}
 	for h, want := range map[string]string{"Retry-After": "1", "X-Busy": "1", "X-RateLimit-Limit": "2",
@@ -360,16 +361,16 @@ func TestPanicBecomes500(t *testing.T) {
 	srv, _ := newServer(t, embedded(t), mock.WithHandler("ListWorkflows", func(*handler.Request) (*handler.Response, error) {
 		panic("boom")
 	}))
-	a := call(t, srv, "GET", "/api/workflow", devToken, nil)
+	a := call(t, srv.Handler(), "GET", "/api/workflow", devToken, nil)
 	if a.status != 500 {
 		t.Fatalf("status %d", a.status)
 	}
 	id := errorID(t, a)
-	entry := call(t, srv, "GET", "/_mock/errors/"+id, "", nil)
+	entry := call(t, srv.Handler(), "GET", "/_mock/errors/"+id, "", nil)
 	if !strings.Contains(string(entry.body), "boom") {
 		t.Errorf("the journal does not hold the panic: %s", entry.body)
 	}
-	if b := call(t, srv, "GET", "/api/service-info", devToken, nil); b.status != 200 {
+	if b := call(t, srv.Handler(), "GET", "/api/service-info", devToken, nil); b.status != 200 {
 		t.Errorf("after a panic the server answered %d", b.status)
 	}
 }
@@ -381,7 +382,7 @@ func TestStrictResponses(t *testing.T) {
 		return handler.JSON(200, map[string]any{"workflows": "not a list"}), nil
 	}
 	srv, _ := newServer(t, embedded(t), mock.WithStrictResponses(), mock.WithHandler("ListWorkflows", bad))
-	a := call(t, srv, "GET", "/api/workflow", devToken, nil)
+	a := call(t, srv.Handler(), "GET", "/api/workflow", devToken, nil)
 	if a.status != 500 {
 		t.Fatalf("invalid answer passed strict mode: %d %s", a.status, a.body)
 	}
@@ -392,22 +393,22 @@ func TestStrictResponses(t *testing.T) {
 // without a token.
 func TestControlEndpoints(t *testing.T) {
 	srv, _ := newServer(t, embedded(t))
-	if a := call(t, srv, "GET", "/_mock/health", "", nil); a.status != 200 || !strings.Contains(string(a.body), `"ok"`) {
+	if a := call(t, srv.Handler(), "GET", "/_mock/health", "", nil); a.status != 200 || !strings.Contains(string(a.body), `"ok"`) {
 		t.Errorf("health: %d %s", a.status, a.body)
 	}
-	y := call(t, srv, "GET", "/_mock/openapi.yaml", "", nil)
+	y := call(t, srv.Handler(), "GET", "/_mock/openapi.yaml", "", nil)
 	if y.status != 200 || !strings.HasPrefix(string(y.body), "openapi: 3.") {
 		t.Errorf("openapi.yaml: %d %.80s", y.status, y.body)
 	}
-	j := call(t, srv, "GET", "/_mock/openapi.json", "", nil)
+	j := call(t, srv.Handler(), "GET", "/_mock/openapi.json", "", nil)
 	var doc map[string]any
 	if err := json.Unmarshal(j.body, &doc); err != nil || doc["openapi"] == nil || doc["paths"] == nil {
 		t.Errorf("openapi.json: %d %v %.80s", j.status, err, j.body)
 	}
-	if a := call(t, srv, "GET", "/_mock/openapi.yaml?version=9", "", nil); a.status != 404 {
+	if a := call(t, srv.Handler(), "GET", "/_mock/openapi.yaml?version=9", "", nil); a.status != 404 {
 		t.Errorf("unknown version document: %d", a.status)
 	}
-	if a := call(t, srv, "GET", "/_mock/nothing", "", nil); a.status != 404 {
+	if a := call(t, srv.Handler(), "GET", "/_mock/nothing", "", nil); a.status != 404 {
 		t.Errorf("unknown control path: %d", a.status)
 	}
 }
@@ -418,14 +419,14 @@ func TestProfileReplies(t *testing.T) {
 	p.Auth.Expired = profile.Reply{Status: 401, Body: profile.BodyMessage, Message: "Token expired"}
 	p.UnknownRoute = profile.Reply{Status: 404, Body: profile.BodyEmpty}
 	srv, _ := newServer(t, embedded(t), mock.WithProfile(p))
-	a := call(t, srv, "GET", "/api/workflow", expiredToken, nil)
+	a := call(t, srv.Handler(), "GET", "/api/workflow", expiredToken, nil)
 	if a.status != 401 || !strings.HasPrefix(a.message(t), "Token expired - Error ID: ") {
 		t.Errorf("expired: %d %s", a.status, a.body)
 	}
-	if a := call(t, srv, "GET", "/api/nowhere", devToken, nil); a.status != 404 {
+	if a := call(t, srv.Handler(), "GET", "/api/nowhere", devToken, nil); a.status != 404 {
 		t.Errorf("unknown route: %d", a.status)
 	}
-	if a := call(t, srv, "GET", "/api/workflow", "", nil); a.status != 403 {
+	if a := call(t, srv.Handler(), "GET", "/api/workflow", "", nil); a.status != 403 {
 		t.Errorf("missing token kept its default: %d", a.status)
 	}
 }
@@ -442,20 +443,20 @@ func TestRateLimitPerUserAndFixed(t *testing.T) {
 	srv, clk := newServer(t, embedded(t), mock.WithProfile(p), mock.WithRateLimit(mustWindows(t, "2/s")))
 	clk.Set(clk.Now().Truncate(time.Second).Add(900 * time.Millisecond))
 	for i, tok := range []string{devToken, secondToken} {
-		if a := call(t, srv, "GET", "/api/workflow", tok, nil); a.status != 200 {
+		if a := call(t, srv.Handler(), "GET", "/api/workflow", tok, nil); a.status != 200 {
 			t.Fatalf("call %d: %d", i+1, a.status)
 		}
 	}
-	if a := call(t, srv, "GET", "/api/workflow", secondToken, nil); a.status != 429 {
+	if a := call(t, srv.Handler(), "GET", "/api/workflow", secondToken, nil); a.status != 429 {
 		t.Fatalf("3rd call of the user, with another token: %d, want 429 (one count per user)", a.status)
 	}
 	clk.Advance(100 * time.Millisecond) // the next wall-clock second
 	for i := range 2 {
-		if a := call(t, srv, "GET", "/api/workflow", devToken, nil); a.status != 200 {
+		if a := call(t, srv.Handler(), "GET", "/api/workflow", devToken, nil); a.status != 200 {
 			t.Fatalf("after the boundary, call %d: %d (fixed windows start again)", i+1, a.status)
 		}
 	}
-	if a := call(t, srv, "GET", "/api/workflow", devToken, nil); a.status != 429 {
+	if a := call(t, srv.Handler(), "GET", "/api/workflow", devToken, nil); a.status != 429 {
 		t.Fatalf("3rd call after the boundary: %d, want 429", a.status)
 	}
 }
@@ -470,19 +471,35 @@ func TestRateLimitHold(t *testing.T) {
 	}
 	clk := clock.NewFake(epoch)
 	srv, _ := newServer(t, embedded(t), mock.WithProfile(p), mock.WithClock(clk), mock.WithRateLimit(mustWindows(t, "2/s")))
-	call(t, srv, "GET", "/api/workflow", devToken, nil)
+	call(t, srv.Handler(), "GET", "/api/workflow", devToken, nil)
 	clk.Advance(700 * time.Millisecond)
-	call(t, srv, "GET", "/api/workflow", devToken, nil)
+	call(t, srv.Handler(), "GET", "/api/workflow", devToken, nil)
 	// The window frees a slot 300ms from now: within the hold.
 	held := make(chan answer, 1)
-	go func() { held <- call(t, srv, "GET", "/api/workflow", devToken, nil) }()
+	go func() { held <- call(t, srv.Handler(), "GET", "/api/workflow", devToken, nil) }()
 	clk.BlockUntilSleeping(1)
 	clk.Advance(300 * time.Millisecond)
 	if a := <-held; a.status != 200 {
 		t.Fatalf("held call: %d, want 200 once the slot is free", a.status)
 	}
 	// Now both slots are taken until 700ms and 1000ms from now: past the hold.
-	if a := call(t, srv, "GET", "/api/workflow", devToken, nil); a.status != 429 {
+	if a := call(t, srv.Handler(), "GET", "/api/workflow", devToken, nil); a.status != 429 {
 		t.Fatalf("a call that would wait 700ms: %d, want 429 at once", a.status)
+	}
+
+	// A held call also wakes when the clock is moved through the control
+	// API, which moves the server's own clock rather than the base.
+	clk.Advance(400 * time.Millisecond) // the first slot frees 300ms from now
+	go func() { held <- call(t, srv.Handler(), "GET", "/api/workflow", devToken, nil) }()
+	clk.BlockUntilSleeping(1)
+	adv := httptest.NewRequest("POST", "/_mock/admin/clock/advance?by=300ms", nil)
+	adv.RemoteAddr = "127.0.0.1:1"
+	rec := httptest.NewRecorder()
+	srv.Handler().ServeHTTP(rec, adv)
+	if rec.Code != 200 {
+		t.Fatalf("advancing through the control API: %d %s", rec.Code, rec.Body)
+	}
+	if a := <-held; a.status != 200 {
+		t.Fatalf("held call after an admin advance: %d, want 200", a.status)
 	}
 }

@@ -36,7 +36,7 @@ func TestCallPastDeadline(t *testing.T) {
 		t.Fatalf("status %d %s, want 500", a.status, a.body)
 	}
 	id := errorID(t, a)
-	e, ok := srv.ErrorEntry(id)
+	e, ok := errorEntry(t, srv, id)
 	if !ok {
 		t.Fatalf("no journal entry for %s", id)
 	}
@@ -135,7 +135,7 @@ func TestOwnHandlerPastDeadline(t *testing.T) {
 	if a.status != 500 {
 		t.Fatalf("status %d %s, want 500", a.status, a.body)
 	}
-	e, ok := srv.ErrorEntry(errorID(t, a))
+	e, ok := errorEntry(t, srv, errorID(t, a))
 	if !ok || !strings.Contains(e.Reason, "ListWorkflows") || !strings.Contains(e.Reason, "no answer within 1ns") {
 		t.Fatalf("journal entry %+v does not name the operation and the bound", e)
 	}

@@ -208,7 +208,7 @@ func journalReason(t *testing.T, srv *mock.Server, a answer) string {
 			return ""
 		}
 	}
-	e, ok := srv.ErrorEntry(m[1])
+	e, ok := errorEntry(t, srv, m[1])
 	if !ok {
 		return "no journal entry"
 	}

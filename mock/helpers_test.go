@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"regexp"
 	"strings"
 	"sync"
@@ -15,6 +16,7 @@ import (
 	"github.com/wmsmock/wmsmock/fixtures"
 	"github.com/wmsmock/wmsmock/internal/testenv"
 	"github.com/wmsmock/wmsmock/mock"
+	"github.com/wmsmock/wmsmock/mock/apierror"
 	"github.com/wmsmock/wmsmock/mock/auth"
 	"github.com/wmsmock/wmsmock/mock/clock"
 	"github.com/wmsmock/wmsmock/mock/spec"
@@ -140,3 +142,18 @@ const (
 	secondToken  = auth.SecondToken
 	expiredToken = auth.ExpiredToken
 )
+
+// errorEntry reads what the fake recorded about an Error ID, through its
+// control API as a client would.
+func errorEntry(t testing.TB, srv *mock.Server, id string) (apierror.Entry, bool) {
+	t.Helper()
+	a := call(t, srv.Handler(), "GET", "/_mock/errors/"+url.PathEscape(id), "", nil)
+	if a.status == http.StatusNotFound {
+		return apierror.Entry{}, false
+	}
+	var e apierror.Entry
+	if a.status != http.StatusOK || json.Unmarshal(a.body, &e) != nil {
+		t.Fatalf("GET /_mock/errors/%s: %d %s", id, a.status, a.body)
+	}
+	return e, true
+}

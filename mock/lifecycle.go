@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/wmsmock/wmsmock/mock/apierror"
 	"github.com/wmsmock/wmsmock/mock/auth"
 	"github.com/wmsmock/wmsmock/mock/spec"
 )
@@ -27,7 +26,7 @@ func (s *Server) Start() error {
 	s.listener = ln
 	s.url = "http://" + ln.Addr().String()
 	s.httpSrv = &http.Server{
-		Handler:           s,
+		Handler:           s.Handler(),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       time.Minute,
 		IdleTimeout:       2 * time.Minute,
@@ -69,24 +68,18 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	srv := s.httpSrv
 	s.mu.Unlock()
 	if srv == nil {
-		return s.closeState()
+		return s.state.close()
 	}
 	s.ready.Store(false)
 	err := srv.Shutdown(ctx)
 	if err != nil {
 		err = errors.Join(err, srv.Close())
 	}
-	return errors.Join(err, s.closeState()) // the last save, once calls in flight are done
+	return errors.Join(err, s.state.close()) // the last save, once calls in flight are done
 }
-
-// Ready reports whether the server answers API calls.
-func (s *Server) Ready() bool { return s.ready.Load() }
 
 // Versions lists the served API versions.
 func (s *Server) Versions() []string { return append([]string(nil), s.versionList...) }
-
-// DefaultVersion is the version a call without Accept-Version gets.
-func (s *Server) DefaultVersion() string { return s.profile.Versions.Default }
 
 // Document returns the document served as version.
 func (s *Server) Document(version string) (*spec.Document, bool) {
@@ -100,6 +93,3 @@ func (s *Server) Document(version string) (*spec.Document, bool) {
 // Tokens is the server's token store, for tests and tools that need to
 // create, revoke or inspect tokens directly.
 func (s *Server) Tokens() auth.Store { return s.tokens }
-
-// ErrorEntry returns what the fake recorded about an Error ID.
-func (s *Server) ErrorEntry(id string) (apierror.Entry, bool) { return s.errors.Journal().Get(id) }

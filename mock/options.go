@@ -1,7 +1,6 @@
 package mock
 
 import (
-	"io"
 	"log/slog"
 	"strings"
 	"time"
@@ -38,7 +37,6 @@ type settings struct {
 	addr        string
 	strict      bool
 	timeout     time.Duration
-	idSource    io.Reader
 	handlers    map[string]handler.Func
 	state       stateSettings // state_options.go
 }
@@ -55,14 +53,6 @@ type specSource struct {
 func WithSpecFile(version, path string) Option {
 	return func(s *settings) error {
 		s.specs = append(s.specs, specSource{version: version, path: path})
-		return nil
-	}
-}
-
-// WithSpec serves an OpenAPI document given as bytes (YAML or JSON).
-func WithSpec(version string, doc []byte) Option {
-	return func(s *settings) error {
-		s.specs = append(s.specs, specSource{version: version, bytes: doc})
 		return nil
 	}
 }
@@ -167,15 +157,6 @@ const DefaultRequestTimeout = 5 * time.Second
 func WithRequestTimeout(d time.Duration) Option {
 	return func(s *settings) error {
 		s.timeout = d
-		return nil
-	}
-}
-
-// WithIDSource sets the random stream Error IDs are minted from (default
-// crypto/rand), so tests can get repeatable IDs.
-func WithIDSource(r io.Reader) Option {
-	return func(s *settings) error {
-		s.idSource = r
 		return nil
 	}
 }

@@ -32,7 +32,7 @@ func TestConcurrentFirstCalls(t *testing.T) {
 					wg.Add(1)
 					go func() {
 						defer wg.Done()
-						a := call(t, srv, c.Method, c.URL(mock.DefaultBasePath), devToken, c.Body, "Content-Type", c.ContentType)
+						a := call(t, srv.Handler(), c.Method, c.URL(mock.DefaultBasePath), devToken, c.Body, "Content-Type", c.ContentType)
 						if a.status != op.Success.Status {
 							t.Errorf("%s: %d %s", op.ID, a.status, a.body)
 						}

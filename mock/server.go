@@ -60,7 +60,7 @@ type Server struct {
 	profile     *profile.Profile
 	tokens      auth.Store
 	limiter     ratelimit.Limiter
-	clock       clock.Clock
+	clock       *clock.Offset // the control API can move a live server's time
 	errors      *apierror.Writer
 	logger      *slog.Logger
 	control     http.Handler
@@ -68,7 +68,8 @@ type Server struct {
 	timeout     time.Duration // per API call; 0: none
 	bodyLimit   int64
 	ready       atomic.Bool
-	state       *serverState // state.go
+	state       *state // state.go
+	requests    *control.RequestJournal
 
 	mu       sync.Mutex
 	httpSrv  *http.Server
@@ -89,7 +90,6 @@ func New(opts ...Option) (*Server, error) {
 	if s.clock == nil {
 		s.clock = clock.Real{}
 	}
-	s.clock = clock.NewOffset(s.clock) // so the control API can advance a live server's time
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)
 	}
@@ -103,14 +103,15 @@ func New(opts ...Option) (*Server, error) {
 		basePath:  normalizeBasePath(s.basePath),
 		versions:  map[string]*api{},
 		profile:   s.profile,
-		clock:     s.clock,
+		clock:     clock.NewOffset(s.clock),
 		logger:    s.logger,
+		requests:  control.NewRequestJournal(1000),
 		strict:    s.strict,
 		timeout:   s.timeout,
 		bodyLimit: int64(s.profile.BodyLimit.Max),
 		addr:      s.addr,
 	}
-	srv.errors = apierror.NewWriter(apierror.PolicyFrom(s.profile), apierror.NewIDSource(s.idSource),
+	srv.errors = apierror.NewWriter(apierror.PolicyFrom(s.profile), apierror.NewIDSource(nil),
 		apierror.NewJournal(1000), s.logger, func() time.Time { return srv.clock.Now() })
 
 	if err := srv.loadVersions(s); err != nil {
@@ -128,7 +129,7 @@ func New(opts ...Option) (*Server, error) {
 	if err := srv.setupState(s); err != nil { // state.go
 		return nil, err
 	}
-	srv.control = control.New(srv)
+	srv.control = control.New(admin{s: srv, token: s.state.adminToken})
 	srv.ready.Store(true)
 	return srv, nil
 }
@@ -241,10 +242,10 @@ func (s *Server) setupLimiter(cfg settings) error {
 
 // Handler returns the fake as an http.Handler, for callers that run their
 // own server (or none: httptest.NewRecorder works too).
-func (s *Server) Handler() http.Handler { return s }
+func (s *Server) Handler() http.Handler { return http.HandlerFunc(s.serveHTTP) }
 
-// ServeHTTP is the request pipeline, outermost stage first.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+// serveHTTP is the request pipeline, outermost stage first.
+func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	rec := &recorder{ResponseWriter: w}
 	start := time.Now()
 	// A failure anywhere below becomes a 500 with an Error ID, never a
@@ -262,7 +263,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		s.logRequest(r, rec, time.Since(start))
-		s.recordRequest(r, rec, time.Since(start)) // state.go
+		s.recordRequest(r, rec, time.Since(start))
 	}()
 
 	// Control routes (/_mock/...) live outside the API: no token, no limits.
@@ -644,6 +645,18 @@ func (s *Server) logRequest(r *http.Request, rec *recorder, d time.Duration) {
 	}
 	s.logger.Debug("request", "method", r.Method, "path", r.URL.Path, "status", rec.statusCode(),
 		"error_id", rec.errorID, "duration", d)
+}
+
+// recordRequest adds a finished call to the request journal. Control calls
+// are left out, so reading the journal does not fill it.
+func (s *Server) recordRequest(r *http.Request, rec *recorder, took time.Duration) {
+	if strings.HasPrefix(r.URL.EscapedPath(), control.Prefix) {
+		return
+	}
+	s.requests.Add(control.RequestEntry{
+		Time: s.clock.Now().UTC(), Method: r.Method, Path: r.URL.Path, Status: rec.statusCode(),
+		ErrorID: rec.errorID, LatencyMS: float64(took.Microseconds()) / 1000,
+	})
 }
 
 // recorder remembers what was written, for the log and for the panic guard.

@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net/http"
+	"log/slog"
 	"os"
 	"slices"
 	"strings"
@@ -16,49 +16,32 @@ import (
 	"github.com/wmsmock/wmsmock/fixtures"
 	"github.com/wmsmock/wmsmock/mock/auth"
 	"github.com/wmsmock/wmsmock/mock/clock"
-	"github.com/wmsmock/wmsmock/mock/control"
-	"github.com/wmsmock/wmsmock/mock/ratelimit"
 	"github.com/wmsmock/wmsmock/mock/resources"
 	"github.com/wmsmock/wmsmock/mock/store"
 )
 
-// This file wires the fake's state into the server: the record store and
-// the handlers that use it (package resources), the seed, the state file,
-// and the server's side of the control API's admin endpoints.
-
-// serverState is everything the server keeps about its state.
-type serverState struct {
-	store    store.Store
-	seedWith *resources.Service // the default version's service seeds the store
+// state is the fake's state as one part of the server: the record store,
+// the token store and the clock's advance, and how they are seeded, saved
+// to the state file, restored from it and reset. The handlers that use
+// the records live in package resources; the admin adapter (admin.go)
+// drives this part for the control API.
+type state struct {
+	records  store.Store // nil when the server runs WithoutState
+	tokens   auth.Store
+	clock    *clock.Offset
+	seedWith *resources.Service // the default version's service seeds the records
 	seed     *resources.Seed
-
-	file       string
-	adminToken string
-	offset     *clock.Offset
-	requests   *control.RequestJournal
-
-	mu sync.Mutex
-	// configured are the tokens the fake was started with (built-in, profile
-	// and --token ones), as first created: a reset goes back to them.
+	file     string
+	logger   *slog.Logger
+	// configured are the tokens the fake was started with (built-in,
+	// profile and --token ones), pinned, as first created: a reset goes
+	// back to them.
 	configured []auth.Token
-	// keep are the ids of the configured tokens now in the token store;
-	// DELETE /tokens/delete-all leaves them.
-	keep []int64
-	// advanced is how far the control API has moved the clock, saved so a
-	// restart resumes at the same fake time.
-	advanced time.Duration
 
 	saveMu    sync.Mutex
 	stop      context.CancelFunc
 	stopped   chan struct{}
 	closeOnce sync.Once
-}
-
-// tokenPorter is the part of a token store that can be saved and restored
-// (auth.Memory has it).
-type tokenPorter interface {
-	Export() []auth.Token
-	Import([]auth.Token) error
 }
 
 // State file parts.
@@ -72,46 +55,27 @@ type clockPart struct {
 	Advanced time.Duration `json:"advanced"`
 }
 
-// setupState is called by New once tokens and limiter exist.
+// setupState is called by New once tokens and limiter exist: it builds the
+// record store and the handlers over it, then restores the state file or
+// seeds.
 func (s *Server) setupState(cfg settings) error {
-	st := &serverState{
-		file:       cfg.state.file,
-		adminToken: cfg.state.adminToken,
-		requests:   control.NewRequestJournal(1000),
+	configured, err := s.tokens.Snapshot()
+	if err != nil {
+		return err
 	}
-	st.offset, _ = s.clock.(*clock.Offset)
+	st := &state{tokens: s.tokens, clock: s.clock, file: cfg.state.file, logger: s.logger, configured: configured}
 	s.state = st
-	if p, ok := s.tokens.(tokenPorter); ok {
-		st.configured = p.Export()
-	}
-	st.keep = tokenIDs(st.configured)
 	if cfg.state.disabled {
 		if st.file != "" {
 			return errors.New("a state file needs state: WithStateFile and WithoutState do not go together")
 		}
 		return nil
 	}
-	st.store = cfg.state.store
-	if st.store == nil {
-		st.store = store.NewMemory()
-	}
+	st.records = store.NewMemory()
 	if !cfg.state.noSeed {
-		var fsys fs.FS = fixtures.Seed()
-		if cfg.state.fixturesDir != "" {
-			info, err := os.Stat(cfg.state.fixturesDir)
-			if err != nil {
-				return fmt.Errorf("fixtures: %w", err)
-			}
-			if !info.IsDir() {
-				return fmt.Errorf("fixtures: %s is not a directory", cfg.state.fixturesDir)
-			}
-			fsys = os.DirFS(cfg.state.fixturesDir)
-		}
-		seed, err := resources.LoadSeed(fsys)
-		if err != nil {
+		if st.seed, err = loadSeed(cfg.state.fixturesDir); err != nil {
 			return fmt.Errorf("fixtures: %w", err)
 		}
-		st.seed = seed
 	}
 	// One service per distinct document; versions served by the default
 	// document share its api, and every version shares the store.
@@ -123,15 +87,14 @@ func (s *Server) setupState(cfg settings) error {
 		}
 		done[a] = true
 		svc, err := resources.Register(a.doc, resources.Deps{
-			Store:      st.store,
-			Tokens:     s.tokens,
-			KeepTokens: st.keptTokens,
-			Clock:      s.clock,
-			Profile:    s.profile,
-			Gen:        a.synth.gen,
-			Check:      a.validator.Answer,
-			Fallback:   a.synth.answer,
-			Logger:     s.logger,
+			Store:    st.records,
+			Tokens:   s.tokens,
+			Clock:    s.clock,
+			Profile:  s.profile,
+			Gen:      a.synth.gen,
+			Check:    a.validator.Answer,
+			Fallback: a.synth.answer,
+			Logger:   s.logger,
 		})
 		if err != nil {
 			return err
@@ -146,29 +109,50 @@ func (s *Server) setupState(cfg settings) error {
 			st.seedWith = svc
 		}
 	}
-	if err := s.loadState(); err != nil {
+	if err := st.load(); err != nil {
 		return err
 	}
 	if st.file != "" && cfg.state.interval > 0 {
-		ctx, cancel := context.WithCancel(context.Background())
-		st.stop, st.stopped = cancel, make(chan struct{})
-		ticker := time.NewTicker(cfg.state.interval)
-		go func() {
-			defer close(st.stopped)
-			defer ticker.Stop()
-			store.Autosave(ctx, ticker.C, s.SaveState, func(err error) {
-				s.logger.Error("saving state", "file", st.file, "error", err)
-			})
-		}()
+		st.autosave(cfg.state.interval)
 	}
 	return nil
 }
 
-// loadState restores the state file, or seeds a fresh store when there is
-// none yet. A file that exists but cannot be restored stops the start: the
-// fake must not run on (and later save over) a state it could not read.
-func (s *Server) loadState() error {
-	st := s.state
+// loadSeed reads the seed files from dir, or the embedded ones when dir is
+// empty.
+func loadSeed(dir string) (*resources.Seed, error) {
+	var fsys fs.FS = fixtures.Seed()
+	if dir != "" {
+		info, err := os.Stat(dir)
+		if err != nil {
+			return nil, err
+		}
+		if !info.IsDir() {
+			return nil, fmt.Errorf("%s is not a directory", dir)
+		}
+		fsys = os.DirFS(dir)
+	}
+	return resources.LoadSeed(fsys)
+}
+
+// autosave saves the state file every interval until close.
+func (st *state) autosave(interval time.Duration) {
+	ctx, cancel := context.WithCancel(context.Background())
+	st.stop, st.stopped = cancel, make(chan struct{})
+	ticker := time.NewTicker(interval)
+	go func() {
+		defer close(st.stopped)
+		defer ticker.Stop()
+		store.Autosave(ctx, ticker.C, st.save, func(err error) {
+			st.logger.Error("saving state", "file", st.file, "error", err)
+		})
+	}()
+}
+
+// load restores the state file, or seeds a fresh store when there is none
+// yet. A file that exists but cannot be restored stops the start: the fake
+// must not run on (and later save over) a state it could not read.
+func (st *state) load() error {
 	if st.file == "" {
 		return st.seedWith.Seed(st.seed)
 	}
@@ -177,17 +161,16 @@ func (s *Server) loadState() error {
 		return st.seedWith.Seed(st.seed)
 	}
 	if err == nil {
-		err = s.restore(f)
+		err = st.restore(f)
 	}
 	if err != nil {
 		return fmt.Errorf("%w (the fake will not start on a state it cannot read; repair the file or move it away)", err)
 	}
-	s.logger.Info("state restored", "file", st.file, "saved_at", f.SavedAt)
+	st.logger.Info("state restored", "file", st.file, "saved_at", f.SavedAt)
 	return nil
 }
 
-func (s *Server) restore(f store.File) error {
-	st := s.state
+func (st *state) restore(f store.File) error {
 	var snap store.Snapshot
 	if err := decodePart(f, partRecords, &snap); err != nil {
 		return err
@@ -202,23 +185,14 @@ func (s *Server) restore(f store.File) error {
 			return err
 		}
 	}
-	if err := st.store.Restore(snap); err != nil {
+	if err := st.records.Restore(snap); err != nil {
 		return fmt.Errorf("state file %s: %w", st.file, err)
 	}
-	if p, ok := s.tokens.(tokenPorter); ok {
-		merged, keep := mergeTokens(saved, st.configured)
-		if err := p.Import(merged); err != nil {
-			return fmt.Errorf("state file %s: %w", st.file, err)
-		}
-		st.mu.Lock()
-		st.keep = keep
-		st.mu.Unlock()
+	if err := st.tokens.Restore(mergeTokens(saved, st.configured)); err != nil {
+		return fmt.Errorf("state file %s: %w", st.file, err)
 	}
-	if ck.Advanced > 0 && st.offset != nil {
-		st.offset.Advance(ck.Advanced)
-		st.mu.Lock()
-		st.advanced = ck.Advanced
-		st.mu.Unlock()
+	if ck.Advanced > 0 {
+		st.clock.Advance(ck.Advanced)
 	}
 	return nil
 }
@@ -238,13 +212,15 @@ func decodePart(f store.File, name string, v any) error {
 
 // mergeTokens lays the configured tokens over the saved ones: tokens the
 // user created come back as they were, and the tokens this start was
-// configured with are present whatever the saved file says (configuration
-// wins over a stale save, e.g. after --token changed).
-func mergeTokens(saved, configured []auth.Token) (merged []auth.Token, keep []int64) {
-	merged = slices.Clone(saved)
+// configured with are present, and the only pinned ones, whatever the
+// saved file says (configuration wins over a stale save, e.g. after --token
+// changed).
+func mergeTokens(saved, configured []auth.Token) []auth.Token {
+	merged := slices.Clone(saved)
 	var maxID int64
-	for _, t := range merged {
-		maxID = max(maxID, t.ID)
+	for i := range merged {
+		merged[i].Pinned = false
+		maxID = max(maxID, merged[i].ID)
 	}
 	for _, c := range configured {
 		i := slices.IndexFunc(merged, func(t auth.Token) bool { return t.Hash == c.Hash })
@@ -260,53 +236,35 @@ func mergeTokens(saved, configured []auth.Token) (merged []auth.Token, keep []in
 			})
 			i = slices.IndexFunc(merged, func(t auth.Token) bool { return t.ID == keepID })
 			merged[i].Name, merged[i].Hash, merged[i].Expires, merged[i].Revoked = c.Name, c.Hash, c.Expires, false
-			keep = append(keep, keepID)
+			merged[i].Pinned = true
 			continue
 		}
 		maxID++
 		c.ID = maxID
 		merged = slices.DeleteFunc(merged, func(t auth.Token) bool { return t.Name == c.Name || t.Hash == c.Hash })
 		merged = append(merged, c)
-		keep = append(keep, c.ID)
 	}
-	return merged, keep
+	return merged
 }
 
-func tokenIDs(ts []auth.Token) []int64 {
-	out := make([]int64, len(ts))
-	for i, t := range ts {
-		out[i] = t.ID
-	}
-	return out
-}
-
-func (st *serverState) keptTokens() []int64 {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	return slices.Clone(st.keep)
-}
-
-// SaveState writes the state file now. Without a state file it does
-// nothing. The file never holds a token's value: only its hash.
-func (s *Server) SaveState() error {
-	st := s.state
-	if st == nil || st.file == "" || st.store == nil {
+// save writes the state file now. Without a state file it does nothing.
+// The file never holds a token's value: only its hash.
+func (st *state) save() error {
+	if st.file == "" || st.records == nil {
 		return nil
 	}
 	st.saveMu.Lock()
 	defer st.saveMu.Unlock()
-	snap, err := st.store.Snapshot()
+	snap, err := st.records.Snapshot()
 	if err != nil {
 		return err
 	}
-	parts := map[string]any{partRecords: snap}
-	if p, ok := s.tokens.(tokenPorter); ok {
-		parts[partTokens] = p.Export()
+	tokens, err := st.tokens.Snapshot()
+	if err != nil {
+		return err
 	}
-	st.mu.Lock()
-	parts[partClock] = clockPart{Advanced: st.advanced}
-	st.mu.Unlock()
-	f := store.File{SavedAt: s.clock.Now().UTC(), Parts: map[string]json.RawMessage{}}
+	parts := map[string]any{partRecords: snap, partTokens: tokens, partClock: clockPart{Advanced: st.clock.Skew()}}
+	f := store.File{SavedAt: st.clock.Now().UTC(), Parts: map[string]json.RawMessage{}}
 	for name, v := range parts {
 		b, err := json.Marshal(v)
 		if err != nil {
@@ -317,114 +275,28 @@ func (s *Server) SaveState() error {
 	return store.WriteFile(st.file, f)
 }
 
-// closeState stops the periodic save and saves one last time; Shutdown
-// calls it once the last call in flight has been answered.
-func (s *Server) closeState() error {
-	st := s.state
-	if st == nil {
-		return nil
-	}
-	st.closeOnce.Do(func() {
-		if st.stop != nil {
-			st.stop()
-			<-st.stopped
-		}
-	})
-	return s.SaveState()
-}
-
-// recordRequest adds a finished call to the request journal. Control calls
-// are left out, so reading the journal does not fill it.
-func (s *Server) recordRequest(r *http.Request, rec *recorder, took time.Duration) {
-	if s.state == nil || strings.HasPrefix(r.URL.EscapedPath(), control.Prefix) {
-		return
-	}
-	s.state.requests.Add(control.RequestEntry{
-		Time: s.clock.Now().UTC(), Method: r.Method, Path: r.URL.Path, Status: rec.statusCode(),
-		ErrorID: rec.errorID, LatencyMS: float64(took.Microseconds()) / 1000,
-	})
-}
-
-// Store is the server's record store (nil when started WithoutState).
-func (s *Server) Store() store.Store { return s.state.store }
-
-// The control API's admin endpoints (control.AdminBackend).
-
-var _ control.AdminBackend = (*Server)(nil)
-
-// AdminToken implements control.AdminBackend.
-func (s *Server) AdminToken() string { return s.state.adminToken }
-
-// Now is the fake's current time.
-func (s *Server) Now() time.Time { return s.clock.Now() }
-
-// ResetState puts the fake back as it started: the seed's records, the
+// reset puts the fake back as it started: the seed's records, the
 // configured tokens only. The clock is left where it is.
-func (s *Server) ResetState() error {
-	st := s.state
-	if st.store != nil {
-		if err := st.store.Restore(store.Snapshot{}); err != nil {
+func (st *state) reset() error {
+	if st.records != nil {
+		if err := st.records.Restore(store.Snapshot{}); err != nil {
 			return err
 		}
 		if err := st.seedWith.Seed(st.seed); err != nil {
 			return err
 		}
 	}
-	if p, ok := s.tokens.(tokenPorter); ok {
-		if err := p.Import(st.configured); err != nil {
-			return err
+	return st.tokens.Restore(st.configured)
+}
+
+// close stops the periodic save and saves one last time; Shutdown calls it
+// once the last call in flight has been answered.
+func (st *state) close() error {
+	st.closeOnce.Do(func() {
+		if st.stop != nil {
+			st.stop()
+			<-st.stopped
 		}
-		st.mu.Lock()
-		st.keep = tokenIDs(st.configured)
-		st.mu.Unlock()
-	}
-	return nil
+	})
+	return st.save()
 }
-
-// AdvanceClock moves the fake's clock forward by d.
-func (s *Server) AdvanceClock(d time.Duration) (time.Time, error) {
-	st := s.state
-	if st.offset == nil {
-		return time.Time{}, errors.New("this server's clock cannot be moved")
-	}
-	st.mu.Lock()
-	st.advanced += d
-	st.mu.Unlock()
-	return st.offset.Advance(d), nil
-}
-
-// SetWorkflowStatus implements control.AdminBackend.
-func (s *Server) SetWorkflowStatus(id, status, endStatus string) (string, error) {
-	st := s.state
-	if st.store == nil {
-		return "", control.ErrNotFound
-	}
-	now := s.clock.Now().UTC()
-	err := resources.SetWorkflowStatus(st.store, id, status, endStatus, now)
-	switch {
-	case errors.Is(err, store.ErrNotFound):
-		return "", control.ErrNotFound
-	case errors.Is(err, resources.ErrInvalidStatus):
-		return "", fmt.Errorf("%w: %v", control.ErrInvalid, err)
-	case err != nil:
-		return "", err
-	}
-	return resources.WorkflowStatus(st.store, id, now)
-}
-
-// TokenInfos implements control.AdminBackend.
-func (s *Server) TokenInfos() []control.TokenInfo {
-	keep := s.state.keptTokens()
-	out := []control.TokenInfo{}
-	for _, t := range s.tokens.List() {
-		out = append(out, control.TokenInfo{ID: t.ID, Name: t.Name, Created: t.Created, Expires: t.Expires,
-			LastUsed: t.LastUsed, Revoked: t.Revoked, Configured: slices.Contains(keep, t.ID)})
-	}
-	return out
-}
-
-// RecentRequests implements control.AdminBackend.
-func (s *Server) RecentRequests(n int) []control.RequestEntry { return s.state.requests.Recent(n) }
-
-// RateCounters implements control.AdminBackend.
-func (s *Server) RateCounters() []ratelimit.Counter { return s.limiter.Snapshot() }

@@ -4,8 +4,6 @@ import (
 	"errors"
 	"strings"
 	"time"
-
-	"github.com/wmsmock/wmsmock/mock/store"
 )
 
 // stateSettings are the options about the fake's state: where it is kept,
@@ -17,7 +15,6 @@ type stateSettings struct {
 	adminToken  string
 	noSeed      bool
 	disabled    bool
-	store       store.Store
 }
 
 // WithStateFile keeps the fake's state (records, tokens, the clock's
@@ -71,15 +68,6 @@ func WithoutSeed() Option {
 func WithoutState() Option {
 	return func(s *settings) error {
 		s.state.disabled = true
-		return nil
-	}
-}
-
-// WithStore keeps records in st instead of a fresh in-memory store: the
-// seam for a store shared by several replicas.
-func WithStore(st store.Store) Option {
-	return func(s *settings) error {
-		s.state.store = st
 		return nil
 	}
 }

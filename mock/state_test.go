@@ -118,7 +118,7 @@ func TestTokensAuthenticate(t *testing.T) {
 	for _, dc := range documents {
 		t.Run(dc.name, func(t *testing.T) {
 			srv, clk := strictServer(t, dc.doc(t))
-			a := ok(t, srv, call(t, srv, "POST", "/api/tokens", devToken, []byte(`{"name":"ci"}`)), 200, "create token")
+			a := ok(t, srv.Handler(), call(t, srv.Handler(), "POST", "/api/tokens", devToken, []byte(`{"name":"ci"}`)), 200, "create token")
 			created := object(t, a)
 			key, _ := created["accessKey"].(string)
 			if key == "" {
@@ -130,9 +130,9 @@ func TestTokensAuthenticate(t *testing.T) {
 			tokenID := int64(path(created, "token", "id").(float64))
 
 			clk.Advance(time.Minute)
-			ok(t, srv, call(t, srv, "GET", "/api/workflow", key, nil), 200, "call with the new token")
+			ok(t, srv.Handler(), call(t, srv.Handler(), "GET", "/api/workflow", key, nil), 200, "call with the new token")
 
-			list := ok(t, srv, call(t, srv, "GET", "/api/tokens", key, nil), 200, "list tokens")
+			list := ok(t, srv.Handler(), call(t, srv.Handler(), "GET", "/api/tokens", key, nil), 200, "list tokens")
 			if bytes.Contains(list.body, []byte(key)) {
 				t.Fatal("the token list shows a token value")
 			}
@@ -149,33 +149,33 @@ func TestTokensAuthenticate(t *testing.T) {
 				t.Errorf("lastUsed = %v, want the time of the last call", found["lastUsed"])
 			}
 
-			dup := call(t, srv, "POST", "/api/tokens", devToken, []byte(`{"name":"ci"}`))
+			dup := call(t, srv.Handler(), "POST", "/api/tokens", devToken, []byte(`{"name":"ci"}`))
 			if dup.status != 409 {
 				t.Fatalf("duplicate name: %d %s", dup.status, dup.body)
 			}
 			errorID(t, dup)
 
-			ok(t, srv, call(t, srv, "DELETE", "/api/tokens/"+strconv.FormatInt(tokenID, 10), devToken, nil), 204, "delete token")
-			if a := call(t, srv, "GET", "/api/workflow", key, nil); a.status != 403 || len(a.body) != 0 {
+			ok(t, srv.Handler(), call(t, srv.Handler(), "DELETE", "/api/tokens/"+strconv.FormatInt(tokenID, 10), devToken, nil), 204, "delete token")
+			if a := call(t, srv.Handler(), "GET", "/api/workflow", key, nil); a.status != 403 || len(a.body) != 0 {
 				t.Errorf("deleted token: %d %q, want 403 and no body", a.status, a.body)
 			}
-			if a := call(t, srv, "DELETE", "/api/tokens/"+strconv.FormatInt(tokenID, 10), devToken, nil); a.status != 403 {
+			if a := call(t, srv.Handler(), "DELETE", "/api/tokens/"+strconv.FormatInt(tokenID, 10), devToken, nil); a.status != 403 {
 				t.Errorf("deleting a deleted token: %d, want 403", a.status)
 			}
 
 			// delete-all revokes every created token; the fake's own stay.
 			var keys []string
 			for _, n := range []string{"one", "two"} {
-				a := ok(t, srv, call(t, srv, "POST", "/api/tokens", devToken, []byte(`{"name":"`+n+`"}`)), 200, "create "+n)
+				a := ok(t, srv.Handler(), call(t, srv.Handler(), "POST", "/api/tokens", devToken, []byte(`{"name":"`+n+`"}`)), 200, "create "+n)
 				keys = append(keys, object(t, a)["accessKey"].(string))
 			}
-			ok(t, srv, call(t, srv, "DELETE", "/api/tokens/delete-all", keys[0], nil), 204, "delete-all")
+			ok(t, srv.Handler(), call(t, srv.Handler(), "DELETE", "/api/tokens/delete-all", keys[0], nil), 204, "delete-all")
 			for _, k := range keys {
-				if a := call(t, srv, "GET", "/api/workflow", k, nil); a.status != 403 {
+				if a := call(t, srv.Handler(), "GET", "/api/workflow", k, nil); a.status != 403 {
 					t.Errorf("token after delete-all: %d, want 403", a.status)
 				}
 			}
-			ok(t, srv, call(t, srv, "GET", "/api/workflow", devToken, nil), 200, "the dev token after delete-all")
+			ok(t, srv.Handler(), call(t, srv.Handler(), "GET", "/api/workflow", devToken, nil), 200, "the dev token after delete-all")
 		})
 	}
 }
@@ -186,9 +186,9 @@ func TestWorkflowLifecycle(t *testing.T) {
 	for _, dc := range documents {
 		t.Run(dc.name, func(t *testing.T) {
 			srv, clk := strictServer(t, dc.doc(t))
-			id := launch(t, srv, "lifecycle", "")
+			id := launch(t, srv.Handler(), "lifecycle", "")
 			tasks := func() map[string]int {
-				a := ok(t, srv, call(t, srv, "GET", "/api/workflow/"+id+"/tasks?max=100", devToken, nil), 200, "tasks")
+				a := ok(t, srv.Handler(), call(t, srv.Handler(), "GET", "/api/workflow/"+id+"/tasks?max=100", devToken, nil), 200, "tasks")
 				out := map[string]int{}
 				for _, e := range object(t, a)["tasks"].([]any) {
 					out[path(e.(map[string]any), "task", "status").(string)]++
@@ -196,17 +196,17 @@ func TestWorkflowLifecycle(t *testing.T) {
 				return out
 			}
 			progress := func() map[string]any {
-				a := ok(t, srv, call(t, srv, "GET", "/api/workflow/"+id+"/progress", devToken, nil), 200, "progress")
+				a := ok(t, srv.Handler(), call(t, srv.Handler(), "GET", "/api/workflow/"+id+"/progress", devToken, nil), 200, "progress")
 				return path(object(t, a), "progress", "workflowProgress").(map[string]any)
 			}
-			if s := status(t, srv, id); s != "SUBMITTED" {
+			if s := status(t, srv.Handler(), id); s != "SUBMITTED" {
 				t.Fatalf("just launched: %s", s)
 			}
 			if n := len(tasks()); n != 0 {
 				t.Errorf("a submitted run has tasks: %v", tasks())
 			}
 			clk.Advance(30 * time.Second)
-			if s := status(t, srv, id); s != "RUNNING" {
+			if s := status(t, srv.Handler(), id); s != "RUNNING" {
 				t.Fatalf("after 30s: %s", s)
 			}
 			clk.Advance(time.Minute)
@@ -217,9 +217,9 @@ func TestWorkflowLifecycle(t *testing.T) {
 			if p := progress(); p["running"].(float64) == 0 || p["succeeded"].(float64) == 0 {
 				t.Errorf("half-way progress: %v", p)
 			}
-			listAndProgressAgree(t, srv, id)
+			listAndProgressAgree(t, srv.Handler(), id)
 			clk.Advance(time.Minute)
-			d := object(t, ok(t, srv, call(t, srv, "GET", "/api/workflow/"+id, devToken, nil), 200, "describe"))
+			d := object(t, ok(t, srv.Handler(), call(t, srv.Handler(), "GET", "/api/workflow/"+id, devToken, nil), 200, "describe"))
 			w := d["workflow"].(map[string]any)
 			if w["status"] != "SUCCEEDED" || w["runName"] != "lifecycle" || w["projectName"] != "nf-core/rnaseq" {
 				t.Fatalf("after 2m30s: %v", w)
@@ -244,7 +244,7 @@ func TestWorkflowLifecycle(t *testing.T) {
 			if n, _ := w["nextflow"].(map[string]any); n == nil || w["nextflowVersion"] != nil && n["version"] != w["nextflowVersion"] {
 				t.Errorf("nextflow %v, nextflowVersion %v", w["nextflow"], w["nextflowVersion"])
 			}
-			listAndProgressAgree(t, srv, id)
+			listAndProgressAgree(t, srv.Handler(), id)
 		})
 	}
 }
@@ -304,27 +304,27 @@ func listAndProgressAgree(t *testing.T, srv http.Handler, id string) {
 // control call, makes a run end FAILED.
 func TestWorkflowEndsFailed(t *testing.T) {
 	srv, clk := strictServer(t, embedded(t))
-	byName := launch(t, srv, "nightly-wmsmock-fail", "")
-	byControl := launch(t, srv, "ordinary", "")
-	a := adminCall(t, srv, "POST", "/_mock/admin/workflows/"+byControl+"/status", "", []byte(`{"endStatus":"FAILED"}`))
+	byName := launch(t, srv.Handler(), "nightly-wmsmock-fail", "")
+	byControl := launch(t, srv.Handler(), "ordinary", "")
+	a := adminCall(t, srv.Handler(), "POST", "/_mock/admin/workflows/"+byControl+"/status", "", []byte(`{"endStatus":"FAILED"}`))
 	if a.status != 200 || !strings.Contains(string(a.body), `"status":"SUBMITTED"`) {
 		t.Fatalf("set endStatus: %d %s", a.status, a.body)
 	}
 	clk.Advance(time.Hour)
 	for _, id := range []string{byName, byControl} {
-		d := object(t, ok(t, srv, call(t, srv, "GET", "/api/workflow/"+id, devToken, nil), 200, "describe"))
+		d := object(t, ok(t, srv.Handler(), call(t, srv.Handler(), "GET", "/api/workflow/"+id, devToken, nil), 200, "describe"))
 		w := d["workflow"].(map[string]any)
 		if w["status"] != "FAILED" || w["success"] != false || w["exitStatus"] != float64(1) || w["errorMessage"] == nil {
 			t.Errorf("%s: %v", id, w)
 		}
 	}
 	// A status set through the control API holds at once.
-	held := launch(t, srv, "held", "")
-	if a := adminCall(t, srv, "PUT", "/_mock/admin/workflows/"+held+"/status?status=running", "", nil); a.status != 200 {
+	held := launch(t, srv.Handler(), "held", "")
+	if a := adminCall(t, srv.Handler(), "PUT", "/_mock/admin/workflows/"+held+"/status?status=running", "", nil); a.status != 200 {
 		t.Fatalf("set status: %d %s", a.status, a.body)
 	}
 	clk.Advance(24 * time.Hour)
-	if s := status(t, srv, held); s != "RUNNING" {
+	if s := status(t, srv.Handler(), held); s != "RUNNING" {
 		t.Errorf("held RUNNING: %s", s)
 	}
 }
@@ -333,23 +333,23 @@ func TestWorkflowCancel(t *testing.T) {
 	for _, dc := range documents {
 		t.Run(dc.name, func(t *testing.T) {
 			srv, clk := strictServer(t, dc.doc(t))
-			id := launch(t, srv, "to-cancel", "")
+			id := launch(t, srv.Handler(), "to-cancel", "")
 			clk.Advance(45 * time.Second)
-			a := call(t, srv, "POST", "/api/workflow/"+id+"/cancel", devToken, nil)
+			a := call(t, srv.Handler(), "POST", "/api/workflow/"+id+"/cancel", devToken, nil)
 			if a.status != 204 || len(a.body) != 0 {
 				t.Fatalf("cancel: %d %q", a.status, a.body)
 			}
 			clk.Advance(time.Hour)
-			d := object(t, ok(t, srv, call(t, srv, "GET", "/api/workflow/"+id, devToken, nil), 200, "describe"))
+			d := object(t, ok(t, srv.Handler(), call(t, srv.Handler(), "GET", "/api/workflow/"+id, devToken, nil), 200, "describe"))
 			if w := d["workflow"].(map[string]any); w["status"] != "CANCELLED" || w["complete"] != "2026-03-01T12:00:45Z" {
 				t.Errorf("cancelled run: %v", w)
 			}
 			// Cancelling again, or cancelling a finished run, changes nothing.
-			ok(t, srv, call(t, srv, "POST", "/api/workflow/"+id+"/cancel", devToken, []byte(`{}`)), 204, "cancel again")
-			finished := launch(t, srv, "finished", "")
+			ok(t, srv.Handler(), call(t, srv.Handler(), "POST", "/api/workflow/"+id+"/cancel", devToken, []byte(`{}`)), 204, "cancel again")
+			finished := launch(t, srv.Handler(), "finished", "")
 			clk.Advance(time.Hour)
-			ok(t, srv, call(t, srv, "POST", "/api/workflow/"+finished+"/cancel", devToken, nil), 204, "cancel finished")
-			if s := status(t, srv, finished); s != "SUCCEEDED" {
+			ok(t, srv.Handler(), call(t, srv.Handler(), "POST", "/api/workflow/"+finished+"/cancel", devToken, nil), 204, "cancel finished")
+			if s := status(t, srv.Handler(), finished); s != "SUCCEEDED" {
 				t.Errorf("a finished run was cancelled: %s", s)
 			}
 		})
@@ -362,10 +362,10 @@ func TestWorkflowDelete(t *testing.T) {
 	for _, dc := range documents {
 		t.Run(dc.name, func(t *testing.T) {
 			srv, _ := strictServer(t, dc.doc(t))
-			id := launch(t, srv, "to-delete", "")
-			ok(t, srv, call(t, srv, "DELETE", "/api/workflow/"+id, devToken, nil), 204, "delete")
+			id := launch(t, srv.Handler(), "to-delete", "")
+			ok(t, srv.Handler(), call(t, srv.Handler(), "DELETE", "/api/workflow/"+id, devToken, nil), 204, "delete")
 			for _, p := range []string{"", "/progress", "/tasks", "/log"} {
-				if a := call(t, srv, "GET", "/api/workflow/"+id+p, devToken, nil); a.status != 403 || len(a.body) != 0 {
+				if a := call(t, srv.Handler(), "GET", "/api/workflow/"+id+p, devToken, nil); a.status != 403 || len(a.body) != 0 {
 					t.Errorf("GET %s after delete: %d %q, want 403 and no body", p, a.status, a.body)
 				}
 			}
@@ -374,11 +374,11 @@ func TestWorkflowDelete(t *testing.T) {
 				if m == "POST" {
 					target += "/cancel"
 				}
-				if a := call(t, srv, m, target, devToken, nil); a.status != 403 {
+				if a := call(t, srv.Handler(), m, target, devToken, nil); a.status != 403 {
 					t.Errorf("%s %s after delete: %d", m, target, a.status)
 				}
 			}
-			list := ok(t, srv, call(t, srv, "GET", "/api/workflow?max=100", devToken, nil), 200, "list")
+			list := ok(t, srv.Handler(), call(t, srv.Handler(), "GET", "/api/workflow?max=100", devToken, nil), 200, "list")
 			if bytes.Contains(list.body, []byte(id)) {
 				t.Error("a deleted run is still listed")
 			}
@@ -403,16 +403,16 @@ func TestWorkflowList(t *testing.T) {
 	for _, dc := range documents {
 		t.Run(dc.name, func(t *testing.T) {
 			srv, clk := strictServer(t, dc.doc(t))
-			_, seeded, _ := listIDs(t, srv, "")
+			_, seeded, _ := listIDs(t, srv.Handler(), "")
 			if seeded == 0 {
 				t.Fatal("no seeded runs")
 			}
 			var launched []string
 			for i := range 5 {
-				launched = append(launched, launch(t, srv, fmt.Sprintf("list-test-%d", i), ""))
+				launched = append(launched, launch(t, srv.Handler(), fmt.Sprintf("list-test-%d", i), ""))
 				clk.Advance(time.Second)
 			}
-			ids, total, _ := listIDs(t, srv, "?max=5")
+			ids, total, _ := listIDs(t, srv.Handler(), "?max=5")
 			if total != seeded+5 {
 				t.Errorf("totalSize %d, want %d", total, seeded+5)
 			}
@@ -421,21 +421,21 @@ func TestWorkflowList(t *testing.T) {
 				t.Errorf("newest first: got %v, want %v", ids, launched)
 			}
 			// Search matches the run name or the project name.
-			if ids, total, _ := listIDs(t, srv, "?search=LIST-TEST-3"); total != 1 || len(ids) != 1 || ids[0] != launched[1] {
+			if ids, total, _ := listIDs(t, srv.Handler(), "?search=LIST-TEST-3"); total != 1 || len(ids) != 1 || ids[0] != launched[1] {
 				t.Errorf("search by run name: %v (total %d)", ids, total)
 			}
-			if _, total, _ := listIDs(t, srv, "?search=nf-core%2Frnaseq"); total < 5 {
+			if _, total, _ := listIDs(t, srv.Handler(), "?search=nf-core%2Frnaseq"); total < 5 {
 				t.Errorf("search by project name: total %d", total)
 			}
 			// Workspaces keep their own runs.
-			inWS := launch(t, srv, "in-workspace", "?workspaceId=2001")
-			if ids, _, _ := listIDs(t, srv, "?workspaceId=2001&max=100"); !slices.Contains(ids, inWS) {
+			inWS := launch(t, srv.Handler(), "in-workspace", "?workspaceId=2001")
+			if ids, _, _ := listIDs(t, srv.Handler(), "?workspaceId=2001&max=100"); !slices.Contains(ids, inWS) {
 				t.Errorf("workspace list lacks its run: %v", ids)
 			}
-			if ids, _, _ := listIDs(t, srv, "?max=100"); slices.Contains(ids, inWS) {
+			if ids, _, _ := listIDs(t, srv.Handler(), "?max=100"); slices.Contains(ids, inWS) {
 				t.Error("a workspace run is listed in the personal context")
 			}
-			if a := call(t, srv, "GET", "/api/workflow/"+inWS+"?workspaceId=9999", devToken, nil); a.status != 403 {
+			if a := call(t, srv.Handler(), "GET", "/api/workflow/"+inWS+"?workspaceId=9999", devToken, nil); a.status != 403 {
 				t.Errorf("describe in another workspace: %d, want 403", a.status)
 			}
 
@@ -443,7 +443,7 @@ func TestWorkflowList(t *testing.T) {
 			// Pages walk the list without gaps or repeats.
 			var walked []string
 			for off := 0; ; off += 3 {
-				ids, total, more := listIDs(t, srv, fmt.Sprintf("?max=3&offset=%d", off))
+				ids, total, more := listIDs(t, srv.Handler(), fmt.Sprintf("?max=3&offset=%d", off))
 				if total != all {
 					t.Fatalf("offset %d: totalSize %d, want %d", off, total, all)
 				}
@@ -457,18 +457,18 @@ func TestWorkflowList(t *testing.T) {
 			}
 			// Past the end: an empty page that still counts everything.
 			for _, q := range []string{fmt.Sprintf("?offset=%d", all), "?offset=10000&max=10"} {
-				ids, total, more := listIDs(t, srv, q)
+				ids, total, more := listIDs(t, srv.Handler(), q)
 				if len(ids) != 0 || total != all || more {
 					t.Errorf("%s: %d runs, total %d, hasMore %v", q, len(ids), total, more)
 				}
 			}
 			// max=0: no runs, but the total.
-			if ids, total, more := listIDs(t, srv, "?max=0"); len(ids) != 0 || total != all || !more {
+			if ids, total, more := listIDs(t, srv.Handler(), "?max=0"); len(ids) != 0 || total != all || !more {
 				t.Errorf("max=0: %d runs, total %d, hasMore %v", len(ids), total, more)
 			}
 			// Negative values are a Bad Request with an Error ID.
 			for _, q := range []string{"?max=-1", "?offset=-1", "?max=-5&offset=-5"} {
-				a := call(t, srv, "GET", "/api/workflow"+q, devToken, nil)
+				a := call(t, srv.Handler(), "GET", "/api/workflow"+q, devToken, nil)
 				if a.status != 400 {
 					t.Errorf("%s: %d, want 400", q, a.status)
 					continue
@@ -483,12 +483,12 @@ func TestWorkflowList(t *testing.T) {
 func TestMaxIsBounded(t *testing.T) {
 	srv, _ := strictServer(t, embedded(t), mock.WithoutSeed())
 	for i := range 105 {
-		launch(t, srv, fmt.Sprintf("run-%d", i), "")
+		launch(t, srv.Handler(), fmt.Sprintf("run-%d", i), "")
 	}
-	if ids, total, more := listIDs(t, srv, "?max=500"); len(ids) != 100 || total != 105 || !more {
+	if ids, total, more := listIDs(t, srv.Handler(), "?max=500"); len(ids) != 100 || total != 105 || !more {
 		t.Errorf("max=500: %d runs, total %d, hasMore %v; want 100, 105, true", len(ids), total, more)
 	}
-	if ids, _, _ := listIDs(t, srv, ""); len(ids) != 50 {
+	if ids, _, _ := listIDs(t, srv.Handler(), ""); len(ids) != 50 {
 		t.Errorf("no max: %d runs, want the default 50", len(ids))
 	}
 }
@@ -500,9 +500,9 @@ func TestConcurrentLaunchesAndDeletes(t *testing.T) {
 	// One call of each kind first: the document's validator compiles a
 	// schema on first use, and libopenapi's schema rendering is not safe
 	// for concurrent use (see the report on this issue).
-	warm := launch(t, srv, "warm-up", "")
-	ok(t, srv, call(t, srv, "GET", "/api/workflow?max=100", devToken, nil), 200, "warm-up list")
-	ok(t, srv, call(t, srv, "DELETE", "/api/workflow/"+warm, devToken, nil), 204, "warm-up delete")
+	warm := launch(t, srv.Handler(), "warm-up", "")
+	ok(t, srv.Handler(), call(t, srv.Handler(), "GET", "/api/workflow?max=100", devToken, nil), 200, "warm-up list")
+	ok(t, srv.Handler(), call(t, srv.Handler(), "DELETE", "/api/workflow/"+warm, devToken, nil), 204, "warm-up delete")
 	const clients, each = 8, 12
 	var mu sync.Mutex
 	var kept, deleted []string
@@ -512,9 +512,9 @@ func TestConcurrentLaunchesAndDeletes(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := range each {
-				id := launch(t, srv, fmt.Sprintf("c%d-%d", c, i), "")
+				id := launch(t, srv.Handler(), fmt.Sprintf("c%d-%d", c, i), "")
 				if i%3 == 0 {
-					if a := call(t, srv, "DELETE", "/api/workflow/"+id, devToken, nil); a.status != 204 {
+					if a := call(t, srv.Handler(), "DELETE", "/api/workflow/"+id, devToken, nil); a.status != 204 {
 						t.Errorf("delete %s: %d", id, a.status)
 					}
 					mu.Lock()
@@ -525,14 +525,14 @@ func TestConcurrentLaunchesAndDeletes(t *testing.T) {
 				mu.Lock()
 				kept = append(kept, id)
 				mu.Unlock()
-				if a := call(t, srv, "GET", "/api/workflow?max=100", devToken, nil); a.status != 200 {
+				if a := call(t, srv.Handler(), "GET", "/api/workflow?max=100", devToken, nil); a.status != 200 {
 					t.Errorf("list during launches: %d", a.status)
 				}
 			}
 		}()
 	}
 	wg.Wait()
-	ids, total, _ := listIDs(t, srv, "?max=100")
+	ids, total, _ := listIDs(t, srv.Handler(), "?max=100")
 	if total != len(kept) || len(ids) != len(kept) {
 		t.Fatalf("listed %d (total %d), want %d", len(ids), total, len(kept))
 	}
@@ -546,14 +546,14 @@ func TestConcurrentLaunchesAndDeletes(t *testing.T) {
 		t.Errorf("duplicated workflow ids among %d launches", clients*each)
 	}
 	// Concurrent deletes of one run: exactly one succeeds.
-	id := launch(t, srv, "contended", "")
+	id := launch(t, srv.Handler(), "contended", "")
 	var wins sync.WaitGroup
 	var okCount, forbidden int
 	for range 10 {
 		wins.Add(1)
 		go func() {
 			defer wins.Done()
-			a := call(t, srv, "DELETE", "/api/workflow/"+id, devToken, nil)
+			a := call(t, srv.Handler(), "DELETE", "/api/workflow/"+id, devToken, nil)
 			mu.Lock()
 			defer mu.Unlock()
 			switch a.status {
@@ -575,10 +575,10 @@ func TestConcurrentLaunchesAndDeletes(t *testing.T) {
 func TestComputeEnvLifecycle(t *testing.T) {
 	srv, clk := strictServer(t, embedded(t))
 	body := `{"computeEnv":{"name":"batch","platform":"aws-batch","config":{"discriminator":"aws-batch","region":"eu-west-1","workDir":"s3://b/w"}}}`
-	a := ok(t, srv, call(t, srv, "POST", "/api/compute-envs", devToken, []byte(body)), 200, "create")
+	a := ok(t, srv.Handler(), call(t, srv.Handler(), "POST", "/api/compute-envs", devToken, []byte(body)), 200, "create")
 	id := object(t, a)["computeEnvId"].(string)
 	state := func() string {
-		d := object(t, ok(t, srv, call(t, srv, "GET", "/api/compute-envs/"+id, devToken, nil), 200, "describe"))
+		d := object(t, ok(t, srv.Handler(), call(t, srv.Handler(), "GET", "/api/compute-envs/"+id, devToken, nil), 200, "describe"))
 		return path(d, "computeEnv", "status").(string)
 	}
 	if s := state(); s != "CREATING" {
@@ -588,22 +588,22 @@ func TestComputeEnvLifecycle(t *testing.T) {
 	if s := state(); s != "AVAILABLE" {
 		t.Fatalf("after 20s: %s", s)
 	}
-	d := object(t, ok(t, srv, call(t, srv, "GET", "/api/compute-envs/"+id, devToken, nil), 200, "describe"))
+	d := object(t, ok(t, srv.Handler(), call(t, srv.Handler(), "GET", "/api/compute-envs/"+id, devToken, nil), 200, "describe"))
 	if path(d, "computeEnv", "name") != "batch" || path(d, "computeEnv", "config", "region") != "eu-west-1" {
 		t.Errorf("the request's values are not kept: %v", d)
 	}
-	if a := ok(t, srv, call(t, srv, "GET", "/api/compute-envs?status=AVAILABLE", devToken, nil), 200, "list"); !bytes.Contains(a.body, []byte(id)) {
+	if a := ok(t, srv.Handler(), call(t, srv.Handler(), "GET", "/api/compute-envs?status=AVAILABLE", devToken, nil), 200, "list"); !bytes.Contains(a.body, []byte(id)) {
 		t.Error("not listed as AVAILABLE")
 	}
-	ok(t, srv, call(t, srv, "DELETE", "/api/compute-envs/"+id, devToken, nil), 204, "delete")
+	ok(t, srv.Handler(), call(t, srv.Handler(), "DELETE", "/api/compute-envs/"+id, devToken, nil), 204, "delete")
 	if s := state(); s != "DELETING" {
 		t.Fatalf("deleting: %s", s)
 	}
 	clk.Advance(10 * time.Second)
-	if a := call(t, srv, "GET", "/api/compute-envs/"+id, devToken, nil); a.status != 403 {
+	if a := call(t, srv.Handler(), "GET", "/api/compute-envs/"+id, devToken, nil); a.status != 403 {
 		t.Errorf("deleted: %d, want 403", a.status)
 	}
-	if a := ok(t, srv, call(t, srv, "GET", "/api/compute-envs", devToken, nil), 200, "list"); bytes.Contains(a.body, []byte(id)) {
+	if a := ok(t, srv.Handler(), call(t, srv.Handler(), "GET", "/api/compute-envs", devToken, nil), 200, "list"); bytes.Contains(a.body, []byte(id)) {
 		t.Error("a deleted environment is still listed")
 	}
 }
@@ -616,34 +616,34 @@ func TestCollections(t *testing.T) {
 		t.Run(dc.name, func(t *testing.T) {
 			srv, _ := strictServer(t, dc.doc(t))
 			create := `{"name":"my-pipe","description":"first","launch":{"pipeline":"https://github.com/nf-core/hello"}}`
-			a := ok(t, srv, call(t, srv, "POST", "/api/pipelines", devToken, []byte(create)), 200, "create pipeline")
+			a := ok(t, srv.Handler(), call(t, srv.Handler(), "POST", "/api/pipelines", devToken, []byte(create)), 200, "create pipeline")
 			pid := path(object(t, a), "pipeline", "pipelineId")
 			if pid == nil {
 				t.Fatalf("no pipelineId in %s", a.body)
 			}
 			item := fmt.Sprintf("/api/pipelines/%.0f", pid)
-			d := object(t, ok(t, srv, call(t, srv, "GET", item, devToken, nil), 200, "describe"))
+			d := object(t, ok(t, srv.Handler(), call(t, srv.Handler(), "GET", item, devToken, nil), 200, "describe"))
 			if path(d, "pipeline", "name") != "my-pipe" || path(d, "pipeline", "description") != "first" {
 				t.Errorf("describe: %v", d["pipeline"])
 			}
 			if dc.name == "embedded" {
-				dup := call(t, srv, "POST", "/api/pipelines", devToken, []byte(create))
+				dup := call(t, srv.Handler(), "POST", "/api/pipelines", devToken, []byte(create))
 				if dup.status != 409 {
 					t.Errorf("duplicate name: %d", dup.status)
 				} else {
 					errorID(t, dup)
 				}
 			}
-			u := object(t, ok(t, srv, call(t, srv, "PUT", item, devToken, []byte(`{"description":"second"}`)), 200, "update"))
+			u := object(t, ok(t, srv.Handler(), call(t, srv.Handler(), "PUT", item, devToken, []byte(`{"description":"second"}`)), 200, "update"))
 			if path(u, "pipeline", "description") != "second" || path(u, "pipeline", "name") != "my-pipe" {
 				t.Errorf("update: %v", u["pipeline"])
 			}
-			l := ok(t, srv, call(t, srv, "GET", "/api/pipelines?max=100", devToken, nil), 200, "list")
+			l := ok(t, srv.Handler(), call(t, srv.Handler(), "GET", "/api/pipelines?max=100", devToken, nil), 200, "list")
 			if !bytes.Contains(l.body, []byte(`"second"`)) {
 				t.Errorf("the updated pipeline is not listed: %.300s", l.body)
 			}
-			ok(t, srv, call(t, srv, "DELETE", item, devToken, nil), 204, "delete")
-			if a := call(t, srv, "GET", item, devToken, nil); a.status != 403 || len(a.body) != 0 {
+			ok(t, srv.Handler(), call(t, srv.Handler(), "DELETE", item, devToken, nil), 204, "delete")
+			if a := call(t, srv.Handler(), "GET", item, devToken, nil); a.status != 403 || len(a.body) != 0 {
 				t.Errorf("after delete: %d %q", a.status, a.body)
 			}
 
@@ -651,10 +651,10 @@ func TestCollections(t *testing.T) {
 				return // the published schema's credentials go through TestPublishedCollections
 			}
 			cred := `{"credentials":{"name":"aws-ci","provider":"aws","keys":{"discriminator":"aws","accessKey":"AKIAEXAMPLE","secretKey":"s3cr3t-value"}}}`
-			a = ok(t, srv, call(t, srv, "POST", "/api/credentials", devToken, []byte(cred)), 200, "create credentials")
+			a = ok(t, srv.Handler(), call(t, srv.Handler(), "POST", "/api/credentials", devToken, []byte(cred)), 200, "create credentials")
 			cid := object(t, a)["credentialsId"].(string)
 			for _, target := range []string{"/api/credentials/" + cid, "/api/credentials"} {
-				a := ok(t, srv, call(t, srv, "GET", target, devToken, nil), 200, target)
+				a := ok(t, srv.Handler(), call(t, srv.Handler(), "GET", target, devToken, nil), 200, target)
 				if bytes.Contains(a.body, []byte("s3cr3t-value")) {
 					t.Errorf("%s gives back a secret: %s", target, a.body)
 				}
@@ -748,36 +748,36 @@ func TestGenericCollection(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv, _ := strictServer(t, doc)
-	if a := ok(t, srv, call(t, srv, "GET", "/api/things", devToken, nil), 200, "empty list"); string(a.body) != `{"things":[],"totalSize":0}` {
+	if a := ok(t, srv.Handler(), call(t, srv.Handler(), "GET", "/api/things", devToken, nil), 200, "empty list"); string(a.body) != `{"things":[],"totalSize":0}` {
 		t.Errorf("empty list: %s", a.body)
 	}
 	var ids []string
 	for _, n := range []string{"alpha", "beta", "gamma"} {
-		a := ok(t, srv, call(t, srv, "POST", "/api/things", devToken, []byte(`{"name":"`+n+`","size":3,"colour":"red"}`)), 200, "create "+n)
+		a := ok(t, srv.Handler(), call(t, srv.Handler(), "POST", "/api/things", devToken, []byte(`{"name":"`+n+`","size":3,"colour":"red"}`)), 200, "create "+n)
 		th := object(t, a)["thing"].(map[string]any)
 		if th["name"] != n || th["size"] != float64(3) || th["colour"] != "red" {
 			t.Errorf("created %v", th)
 		}
 		ids = append(ids, th["id"].(string))
 	}
-	ok(t, srv, call(t, srv, "PUT", "/api/things/"+ids[1], devToken, []byte(`{"name":"beta","colour":"green"}`)), 204, "update")
-	d := object(t, ok(t, srv, call(t, srv, "GET", "/api/things/"+ids[1], devToken, nil), 200, "describe"))
+	ok(t, srv.Handler(), call(t, srv.Handler(), "PUT", "/api/things/"+ids[1], devToken, []byte(`{"name":"beta","colour":"green"}`)), 204, "update")
+	d := object(t, ok(t, srv.Handler(), call(t, srv.Handler(), "GET", "/api/things/"+ids[1], devToken, nil), 200, "describe"))
 	if th := d["thing"].(map[string]any); th["colour"] != "green" || th["size"] != float64(3) || th["id"] != ids[1] {
 		t.Errorf("after update: %v", th)
 	}
-	l := object(t, ok(t, srv, call(t, srv, "GET", "/api/things?max=2&offset=1", devToken, nil), 200, "page"))
+	l := object(t, ok(t, srv.Handler(), call(t, srv.Handler(), "GET", "/api/things?max=2&offset=1", devToken, nil), 200, "page"))
 	page := l["things"].([]any)
 	if l["totalSize"] != float64(3) || len(page) != 2 || page[0].(map[string]any)["name"] != "beta" {
 		t.Errorf("page 2 of newest first: %v", l)
 	}
-	if l := object(t, ok(t, srv, call(t, srv, "GET", "/api/things?search=GAM", devToken, nil), 200, "search")); l["totalSize"] != float64(1) {
+	if l := object(t, ok(t, srv.Handler(), call(t, srv.Handler(), "GET", "/api/things?search=GAM", devToken, nil), 200, "search")); l["totalSize"] != float64(1) {
 		t.Errorf("search: %v", l)
 	}
-	ok(t, srv, call(t, srv, "DELETE", "/api/things/"+ids[0], devToken, nil), 204, "delete")
-	if a := call(t, srv, "GET", "/api/things/"+ids[0], devToken, nil); a.status != 403 {
+	ok(t, srv.Handler(), call(t, srv.Handler(), "DELETE", "/api/things/"+ids[0], devToken, nil), 204, "delete")
+	if a := call(t, srv.Handler(), "GET", "/api/things/"+ids[0], devToken, nil); a.status != 403 {
 		t.Errorf("describe deleted: %d", a.status)
 	}
-	if a := call(t, srv, "PUT", "/api/things/"+ids[0], devToken, []byte(`{"name":"x"}`)); a.status != 403 {
+	if a := call(t, srv.Handler(), "PUT", "/api/things/"+ids[0], devToken, []byte(`{"name":"x"}`)); a.status != 403 {
 		t.Errorf("update deleted: %d", a.status)
 	}
 }
@@ -816,13 +816,13 @@ func TestPublishedCollections(t *testing.T) {
 			if ws := c.Query.Get("workspaceId"); ws != "" {
 				q = "?workspaceId=" + ws
 			}
-			a := ok(t, srv, call(t, srv, "POST", "/api"+c.Path+"?"+c.Query.Encode(), devToken, c.Body), create.Success.Status, "create")
+			a := ok(t, srv.Handler(), call(t, srv.Handler(), "POST", "/api"+c.Path+"?"+c.Query.Encode(), devToken, c.Body), create.Success.Status, "create")
 			id := findID(object(t, a), []string{param, "id", "name"}, 0)
 			if id == "" {
 				t.Fatalf("no id in the create answer %.300s", a.body)
 			}
 			item := "/api" + listPath + "/" + id
-			ok(t, srv, call(t, srv, "GET", item+q, devToken, nil), ops["GET"].Success.Status, "describe")
+			ok(t, srv.Handler(), call(t, srv.Handler(), "GET", item+q, devToken, nil), ops["GET"].Success.Status, "describe")
 			if lop := byPath[listPath]["GET"]; lop != nil {
 				lc, err := callgen.Build(lop, gen, "list "+p)
 				if err != nil {
@@ -835,7 +835,7 @@ func TestPublishedCollections(t *testing.T) {
 				if ws := c.Query.Get("workspaceId"); ws != "" {
 					lq.Set("workspaceId", ws)
 				}
-				l := ok(t, srv, call(t, srv, "GET", "/api"+listPath+"?"+lq.Encode(), devToken, nil), lop.Success.Status, "list")
+				l := ok(t, srv.Handler(), call(t, srv.Handler(), "GET", "/api"+listPath+"?"+lq.Encode(), devToken, nil), lop.Success.Status, "list")
 				if !bytes.Contains(l.body, []byte(id)) {
 					t.Errorf("the new item is not listed: %.300s", l.body)
 				}
@@ -846,13 +846,13 @@ func TestPublishedCollections(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					ok(t, srv, call(t, srv, m, item+q, devToken, uc.Body), up.Success.Status, m)
+					ok(t, srv.Handler(), call(t, srv.Handler(), m, item+q, devToken, uc.Body), up.Success.Status, m)
 				}
 			}
 			if del := ops["DELETE"]; del != nil {
-				ok(t, srv, call(t, srv, "DELETE", item+q, devToken, nil), del.Success.Status, "delete")
+				ok(t, srv.Handler(), call(t, srv.Handler(), "DELETE", item+q, devToken, nil), del.Success.Status, "delete")
 				if listPath != "/compute-envs" { // deleting takes the profile's delay
-					if a := call(t, srv, "GET", item+q, devToken, nil); a.status != 403 {
+					if a := call(t, srv.Handler(), "GET", item+q, devToken, nil); a.status != 403 {
 						t.Errorf("describe after delete: %d", a.status)
 					}
 				}
@@ -894,7 +894,7 @@ func TestSeed(t *testing.T) {
 			srv, _ := strictServer(t, dc.doc(t))
 			statuses := map[string]bool{}
 			for _, q := range []string{"?max=100", "?max=100&workspaceId=2001"} {
-				m := object(t, ok(t, srv, call(t, srv, "GET", "/api/workflow"+q, devToken, nil), 200, "workflows"))
+				m := object(t, ok(t, srv.Handler(), call(t, srv.Handler(), "GET", "/api/workflow"+q, devToken, nil), 200, "workflows"))
 				for _, e := range m["workflows"].([]any) {
 					statuses[path(e.(map[string]any), "workflow", "status").(string)] = true
 				}
@@ -909,17 +909,17 @@ func TestSeed(t *testing.T) {
 				"/api/orgs": "organizations", "/api/orgs/1001/workspaces": "workspaces", "/api/tokens": "tokens",
 				"/api/pipelines?workspaceId=2001": "pipelines",
 			} {
-				m := object(t, ok(t, srv, call(t, srv, "GET", target, devToken, nil), 200, target))
+				m := object(t, ok(t, srv.Handler(), call(t, srv.Handler(), "GET", target, devToken, nil), 200, target))
 				if l, _ := m[key].([]any); len(l) == 0 {
 					t.Errorf("%s is empty", target)
 				}
 			}
-			u := object(t, ok(t, srv, call(t, srv, "GET", "/api/user-info", devToken, nil), 200, "user-info"))
+			u := object(t, ok(t, srv.Handler(), call(t, srv.Handler(), "GET", "/api/user-info", devToken, nil), 200, "user-info"))
 			if path(u, "user", "userName") != "wmsmock" {
 				t.Errorf("user-info: %v", u["user"])
 			}
-			ok(t, srv, call(t, srv, "GET", "/api/orgs/1001/workspaces/2001", devToken, nil), 200, "workspace")
-			if a := call(t, srv, "GET", "/api/orgs/9/workspaces", devToken, nil); a.status != 403 {
+			ok(t, srv.Handler(), call(t, srv.Handler(), "GET", "/api/orgs/1001/workspaces/2001", devToken, nil), 200, "workspace")
+			if a := call(t, srv.Handler(), "GET", "/api/orgs/9/workspaces", devToken, nil); a.status != 403 {
 				t.Errorf("workspaces of an org that does not exist: %d, want 403", a.status)
 			}
 		})
@@ -947,13 +947,13 @@ workflows:
 `)
 	write("notes.txt", "ignored")
 	srv, _ := strictServer(t, embedded(t), mock.WithFixturesDir(dir))
-	if ids, total, _ := listIDs(t, srv, ""); total != 1 || ids[0] != "MyOwnRun000001" {
+	if ids, total, _ := listIDs(t, srv.Handler(), ""); total != 1 || ids[0] != "MyOwnRun000001" {
 		t.Errorf("workflows: %v (total %d)", ids, total)
 	}
-	if s := status(t, srv, "MyOwnRun000001"); s != "RUNNING" {
+	if s := status(t, srv.Handler(), "MyOwnRun000001"); s != "RUNNING" {
 		t.Errorf("seeded status %s", s)
 	}
-	a := ok(t, srv, call(t, srv, "GET", "/api/pipelines", devToken, nil), 200, "pipelines")
+	a := ok(t, srv.Handler(), call(t, srv.Handler(), "GET", "/api/pipelines", devToken, nil), 200, "pipelines")
 	if !bytes.Contains(a.body, []byte(`"name":"only-mine"`)) || object(t, a)["totalSize"] != float64(1) {
 		t.Errorf("pipelines: %.300s", a.body)
 	}
@@ -978,19 +978,19 @@ func TestStateFileRestart(t *testing.T) {
 		return srv
 	}
 	srv := start()
-	run := launch(t, srv, "survivor", "")
-	ok(t, srv, call(t, srv, "DELETE", "/api/workflow/3cSucceeded003", devToken, nil), 204, "delete seeded")
-	tok := object(t, ok(t, srv, call(t, srv, "POST", "/api/tokens", devToken, []byte(`{"name":"kept"}`)), 200, "token"))
+	run := launch(t, srv.Handler(), "survivor", "")
+	ok(t, srv.Handler(), call(t, srv.Handler(), "DELETE", "/api/workflow/3cSucceeded003", devToken, nil), 204, "delete seeded")
+	tok := object(t, ok(t, srv.Handler(), call(t, srv.Handler(), "POST", "/api/tokens", devToken, []byte(`{"name":"kept"}`)), 200, "token"))
 	key := tok["accessKey"].(string)
-	ok(t, srv, call(t, srv, "POST", "/api/pipelines", devToken, []byte(`{"name":"saved-pipe","launch":{"pipeline":"x"}}`)), 200, "pipeline")
-	ok(t, srv, call(t, srv, "DELETE", "/api/tokens/1", devToken, nil), 204, "delete the dev token's record")
-	if a := adminCall(t, srv, "POST", "/_mock/admin/clock/advance?by=1m", "", nil); a.status != 200 {
+	ok(t, srv.Handler(), call(t, srv.Handler(), "POST", "/api/pipelines", devToken, []byte(`{"name":"saved-pipe","launch":{"pipeline":"x"}}`)), 200, "pipeline")
+	ok(t, srv.Handler(), call(t, srv.Handler(), "DELETE", "/api/tokens/1", devToken, nil), 204, "delete the dev token's record")
+	if a := adminCall(t, srv.Handler(), "POST", "/_mock/admin/clock/advance?by=1m", "", nil); a.status != 200 {
 		t.Fatalf("advance: %d %s", a.status, a.body)
 	}
 	snapshot := func(srv *mock.Server) []string {
 		var out []string
 		for _, target := range []string{"/api/workflow?max=100", "/api/pipelines?max=100", "/api/compute-envs", "/api/credentials", "/api/workflow/" + run} {
-			out = append(out, string(ok(t, srv, call(t, srv, "GET", target, key, nil), 200, target).body))
+			out = append(out, string(ok(t, srv.Handler(), call(t, srv.Handler(), "GET", target, key, nil), 200, target).body))
 		}
 		return out
 	}
@@ -1013,13 +1013,13 @@ func TestStateFileRestart(t *testing.T) {
 			t.Errorf("answer %d changed across the restart:\nbefore %.400s\nafter  %.400s", i, before[i], after[i])
 		}
 	}
-	if a := call(t, again, "GET", "/api/workflow/3cSucceeded003", devToken, nil); a.status != 403 {
+	if a := call(t, again.Handler(), "GET", "/api/workflow/3cSucceeded003", devToken, nil); a.status != 403 {
 		t.Errorf("a deleted seed came back: %d", a.status)
 	}
 	// The configured tokens are there whatever the file says.
-	ok(t, again, call(t, again, "GET", "/api/workflow", devToken, nil), 200, "dev token after restart")
-	ok(t, again, call(t, again, "GET", "/api/workflow", "ci-configured", nil), 200, "--token after restart")
-	if s := status(t, again, run); s != "RUNNING" { // 1 minute in
+	ok(t, again.Handler(), call(t, again.Handler(), "GET", "/api/workflow", devToken, nil), 200, "dev token after restart")
+	ok(t, again.Handler(), call(t, again.Handler(), "GET", "/api/workflow", "ci-configured", nil), 200, "--token after restart")
+	if s := status(t, again.Handler(), run); s != "RUNNING" { // 1 minute in
 		t.Errorf("status after restart: %s", s)
 	}
 	// Restarting twice is the same as once.
@@ -1064,10 +1064,10 @@ func TestCorruptStateFile(t *testing.T) {
 // token from anywhere.
 func TestAdminAccess(t *testing.T) {
 	srv, _ := newServer(t, embedded(t))
-	if a := adminCall(t, srv, "GET", "/_mock/admin/tokens", "", nil, "192.0.2.10:5555"); a.status != 403 {
+	if a := adminCall(t, srv.Handler(), "GET", "/_mock/admin/tokens", "", nil, "192.0.2.10:5555"); a.status != 403 {
 		t.Errorf("from another host: %d, want 403", a.status)
 	}
-	if a := adminCall(t, srv, "GET", "/_mock/admin/tokens", "", nil, "[::1]:5555"); a.status != 200 {
+	if a := adminCall(t, srv.Handler(), "GET", "/_mock/admin/tokens", "", nil, "[::1]:5555"); a.status != 200 {
 		t.Errorf("from ::1: %d", a.status)
 	}
 	locked, _ := newServer(t, embedded(t), mock.WithAdminToken("s3cret-admin"))
@@ -1080,7 +1080,7 @@ func TestAdminAccess(t *testing.T) {
 		{"127.0.0.1:5555", "Bearer " + devToken, 403},
 		{"192.0.2.10:5555", "Bearer s3cret-admin-not", 403},
 	} {
-		if a := adminCall(t, locked, "GET", "/_mock/admin/tokens", c.auth, nil, c.remote); a.status != c.want {
+		if a := adminCall(t, locked.Handler(), "GET", "/_mock/admin/tokens", c.auth, nil, c.remote); a.status != c.want {
 			t.Errorf("%s %q: %d, want %d", c.remote, c.auth, a.status, c.want)
 		}
 	}
@@ -1089,17 +1089,17 @@ func TestAdminAccess(t *testing.T) {
 func TestAdminEndpoints(t *testing.T) {
 	srv, _ := strictServer(t, embedded(t), mock.WithRateLimit(mustWindows(t, "20/s")))
 	// Reset: created things go, seeded things come back.
-	tok := object(t, ok(t, srv, call(t, srv, "POST", "/api/tokens", devToken, []byte(`{"name":"temp"}`)), 200, "token"))
+	tok := object(t, ok(t, srv.Handler(), call(t, srv.Handler(), "POST", "/api/tokens", devToken, []byte(`{"name":"temp"}`)), 200, "token"))
 	key := tok["accessKey"].(string)
-	run := launch(t, srv, "temp", "")
-	ok(t, srv, call(t, srv, "DELETE", "/api/workflow/4dFailed000004", devToken, nil), 204, "delete seed")
+	run := launch(t, srv.Handler(), "temp", "")
+	ok(t, srv.Handler(), call(t, srv.Handler(), "DELETE", "/api/workflow/4dFailed000004", devToken, nil), 204, "delete seed")
 
-	a := adminCall(t, srv, "GET", "/_mock/admin/tokens", "", nil)
+	a := adminCall(t, srv.Handler(), "GET", "/_mock/admin/tokens", "", nil)
 	if a.status != 200 || !bytes.Contains(a.body, []byte(`"temp"`)) || bytes.Contains(a.body, []byte(key)) || bytes.Contains(a.body, []byte(devToken)) {
 		t.Errorf("admin tokens: %d %s", a.status, a.body)
 	}
 
-	j := adminCall(t, srv, "GET", "/_mock/admin/requests?n=3", "", nil)
+	j := adminCall(t, srv.Handler(), "GET", "/_mock/admin/requests?n=3", "", nil)
 	var journal struct {
 		Requests []struct {
 			Method, Path, ErrorID string
@@ -1112,54 +1112,54 @@ func TestAdminEndpoints(t *testing.T) {
 	if r := journal.Requests[0]; r.Method != "DELETE" || r.Path != "/api/workflow/4dFailed000004" || r.Status != 204 {
 		t.Errorf("newest journal entry: %+v", r)
 	}
-	bad := call(t, srv, "GET", "/api/workflow?max=-1", devToken, nil)
-	j = adminCall(t, srv, "GET", "/_mock/admin/requests?n=1", "", nil)
+	bad := call(t, srv.Handler(), "GET", "/api/workflow?max=-1", devToken, nil)
+	j = adminCall(t, srv.Handler(), "GET", "/_mock/admin/requests?n=1", "", nil)
 	if !bytes.Contains(j.body, []byte(errorID(t, bad))) || bytes.Contains(j.body, []byte(devToken)) {
 		t.Errorf("journal: %s", j.body)
 	}
 
-	rl := adminCall(t, srv, "GET", "/_mock/admin/ratelimit", "", nil)
+	rl := adminCall(t, srv.Handler(), "GET", "/_mock/admin/ratelimit", "", nil)
 	if rl.status != 200 || !bytes.Contains(rl.body, []byte(`"window":"20/s"`)) || bytes.Contains(rl.body, []byte(devToken)) {
 		t.Errorf("rate limit counters: %s", rl.body)
 	}
 
-	if a := adminCall(t, srv, "POST", "/_mock/admin/reset", "", nil); a.status != 200 {
+	if a := adminCall(t, srv.Handler(), "POST", "/_mock/admin/reset", "", nil); a.status != 200 {
 		t.Fatalf("reset: %d %s", a.status, a.body)
 	}
-	if a := call(t, srv, "GET", "/api/workflow", key, nil); a.status != 403 {
+	if a := call(t, srv.Handler(), "GET", "/api/workflow", key, nil); a.status != 403 {
 		t.Errorf("a created token survived the reset: %d", a.status)
 	}
-	if a := call(t, srv, "GET", "/api/workflow/"+run, devToken, nil); a.status != 403 {
+	if a := call(t, srv.Handler(), "GET", "/api/workflow/"+run, devToken, nil); a.status != 403 {
 		t.Errorf("a launched run survived the reset: %d", a.status)
 	}
-	if s := status(t, srv, "4dFailed000004"); s != "FAILED" {
+	if s := status(t, srv.Handler(), "4dFailed000004"); s != "FAILED" {
 		t.Errorf("the seed did not come back: %s", s)
 	}
 
 	// Clock: advancing moves runs.
-	run = launch(t, srv, "clocked", "")
-	if a := adminCall(t, srv, "POST", "/_mock/admin/clock/advance?by=10m", "", nil); a.status != 200 || !bytes.Contains(a.body, []byte("2026-03-01T12:10:00")) {
+	run = launch(t, srv.Handler(), "clocked", "")
+	if a := adminCall(t, srv.Handler(), "POST", "/_mock/admin/clock/advance?by=10m", "", nil); a.status != 200 || !bytes.Contains(a.body, []byte("2026-03-01T12:10:00")) {
 		t.Errorf("advance: %d %s", a.status, a.body)
 	}
-	if s := status(t, srv, run); s != "SUCCEEDED" {
+	if s := status(t, srv.Handler(), run); s != "SUCCEEDED" {
 		t.Errorf("10 minutes later: %s", s)
 	}
 	for _, q := range []string{"", "?by=soon", "?by=-5m"} {
-		if a := adminCall(t, srv, "POST", "/_mock/admin/clock/advance"+q, "", nil); a.status != 400 {
+		if a := adminCall(t, srv.Handler(), "POST", "/_mock/admin/clock/advance"+q, "", nil); a.status != 400 {
 			t.Errorf("advance%s: %d, want 400", q, a.status)
 		}
 	}
 	// Status: unknown runs and statuses are refused.
-	if a := adminCall(t, srv, "POST", "/_mock/admin/workflows/nope/status", "", []byte(`{"status":"FAILED"}`)); a.status != 404 {
+	if a := adminCall(t, srv.Handler(), "POST", "/_mock/admin/workflows/nope/status", "", []byte(`{"status":"FAILED"}`)); a.status != 404 {
 		t.Errorf("unknown run: %d", a.status)
 	}
-	if a := adminCall(t, srv, "POST", "/_mock/admin/workflows/"+run+"/status", "", []byte(`{"status":"ASLEEP"}`)); a.status != 400 {
+	if a := adminCall(t, srv.Handler(), "POST", "/_mock/admin/workflows/"+run+"/status", "", []byte(`{"status":"ASLEEP"}`)); a.status != 400 {
 		t.Errorf("unknown status: %d", a.status)
 	}
-	if a := adminCall(t, srv, "POST", "/_mock/admin/workflows/"+run+"/status", "", []byte(`{"status":"UNKNOWN"}`)); a.status != 200 || status(t, srv, run) != "UNKNOWN" {
+	if a := adminCall(t, srv.Handler(), "POST", "/_mock/admin/workflows/"+run+"/status", "", []byte(`{"status":"UNKNOWN"}`)); a.status != 200 || status(t, srv.Handler(), run) != "UNKNOWN" {
 		t.Errorf("set UNKNOWN: %d %s", a.status, a.body)
 	}
-	if a := adminCall(t, srv, "POST", "/_mock/admin/state/save", "", nil); a.status != 200 {
+	if a := adminCall(t, srv.Handler(), "POST", "/_mock/admin/state/save", "", nil); a.status != 200 {
 		t.Errorf("save without a state file: %d", a.status)
 	}
 }
@@ -1170,7 +1170,7 @@ func TestWithHandlerWinsOverState(t *testing.T) {
 	srv, _ := newServer(t, embedded(t), mock.WithHandler("DescribeWorkflow", func(*handler.Request) (*handler.Response, error) {
 		return handler.NoContent(299), nil
 	}))
-	if a := call(t, srv, "GET", "/api/workflow/3cSucceeded003", devToken, nil); a.status != 299 {
+	if a := call(t, srv.Handler(), "GET", "/api/workflow/3cSucceeded003", devToken, nil); a.status != 299 {
 		t.Errorf("status %d", a.status)
 	}
 }

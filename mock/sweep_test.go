@@ -87,7 +87,7 @@ func TestSynthesisIsDeterministic(t *testing.T) {
 	doc := embedded(t)
 	body := func(seed int64, target string) string {
 		srv, _ := newServer(t, doc, mock.WithSeed(seed))
-		a := call(t, srv, "GET", target, devToken, nil)
+		a := call(t, srv.Handler(), "GET", target, devToken, nil)
 		if a.status != 200 {
 			t.Fatalf("GET %s: %d %s", target, a.status, a.body)
 		}
@@ -120,7 +120,7 @@ func TestLiteralRoutesWinOverParameters(t *testing.T) {
 		t.Fatal("the embedded document has no GET /workflow/random-name")
 	}
 	srv, _ := newServer(t, doc, mock.WithStrictResponses())
-	a := call(t, srv, "GET", "/api/workflow/random-name", devToken, nil)
+	a := call(t, srv.Handler(), "GET", "/api/workflow/random-name", devToken, nil)
 	if a.status != 200 {
 		t.Fatalf("status %d, body %s", a.status, a.body)
 	}
@@ -146,7 +146,7 @@ func TestEveryOperationWithStateStaysValid(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%s: %v", op.ID, err)
 				}
-				a := call(t, srv, c.Method, c.URL(mock.DefaultBasePath), devToken, c.Body, "Content-Type", c.ContentType)
+				a := call(t, srv.Handler(), c.Method, c.URL(mock.DefaultBasePath), devToken, c.Body, "Content-Type", c.ContentType)
 				counts[a.status]++
 				switch {
 				case a.status == op.Success.Status:

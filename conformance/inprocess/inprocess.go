@@ -130,12 +130,13 @@ func (t *inProcess) Start(context.Context) (conformance.Info, error) {
 	}, nil
 }
 
-func (t *inProcess) Open(context.Context) (*conformance.Conn, error) {
+func (t *inProcess) Open(ctx context.Context) (*conformance.Conn, error) {
 	if t.srv == nil {
 		return nil, errors.New("conformance: Open before Start")
 	}
-	if err := t.srv.ResetState(); err != nil {
-		return nil, fmt.Errorf("resetting the fake: %w", err)
+	// Through the control API, as any client of the fake resets it.
+	if err := conformance.ResetFake(ctx, t.client, t.root, ""); err != nil {
+		return nil, err
 	}
 	t.clk.Advance(scenarioGap)
 	interval := time.Second / conformance.DefaultMaxRate

@@ -28,6 +28,10 @@ type Token struct {
 	Expires  *time.Time `json:"expires,omitempty"`
 	LastUsed *time.Time `json:"lastUsed,omitempty"`
 	Revoked  bool       `json:"revoked,omitempty"`
+	// Pinned marks a token the fake was configured with (built-in, profile
+	// or --token ones): DELETE /tokens/delete-all leaves it, and a reset
+	// brings it back.
+	Pinned bool `json:"pinned,omitempty"`
 }
 
 // Expired reports whether the token can no longer be used at now. A token
@@ -51,8 +55,9 @@ var (
 // Memory is the in-process implementation. Every method is safe for
 // concurrent use.
 type Store interface {
-	// Add stores a token whose value the caller chose (fixtures, profile
-	// tokens). It fails with ErrDuplicateName, ErrDuplicateValue,
+	// Add stores a token whose value the caller chose: the fake's
+	// configured tokens (fixtures, profile tokens, --token), which are
+	// pinned. It fails with ErrDuplicateName, ErrDuplicateValue,
 	// ErrInvalidName or ErrInvalidValue.
 	Add(name, value string, expires *time.Time) (Token, error)
 	// Create stores a token with a freshly generated value and returns that
@@ -70,9 +75,16 @@ type Store interface {
 	List() []Token
 	// Delete removes one token, or returns ErrNotFound.
 	Delete(id int64) error
-	// DeleteAll removes every token except the listed ids and returns how
+	// DeleteAll removes every token that is not pinned and returns how
 	// many it removed.
-	DeleteAll(except ...int64) int
+	DeleteAll() int
+	// Snapshot returns every token, for saving. It holds hashes only, so a
+	// snapshot written to disk cannot leak a usable token.
+	Snapshot() ([]Token, error)
+	// Restore replaces the store's contents with a snapshot. A snapshot
+	// with a non-positive or repeated id, name or hash is refused and the
+	// store left as it was. New ids continue after the highest restored.
+	Restore([]Token) error
 }
 
 // HashValue is the one-way function the store keys tokens by.

@@ -185,7 +185,9 @@ func TestCreate(t *testing.T) {
 
 func TestDelete(t *testing.T) {
 	m := seeded(t)
-	dev, _ := m.Lookup(DevToken)
+	if dev, _ := m.Lookup(DevToken); !dev.Pinned {
+		t.Errorf("an added token is not pinned: %+v", dev)
+	}
 	second, _ := m.Lookup(SecondToken)
 	if err := m.Delete(second.ID); err != nil {
 		t.Fatal(err)
@@ -206,45 +208,53 @@ func TestDelete(t *testing.T) {
 	if _, err := m.Add("second", SecondToken, nil); err != nil {
 		t.Errorf("re-adding a deleted name: %v", err)
 	}
-	if n := m.DeleteAll(dev.ID); n != 2 {
-		t.Errorf("DeleteAll removed %d, want 2", n)
+	// Added tokens are pinned; created ones are not. DeleteAll removes
+	// only the latter.
+	made, _, err := m.Create("made")
+	if err != nil || made.Pinned {
+		t.Fatalf("Create: %+v, %v; want an unpinned token", made, err)
 	}
-	if l := m.List(); len(l) != 1 || l[0].ID != dev.ID {
-		t.Errorf("after DeleteAll: %+v", l)
+	if n := m.DeleteAll(); n != 1 {
+		t.Errorf("DeleteAll removed %d, want 1 (the created token)", n)
 	}
-	if n := m.DeleteAll(); n != 1 || len(m.List()) != 0 {
-		t.Errorf("DeleteAll() removed %d", n)
+	for _, tok := range m.List() {
+		if !tok.Pinned || tok.ID == made.ID {
+			t.Errorf("after DeleteAll: %+v", tok)
+		}
+	}
+	if len(m.List()) != 3 {
+		t.Errorf("after DeleteAll: %d tokens, want the 3 added ones", len(m.List()))
 	}
 }
 
-func TestExportNeverHoldsValues(t *testing.T) {
+func TestSnapshotNeverHoldsValues(t *testing.T) {
 	m := seeded(t)
 	_, created, err := m.Create("made")
 	if err != nil {
 		t.Fatal(err)
 	}
 	Check(m, "Bearer "+DevToken, t0)
-	b, err := json.Marshal(m.Export())
+	b, err := json.Marshal(snapshot(t, m))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, v := range []string{DevToken, SecondToken, ExpiredToken, created} {
 		if bytes.Contains(b, []byte(v)) {
-			t.Errorf("export contains the value %q: %s", v, b)
+			t.Errorf("snapshot contains the value %q: %s", v, b)
 		}
 	}
 }
 
-func TestImportRoundTrip(t *testing.T) {
+func TestRestoreRoundTrip(t *testing.T) {
 	m := seeded(t)
 	Check(m, "Bearer "+DevToken, t0)
-	snap := m.Export()
+	snap := snapshot(t, m)
 
 	r := NewMemory()
-	if err := r.Import(snap); err != nil {
+	if err := r.Restore(snap); err != nil {
 		t.Fatal(err)
 	}
-	if got := r.Export(); !slices.EqualFunc(got, snap, tokenEqual) {
+	if got := snapshot(t, r); !slices.EqualFunc(got, snap, tokenEqual) {
 		t.Errorf("restored %+v, want %+v", got, snap)
 	}
 	if _, res := Check(r, "Bearer "+ExpiredToken, t0); res != Expired {
@@ -252,7 +262,7 @@ func TestImportRoundTrip(t *testing.T) {
 	}
 	tok, _, err := r.Create("next")
 	if err != nil || tok.ID != 4 {
-		t.Errorf("Create after Import: id %d, %v; want 4", tok.ID, err)
+		t.Errorf("Create after Restore: id %d, %v; want 4", tok.ID, err)
 	}
 
 	bad := []struct {
@@ -268,15 +278,24 @@ func TestImportRoundTrip(t *testing.T) {
 	for _, tc := range bad {
 		t.Run(tc.name, func(t *testing.T) {
 			r := seeded(t)
-			before := r.Export()
-			if err := r.Import(tc.edit(m.Export())); err == nil {
-				t.Fatal("Import accepted a bad snapshot")
+			before := snapshot(t, r)
+			if err := r.Restore(tc.edit(snapshot(t, m))); err == nil {
+				t.Fatal("Restore accepted a bad snapshot")
 			}
-			if !slices.EqualFunc(r.Export(), before, tokenEqual) {
-				t.Error("a refused Import changed the store")
+			if !slices.EqualFunc(snapshot(t, r), before, tokenEqual) {
+				t.Error("a refused Restore changed the store")
 			}
 		})
 	}
+}
+
+func snapshot(t *testing.T, s Store) []Token {
+	t.Helper()
+	snap, err := s.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return snap
 }
 
 func tokenEqual(a, b Token) bool {

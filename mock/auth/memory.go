@@ -69,7 +69,7 @@ func (m *Memory) Add(name, value string, expires *time.Time) (Token, error) {
 	if !ValidValue(value) {
 		return Token{}, ErrInvalidValue
 	}
-	return m.insert(name, HashValue(value), expires)
+	return m.insert(name, HashValue(value), expires, true)
 }
 
 // Create implements Store. The value is 32 random bytes in unpadded
@@ -86,14 +86,14 @@ func (m *Memory) Create(name string) (Token, string, error) {
 		return Token{}, "", fmt.Errorf("auth: generating a token value: %w", err)
 	}
 	value := base64.RawURLEncoding.EncodeToString(b[:])
-	t, err := m.insert(name, HashValue(value), nil)
+	t, err := m.insert(name, HashValue(value), nil, false)
 	if err != nil {
 		return Token{}, "", err
 	}
 	return t, value, nil
 }
 
-func (m *Memory) insert(name string, hash [32]byte, expires *time.Time) (Token, error) {
+func (m *Memory) insert(name string, hash [32]byte, expires *time.Time, pinned bool) (Token, error) {
 	now := m.clock.Now().UTC()
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -103,7 +103,7 @@ func (m *Memory) insert(name string, hash [32]byte, expires *time.Time) (Token, 
 	if _, dup := m.byHash[hash]; dup {
 		return Token{}, ErrDuplicateValue
 	}
-	t := &Token{ID: m.nextID, Name: name, Hash: hash, Created: now, Expires: copyTime(expires)}
+	t := &Token{ID: m.nextID, Name: name, Hash: hash, Created: now, Expires: copyTime(expires), Pinned: pinned}
 	m.nextID++
 	m.put(t)
 	return t.clone(), nil
@@ -197,12 +197,12 @@ func (m *Memory) Delete(id int64) error {
 }
 
 // DeleteAll implements Store.
-func (m *Memory) DeleteAll(except ...int64) int {
+func (m *Memory) DeleteAll() int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	n := 0
-	for id, t := range m.byID {
-		if !slices.Contains(except, id) {
+	for _, t := range m.byID {
+		if !t.Pinned {
 			m.remove(t)
 			n++
 		}
@@ -210,15 +210,12 @@ func (m *Memory) DeleteAll(except ...int64) int {
 	return n
 }
 
-// Export returns the whole store for persistence. It holds hashes only, so a
-// snapshot written to disk cannot leak a usable token.
-func (m *Memory) Export() []Token { return m.List() }
+// Snapshot implements Store.
+func (m *Memory) Snapshot() ([]Token, error) { return m.List(), nil }
 
-// Import replaces the store's contents with a snapshot made by Export. It
-// refuses a snapshot with a non-positive or repeated ID, name or hash, and
-// then leaves the store unchanged. New IDs continue after the highest one
-// seen, so a restored store never hands out an ID twice.
-func (m *Memory) Import(tokens []Token) error {
+// Restore implements Store. New ids continue after the highest one seen, so
+// a restored store never hands out an id twice.
+func (m *Memory) Restore(tokens []Token) error {
 	byID := make(map[int64]*Token, len(tokens))
 	byHash := make(map[[32]byte]int64, len(tokens))
 	byName := make(map[string]int64, len(tokens))
@@ -227,18 +224,18 @@ func (m *Memory) Import(tokens []Token) error {
 		t := tokens[i].clone()
 		switch {
 		case t.ID <= 0:
-			return fmt.Errorf("auth: import: token %d has id %d", i, t.ID)
+			return fmt.Errorf("auth: restore: token %d has id %d", i, t.ID)
 		case t.Name == "":
-			return fmt.Errorf("auth: import: token %d: %w", t.ID, ErrInvalidName)
+			return fmt.Errorf("auth: restore: token %d: %w", t.ID, ErrInvalidName)
 		}
 		if _, dup := byID[t.ID]; dup {
-			return fmt.Errorf("auth: import: id %d appears twice", t.ID)
+			return fmt.Errorf("auth: restore: id %d appears twice", t.ID)
 		}
 		if _, dup := byName[t.Name]; dup {
-			return fmt.Errorf("auth: import: token %d: %w", t.ID, ErrDuplicateName)
+			return fmt.Errorf("auth: restore: token %d: %w", t.ID, ErrDuplicateName)
 		}
 		if _, dup := byHash[t.Hash]; dup {
-			return fmt.Errorf("auth: import: token %d: %w", t.ID, ErrDuplicateValue)
+			return fmt.Errorf("auth: restore: token %d: %w", t.ID, ErrDuplicateValue)
 		}
 		byID[t.ID], byHash[t.Hash], byName[t.Name] = &t, t.ID, t.ID
 		maxID = max(maxID, t.ID)

@@ -4,6 +4,7 @@ package clock
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"time"
 
@@ -130,19 +131,25 @@ func Sleep(ctx context.Context, c Clock, d time.Duration) error {
 	case *Fake:
 		return c.sleep(ctx, d)
 	case *Offset:
-		return Sleep(ctx, c.base, d)
+		return c.sleep(ctx, d)
 	}
 	return wait.For(ctx, d)
 }
 
 // Offset is a clock that runs with a base clock but can be moved ahead: the
 // server uses it so that the control API can advance time on a live server
-// without stopping the real clock underneath.
+// without stopping the real clock underneath. It is the one record of how
+// far the clock was moved (Skew), which the state file saves.
 type Offset struct {
-	base Clock
-	mu   sync.RWMutex
-	skew time.Duration
+	base     Clock
+	mu       sync.RWMutex
+	skew     time.Duration
+	sleepers []*offsetSleeper
 }
+
+// offsetSleeper is a Sleep in progress on an Offset: Advance cancels its
+// wait on the base clock, so it measures again what is left.
+type offsetSleeper struct{ wake context.CancelFunc }
 
 // NewOffset wraps base with a zero offset.
 func NewOffset(base Clock) *Offset { return &Offset{base: base} }
@@ -154,12 +161,59 @@ func (o *Offset) Now() time.Time {
 	return o.base.Now().Add(o.skew)
 }
 
+// Skew is how far Advance has moved the clock ahead of its base.
+func (o *Offset) Skew() time.Duration {
+	o.mu.RLock()
+	defer o.mu.RUnlock()
+	return o.skew
+}
+
 // Advance moves the clock forward by d; negative values are ignored.
+// Every sleeper wakes to measure again what is left of its sleep.
 func (o *Offset) Advance(d time.Duration) time.Time {
 	o.mu.Lock()
 	if d > 0 {
 		o.skew += d
+		for _, sl := range o.sleepers {
+			sl.wake()
+		}
+		clear(o.sleepers)
+		o.sleepers = o.sleepers[:0]
 	}
+	now := o.base.Now().Add(o.skew)
 	o.mu.Unlock()
-	return o.Now()
+	return now
+}
+
+// sleep waits on the base clock for what is left until end, and measures
+// again whenever Advance moves the Offset; so a sleep ends when either
+// clock brings the Offset's time to its end.
+func (o *Offset) sleep(ctx context.Context, d time.Duration) error {
+	end := o.Now().Add(d)
+	for {
+		bctx, wake := context.WithCancel(ctx)
+		o.mu.Lock()
+		left := end.Sub(o.base.Now().Add(o.skew))
+		sl := &offsetSleeper{wake: wake}
+		o.sleepers = append(o.sleepers, sl)
+		o.mu.Unlock()
+		err := Sleep(bctx, o.base, left)
+		wake()
+		o.drop(sl)
+		switch {
+		case err == nil || left <= 0:
+			return ctx.Err()
+		case ctx.Err() != nil:
+			return ctx.Err()
+		case !o.Now().Before(end):
+			return nil
+		}
+	}
+}
+
+// drop removes a sleeper, if Advance has not already.
+func (o *Offset) drop(sl *offsetSleeper) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.sleepers = slices.DeleteFunc(o.sleepers, func(x *offsetSleeper) bool { return x == sl })
 }

@@ -163,16 +163,6 @@ func TestOffsetConcurrentAdvance(t *testing.T) {
 	}
 }
 
-// TestRealFollowsSystemClock guards that Real reads the system clock.
-func TestRealFollowsSystemClock(t *testing.T) {
-	before := time.Now()
-	got := Real{}.Now()
-	after := time.Now()
-	if got.Before(before) || got.After(after) {
-		t.Errorf("Real.Now() = %v, not between %v and %v", got, before, after)
-	}
-}
-
 // Sleep on a fake clock ends when the clock is moved past its end, not
 // before, and a cancelled sleep leaves nothing behind.
 func TestFakeSleep(t *testing.T) {
@@ -205,4 +195,66 @@ func TestFakeSleep(t *testing.T) {
 	if left != 0 {
 		t.Fatalf("%d sleepers left after the cancel", left)
 	}
+}
+
+// A sleep on an Offset ends when the Offset is moved past its end, whatever
+// its base does (the admin API moves the Offset, not the base), and also
+// when the base catches up after a partial move.
+func TestOffsetSleep(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		name         string
+		moveOffset   time.Duration
+		thenMoveBase time.Duration
+	}{
+		{"offset moved past the end", 2 * time.Second, 0},
+		{"offset moved exactly to the end", time.Second, 0},
+		{"offset moved part way, base the rest", 600 * time.Millisecond, 400 * time.Millisecond},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := NewFake(t0)
+			o := NewOffset(f)
+			done := make(chan error, 1)
+			go func() { done <- Sleep(context.Background(), o, time.Second) }()
+			f.BlockUntilSleeping(1)
+			o.Advance(tc.moveOffset)
+			if tc.thenMoveBase > 0 {
+				f.BlockUntilSleeping(1) // the sleep goes back to the base for the rest
+				f.Advance(tc.thenMoveBase - time.Millisecond)
+				select {
+				case err := <-done:
+					t.Fatalf("woken before its end: %v", err)
+				default:
+				}
+				f.Advance(time.Millisecond)
+			}
+			if err := <-done; err != nil {
+				t.Fatalf("sleep: %v", err)
+			}
+			o.mu.RLock()
+			left := len(o.sleepers)
+			o.mu.RUnlock()
+			if left != 0 {
+				t.Errorf("%d sleepers left on the offset", left)
+			}
+		})
+	}
+
+	t.Run("cancelled", func(t *testing.T) {
+		f := NewFake(t0)
+		o := NewOffset(f)
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() { done <- Sleep(ctx, o, time.Hour) }()
+		f.BlockUntilSleeping(1)
+		o.Advance(time.Minute)
+		f.BlockUntilSleeping(1)
+		cancel()
+		if err := <-done; err != context.Canceled {
+			t.Fatalf("cancelled sleep: %v", err)
+		}
+		if o.Skew() != time.Minute {
+			t.Errorf("Skew = %v, want 1m", o.Skew())
+		}
+	})
 }

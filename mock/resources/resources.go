@@ -44,12 +44,9 @@ type Deps struct {
 	Store store.Store
 	// Tokens is the server's token store: the one its pipeline checks
 	// calls against, so a token created here authenticates at once.
-	Tokens auth.Store
-	// KeepTokens lists the ids DELETE /tokens/delete-all spares: the
-	// tokens the fake was configured with, which it promises to hold.
-	KeepTokens func() []int64
-	Clock      clock.Clock
-	Profile    *profile.Profile
+	Tokens  auth.Store
+	Clock   clock.Clock
+	Profile *profile.Profile
 	// Gen synthesizes the values answers are built on.
 	Gen *synth.Generator
 	// Check validates a JSON value against a schema as part of an answer:
@@ -91,9 +88,6 @@ func Register(doc *spec.Document, d Deps) (*Service, error) {
 	}
 	if d.Check == nil {
 		d.Check = validate.New(doc, "", validate.WithRegexpEngine(synth.RegexpEngine)).Answer
-	}
-	if d.KeepTokens == nil {
-		d.KeepTokens = func() []int64 { return nil }
 	}
 	fit := newFitter(d.Check, strings.HasPrefix(doc.OpenAPI, "3.1"))
 	s := &Service{

@@ -102,8 +102,9 @@ func (s *Service) deleteToken(req *handler.Request) (*handler.Response, error) {
 }
 
 // deleteAllTokens removes every token the user created. The tokens the fake
-// was started with stay: they are its configuration, not the user's.
+// was started with stay (pinned): they are its configuration, not the
+// user's.
 func (s *Service) deleteAllTokens(req *handler.Request) (*handler.Response, error) {
-	s.d.Tokens.DeleteAll(s.d.KeepTokens()...)
+	s.d.Tokens.DeleteAll()
 	return answer(req.Op, nil), nil
 }

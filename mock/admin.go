@@ -1,0 +1,77 @@
+package mock
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/wmsmock/wmsmock/mock/apierror"
+	"github.com/wmsmock/wmsmock/mock/control"
+	"github.com/wmsmock/wmsmock/mock/ratelimit"
+	"github.com/wmsmock/wmsmock/mock/resources"
+	"github.com/wmsmock/wmsmock/mock/spec"
+	"github.com/wmsmock/wmsmock/mock/store"
+)
+
+// admin is the server as the control API sees it: the fake's own endpoints
+// under /_mock/ read and change the server through this adapter, so none
+// of what they need is on Server's public surface.
+type admin struct {
+	s     *Server
+	token string
+}
+
+var (
+	_ control.Backend      = admin{}
+	_ control.AdminBackend = admin{}
+)
+
+func (a admin) Ready() bool        { return a.s.ready.Load() }
+func (a admin) Versions() []string { return a.s.Versions() }
+
+func (a admin) DefaultVersion() string { return a.s.profile.Versions.Default }
+
+func (a admin) Document(version string) (*spec.Document, bool) { return a.s.Document(version) }
+
+func (a admin) ErrorEntry(id string) (apierror.Entry, bool) { return a.s.errors.Journal().Get(id) }
+
+func (a admin) AdminToken() string { return a.token }
+
+func (a admin) Now() time.Time { return a.s.clock.Now() }
+
+func (a admin) ResetState() error { return a.s.state.reset() }
+
+func (a admin) SaveState() error { return a.s.state.save() }
+
+func (a admin) AdvanceClock(d time.Duration) (time.Time, error) { return a.s.clock.Advance(d), nil }
+
+func (a admin) SetWorkflowStatus(id, status, endStatus string) (string, error) {
+	records := a.s.state.records
+	if records == nil {
+		return "", control.ErrNotFound
+	}
+	now := a.s.clock.Now().UTC()
+	err := resources.SetWorkflowStatus(records, id, status, endStatus, now)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return "", control.ErrNotFound
+	case errors.Is(err, resources.ErrInvalidStatus):
+		return "", fmt.Errorf("%w: %v", control.ErrInvalid, err)
+	case err != nil:
+		return "", err
+	}
+	return resources.WorkflowStatus(records, id, now)
+}
+
+func (a admin) TokenInfos() []control.TokenInfo {
+	out := []control.TokenInfo{}
+	for _, t := range a.s.tokens.List() {
+		out = append(out, control.TokenInfo{ID: t.ID, Name: t.Name, Created: t.Created, Expires: t.Expires,
+			LastUsed: t.LastUsed, Revoked: t.Revoked, Configured: t.Pinned})
+	}
+	return out
+}
+
+func (a admin) RecentRequests(n int) []control.RequestEntry { return a.s.requests.Recent(n) }
+
+func (a admin) RateCounters() []ratelimit.Counter { return a.s.limiter.Snapshot() }
