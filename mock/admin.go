@@ -11,6 +11,7 @@ import (
 	"github.com/wmsmock/wmsmock/mock/resources"
 	"github.com/wmsmock/wmsmock/mock/spec"
 	"github.com/wmsmock/wmsmock/mock/store"
+	"github.com/wmsmock/wmsmock/mock/workflow"
 )
 
 // admin is the server as the control API sees it: the fake's own endpoints
@@ -55,7 +56,7 @@ func (a admin) SetWorkflowStatus(id, status, endStatus string) (string, error) {
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		return "", control.ErrNotFound
-	case errors.Is(err, resources.ErrInvalidStatus):
+	case errors.Is(err, workflow.ErrInvalidStatus):
 		return "", fmt.Errorf("%w: %v", control.ErrInvalid, err)
 	case err != nil:
 		return "", err

@@ -20,6 +20,8 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v4"
+
+	"github.com/wmsmock/wmsmock/mock/workflow"
 )
 
 //go:embed default.yaml
@@ -222,10 +224,6 @@ type Outcome struct {
 	Status          string `yaml:"status"`
 }
 
-// Final statuses an Outcome may name: the service's workflow statuses that a
-// run can end in.
-var finalStatuses = []string{"SUCCEEDED", "FAILED", "CANCELLED", "UNKNOWN"}
-
 // EndStatus is the status a run with this name ends in: that of the first
 // matching rule, else SUCCEEDED.
 func (w *Workflows) EndStatus(runName string) string {
@@ -234,7 +232,7 @@ func (w *Workflows) EndStatus(runName string) string {
 			return o.Status
 		}
 	}
-	return "SUCCEEDED"
+	return workflow.Succeeded
 }
 
 // ComputeEnvs drives the asynchronous states of compute environments.

@@ -16,6 +16,7 @@ import (
 
 	"github.com/wmsmock/wmsmock/internal/ratewindow"
 	"github.com/wmsmock/wmsmock/internal/token68"
+	"github.com/wmsmock/wmsmock/mock/workflow"
 )
 
 // FieldError is one problem with one profile key. Key is the dotted path
@@ -127,8 +128,8 @@ func (p *Profile) Validate() error {
 		if o.RunNameContains == "" {
 			v.add(key+".run_name_contains", "must not be empty (it would match every run)")
 		}
-		if !slices.Contains(finalStatuses, o.Status) {
-			v.add(key+".status", "%q is not a final workflow status (%s)", o.Status, strings.Join(finalStatuses, ", "))
+		if !workflow.Final(o.Status) {
+			v.add(key+".status", "%q is not a final workflow status (%s)", o.Status, strings.Join(workflow.FinalStatuses, ", "))
 		}
 	}
 	v.duration("compute_envs.creating_for", p.ComputeEnvs.CreatingFor)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/pb33f/libopenapi/datamodel/high/base"
 
+	"github.com/wmsmock/wmsmock/internal/jsonx"
 	"github.com/wmsmock/wmsmock/internal/memo"
 	"github.com/wmsmock/wmsmock/mock/synth"
 )
@@ -596,8 +597,8 @@ func (b *bases) withField(s *base.Schema, key, name, value string) json.RawMessa
 		rest, _ = v.([]byte)
 	}
 	out := make([]byte, 0, len(rest)+len(name)+len(value)+8)
-	out = append(appendString(append(out, '{'), name), ':')
-	out = appendString(out, value)
+	out = append(jsonx.AppendString(append(out, '{'), name), ':')
+	out = jsonx.AppendString(out, value)
 	if len(rest) > 0 {
 		out = append(append(out, ','), rest...)
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/wmsmock/wmsmock/mock/spec"
 	"github.com/wmsmock/wmsmock/mock/store"
+	"github.com/wmsmock/wmsmock/mock/workflow"
 )
 
 // Seed is the data a fresh fake starts with, so that lists are never empty
@@ -89,11 +90,8 @@ func LoadSeed(fsys fs.FS) (*Seed, error) {
 			}
 		}
 		for i, w := range part.Workflows {
-			if w.Status != "" && !slices.Contains(WorkflowStatuses, w.Status) {
-				return nil, fmt.Errorf("seed file %s: workflow %d: unknown status %q", e.Name(), i+1, w.Status)
-			}
-			if w.EndStatus != "" && !finalStatus(w.EndStatus) {
-				return nil, fmt.Errorf("seed file %s: workflow %d: %q is not a final status", e.Name(), i+1, w.EndStatus)
+			if err := workflow.CheckStatuses(w.Status, w.EndStatus); err != nil {
+				return nil, fmt.Errorf("seed file %s: workflow %d: %w", e.Name(), i+1, err)
 			}
 			if w.Pipeline == "" {
 				return nil, fmt.Errorf("seed file %s: workflow %d has no pipeline", e.Name(), i+1)
@@ -232,7 +230,7 @@ func parseStamp(v any) (time.Time, bool) {
 
 func (s *Service) seedWorkflow(w WorkflowSeed, now time.Time) error {
 	prof := s.d.Profile.Workflows
-	wf := &Workflow{
+	wf := &workflow.Run{
 		RunName: w.RunName, Pipeline: w.Pipeline, ProjectName: projectName(w.Pipeline),
 		Revision: w.Revision, WorkDir: w.WorkDir, WorkspaceID: w.WorkspaceID,
 		Submit: now.Add(-w.SubmittedAgo), SubmittedFor: prof.SubmittedFor, RunningFor: prof.RunningFor,

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"hash/maphash"
 	"math"
 	"slices"
@@ -21,6 +20,7 @@ import (
 	"github.com/wmsmock/wmsmock/mock/apierror"
 	"github.com/wmsmock/wmsmock/mock/handler"
 	"github.com/wmsmock/wmsmock/mock/store"
+	"github.com/wmsmock/wmsmock/mock/workflow"
 )
 
 // Workflows run on the fake's clock. A record holds only what was launched
@@ -32,208 +32,14 @@ import (
 // WorkflowsCollection is the store collection holding workflow runs.
 const WorkflowsCollection = "workflows"
 
-// The workflow statuses of the service.
-const (
-	StatusSubmitted = "SUBMITTED"
-	StatusRunning   = "RUNNING"
-	StatusSucceeded = "SUCCEEDED"
-	StatusFailed    = "FAILED"
-	StatusCancelled = "CANCELLED"
-	StatusUnknown   = "UNKNOWN"
-)
-
-// WorkflowStatuses lists every status, in lifecycle order.
-var WorkflowStatuses = []string{StatusSubmitted, StatusRunning, StatusSucceeded, StatusFailed, StatusCancelled, StatusUnknown}
-
-func finalStatus(s string) bool {
-	return s == StatusSucceeded || s == StatusFailed || s == StatusCancelled || s == StatusUnknown
-}
-
-// Workflow is the stored record of one run.
-type Workflow struct {
-	RunName        string   `json:"runName"`
-	ProjectName    string   `json:"projectName"`
-	Pipeline       string   `json:"pipeline"`
-	Revision       string   `json:"revision,omitempty"`
-	CommitID       string   `json:"commitId,omitempty"`
-	WorkDir        string   `json:"workDir,omitempty"`
-	ComputeEnvID   string   `json:"computeEnvId,omitempty"`
-	ConfigProfiles []string `json:"configProfiles,omitempty"`
-	ConfigText     string   `json:"configText,omitempty"`
-	ParamsText     string   `json:"paramsText,omitempty"`
-	Resume         bool     `json:"resume,omitempty"`
-	SessionID      string   `json:"sessionId,omitempty"`
-	UserName       string   `json:"userName,omitempty"`
-	// WorkspaceID is 0 for a run in the user's personal context.
-	WorkspaceID int64     `json:"workspaceId,omitempty"`
-	Submit      time.Time `json:"submit"`
-	// SubmittedFor and RunningFor are the profile's durations when the run
-	// was launched, kept so a run's history never changes afterwards.
-	SubmittedFor time.Duration `json:"submittedFor"`
-	RunningFor   time.Duration `json:"runningFor"`
-	// EndStatus is how the run ends if nothing intervenes.
-	EndStatus string `json:"endStatus"`
-	// Pinned is a status forced at PinnedAt (a cancel, a control call, a
-	// seed); it holds from then on.
-	Pinned   string     `json:"pinned,omitempty"`
-	PinnedAt *time.Time `json:"pinnedAt,omitempty"`
-}
-
-// runView is a run as seen at one moment.
-type runView struct {
-	submit          time.Time
-	status          string
-	start, complete *time.Time
-	lastUpdated     time.Time
-	// frac is the share of the run's work done, 0 to 1.
-	frac float64
-}
-
-// View works out the run's status and timestamps at now.
-func (w *Workflow) view(now time.Time) runView {
-	startAt := w.Submit.Add(w.SubmittedFor)
-	endAt := startAt.Add(w.RunningFor)
-	natural := func(at time.Time) runView {
-		switch {
-		case at.Before(startAt):
-			return runView{status: StatusSubmitted}
-		case at.Before(endAt):
-			st := startAt
-			return runView{status: StatusRunning, start: &st, frac: float64(at.Sub(startAt)) / float64(w.RunningFor)}
-		default:
-			st, en := startAt, endAt
-			return runView{status: w.EndStatus, start: &st, complete: &en, frac: 1}
-		}
-	}
-	var v runView
-	if w.Pinned == "" || w.PinnedAt == nil {
-		v = natural(now)
-	} else {
-		at := *w.PinnedAt
-		if now.Before(at) {
-			at = now
-		}
-		n := natural(at)
-		v = runView{status: w.Pinned, start: n.start, frac: n.frac}
-		switch {
-		case w.Pinned == StatusSubmitted:
-			v.start, v.frac = nil, 0
-		case w.Pinned == StatusRunning:
-			if v.start == nil {
-				v.start = &at
-			}
-			// A run held RUNNING keeps making progress, but never finishes.
-			v.frac = min(0.9, float64(now.Sub(*v.start))/float64(max(w.RunningFor, time.Second)))
-		default: // a final status
-			if v.start == nil && w.Pinned != StatusCancelled {
-				v.start = &at
-			}
-			v.complete = n.complete
-			if v.complete == nil {
-				v.complete = &at
-			}
-		}
-	}
-	v.submit = w.Submit
-	v.lastUpdated = w.Submit
-	for _, t := range []*time.Time{v.start, v.complete} {
-		if t != nil && t.After(v.lastUpdated) {
-			v.lastUpdated = *t
-		}
-	}
-	if w.PinnedAt != nil && w.PinnedAt.After(v.lastUpdated) && !w.PinnedAt.After(now) {
-		v.lastUpdated = *w.PinnedAt
-	}
-	return v
-}
-
-// taskPlan is the fixed shape of a run's work: its processes and how many
-// tasks each runs. It follows from the run's id, so it never changes.
-type taskPlan struct {
-	procs  []string
-	counts []int
-	total  int
-}
-
-var processNames = []string{"FASTQC", "TRIMGALORE", "STAR_ALIGN", "SAMTOOLS_SORT", "SALMON_QUANT", "MULTIQC"}
-
-// planFor returns the plan of the run id. Plans are shared: callers must
-// not change them.
-func planFor(id string) taskPlan {
-	p, _ := plans.Do(id, func() (taskPlan, error) { return newPlan(id), nil })
-	return p
-}
-
-var plans = memo.New[string, taskPlan](4096)
-
-func newPlan(id string) taskPlan {
-	h := fnv.New64a()
-	h.Write([]byte(id))
-	x := h.Sum64()
-	n := 3 + int(x%4)
-	p := taskPlan{}
-	for i := range n {
-		c := 1 + int((x>>(8+3*i))%3)
-		p.procs = append(p.procs, processNames[i])
-		p.counts = append(p.counts, c)
-		p.total += c
-	}
-	return p
-}
-
-// taskCounts is how many of a run's tasks are in each state.
-type taskCounts struct {
-	succeeded, failed, running, aborted, pending int
-}
-
-func countsFor(v runView, total int) taskCounts {
-	if v.start == nil || total == 0 {
-		return taskCounts{}
-	}
-	done := func(n int) int { return min(n, max(0, int(v.frac*float64(n)))) }
-	switch v.status {
-	case StatusRunning:
-		d := min(done(total), total-1)
-		r := min(2, total-d)
-		return taskCounts{succeeded: d, running: r, pending: total - d - r}
-	case StatusSucceeded:
-		return taskCounts{succeeded: total}
-	case StatusFailed:
-		d := min(done(total-1), total-1)
-		return taskCounts{succeeded: d, failed: 1, aborted: total - d - 1}
-	case StatusCancelled:
-		d := done(total)
-		return taskCounts{succeeded: d, aborted: total - d}
-	case StatusUnknown:
-		d := done(total)
-		return taskCounts{succeeded: d, pending: total - d}
-	}
-	return taskCounts{}
-}
-
-// taskStatuses lists the status of each task, in task order: work finishes
-// in the order it was planned, so early processes complete first.
-func taskStatuses(c taskCounts, total int) []string {
-	out := make([]string, 0, total)
-	for _, g := range []struct {
-		n int
-		s string
-	}{{c.succeeded, "COMPLETED"}, {c.failed, "FAILED"}, {c.running, "RUNNING"}, {c.aborted, "ABORTED"}, {c.pending, "NEW"}} {
-		for range g.n {
-			out = append(out, g.s)
-		}
-	}
-	return out
-}
-
-func loadFields(c taskCounts) map[string]any {
+func loadFields(c workflow.Counts) map[string]any {
 	const gib = int64(1) << 30
-	done := int64(c.succeeded + c.failed)
-	running := int64(c.running)
+	done := int64(c.Succeeded + c.Failed)
+	running := int64(c.Running)
 	return map[string]any{
-		"pending": int64(c.pending), "submitted": int64(0), "running": running,
-		"succeeded": int64(c.succeeded), "failed": int64(c.failed), "cached": int64(0),
-		"aborted": int64(c.aborted), "ignored": int64(0), "retries": int64(0),
+		"pending": int64(c.Pending), "submitted": int64(0), "running": running,
+		"succeeded": int64(c.Succeeded), "failed": int64(c.Failed), "cached": int64(0),
+		"aborted": int64(c.Aborted), "ignored": int64(0), "retries": int64(0),
 		"loadCpus": running * 2, "loadMemory": running * 4 * gib, "loadTasks": running,
 		"peakCpus": max(running, 1) * 2, "peakMemory": max(running, 1) * 4 * gib, "peakTasks": max(running, 1),
 		"cpus": (done + running) * 2, "cpuTime": done * 90_000, "cpuLoad": done * 81_000,
@@ -251,7 +57,7 @@ type workflows struct {
 	// content hash, so reading one run does not decode it on every call
 	// (lists read the index instead). Entries are shared: callers must not
 	// modify them.
-	decoded *memo.Map[decodedKey, *Workflow]
+	decoded *memo.Map[decodedKey, *workflow.Run]
 	pages   *memo.Map[pageKey, listPage]
 	// launches holds read-only decodings of launch bodies. Clients repeat
 	// the same launch (a CI job, a retry, a load test), and decoding is the
@@ -277,14 +83,14 @@ type renderKey struct {
 	seq, hash                    uint64
 	status                       string
 	start, complete, lastUpdated int64
-	counts                       taskCounts
+	counts                       workflow.Counts
 }
 
 // readOnly decodes a stored run for reading, from the cache when the
 // record is unchanged.
-func (w *workflows) readOnly(r store.Record) (*Workflow, uint64, error) {
+func (w *workflows) readOnly(r store.Record) (*workflow.Run, uint64, error) {
 	h := contentHash(r.Data)
-	wf, err := w.decoded.Do(decodedKey{r.ID, h}, func() (*Workflow, error) { return decodeWorkflow(r) })
+	wf, err := w.decoded.Do(decodedKey{r.ID, h}, func() (*workflow.Run, error) { return decodeWorkflow(r) })
 	return wf, h, err
 }
 
@@ -292,7 +98,7 @@ func (w *workflows) readOnly(r store.Record) (*Workflow, uint64, error) {
 // content, which is decoded once into wf and fingerprinted by hash.
 type indexedRun struct {
 	r    store.Record
-	wf   *Workflow
+	wf   *workflow.Run
 	hash uint64
 }
 
@@ -348,7 +154,7 @@ func (w *workflows) index() ([]*indexedRun, error) {
 }
 
 func (s *Service) registerWorkflows() {
-	w := &workflows{s: s, renders: memo.New[renderKey, json.RawMessage](4096), decoded: memo.New[decodedKey, *Workflow](4096),
+	w := &workflows{s: s, renders: memo.New[renderKey, json.RawMessage](4096), decoded: memo.New[decodedKey, *workflow.Run](4096),
 		pages: memo.New[pageKey, listPage](256), launches: memo.New[string, *launchBody](1024)}
 	s.wf = w
 	s.handle(s.op("POST", "/workflow/launch"), w.launch)
@@ -360,8 +166,8 @@ func (s *Service) registerWorkflows() {
 	s.handle(s.op("GET", "/workflow/{workflowId}/tasks"), w.tasks)
 }
 
-func decodeWorkflow(r store.Record) (*Workflow, error) {
-	var w Workflow
+func decodeWorkflow(r store.Record) (*workflow.Run, error) {
+	var w workflow.Run
 	if err := json.Unmarshal(r.Data, &w); err != nil {
 		return nil, fmt.Errorf("resources: workflow %s: %w", r.ID, err)
 	}
@@ -372,7 +178,7 @@ func decodeWorkflow(r store.Record) (*Workflow, error) {
 // exist. A workspaceId that is not the run's is treated the same way.
 // get finds the run a call addresses. The run it returns is shared with
 // other readers (see readOnly) and must not be modified.
-func (w *workflows) get(req *handler.Request) (store.Record, *Workflow, error) {
+func (w *workflows) get(req *handler.Request) (store.Record, *workflow.Run, error) {
 	return w.find(req, req.PathParams["workflowId"])
 }
 
@@ -384,7 +190,7 @@ func (w *workflows) exists(req *handler.Request, id string) error {
 	return err
 }
 
-func (w *workflows) find(req *handler.Request, id string) (store.Record, *Workflow, error) {
+func (w *workflows) find(req *handler.Request, id string) (store.Record, *workflow.Run, error) {
 	r, err := w.s.d.Store.Get(WorkflowsCollection, id)
 	if errors.Is(err, store.ErrNotFound) {
 		return r, nil, w.s.missing("no workflow %q", id)
@@ -481,7 +287,7 @@ func (w *workflows) launch(req *handler.Request) (*handler.Response, error) {
 		return nil, err
 	}
 	prof := w.s.d.Profile.Workflows
-	wf := &Workflow{
+	wf := &workflow.Run{
 		RunName:        strings.TrimSpace(l.RunName),
 		Pipeline:       pipeline,
 		ProjectName:    projectName(pipeline),
@@ -515,7 +321,7 @@ func (w *workflows) launch(req *handler.Request) (*handler.Response, error) {
 				wf.SessionID = sessionID(w.s, id)
 			}
 			wf.EndStatus = w.s.d.Profile.Workflows.EndStatus(wf.RunName)
-			return store.Record{Created: wf.Submit, Updated: wf.Submit, Data: wf.appendJSON(make([]byte, 0, 512))}, nil
+			return store.Record{Created: wf.Submit, Updated: wf.Submit, Data: wf.AppendJSON(make([]byte, 0, 512))}, nil
 		})
 	if err != nil {
 		return nil, err
@@ -615,10 +421,10 @@ func (w *workflows) cancel(req *handler.Request) (*handler.Response, error) {
 			return err
 		}
 		// Cancelling a run that has already ended changes nothing.
-		if finalStatus(wf.view(now).status) {
+		if workflow.Final(wf.At(now).Status) {
 			return nil
 		}
-		wf.Pinned, wf.PinnedAt = StatusCancelled, &now
+		wf.Pinned, wf.PinnedAt = workflow.Cancelled, &now
 		rec.Updated = now
 		rec.Data, err = json.Marshal(wf)
 		return err
@@ -653,7 +459,7 @@ func (w *workflows) progressOp(req *handler.Request) (*handler.Response, error) 
 	sch := successSchema(req.Op)
 	root := w.s.bases.object(sch, "progress/"+r.ID)
 	if ps := prop(sch, "progress"); ps != nil {
-		root["progress"] = w.progress(ps, r.ID, wf.view(req.Now), true)
+		root["progress"] = w.progress(ps, r.ID, wf.At(req.Now), true)
 	}
 	return answer(req.Op, root), nil
 }
@@ -672,9 +478,9 @@ func (w *workflows) tasks(req *handler.Request) (*handler.Response, error) {
 	if key == "" {
 		return nil, fmt.Errorf("resources: %s has no list of tasks in its answer", req.Op.ID)
 	}
-	v := wf.view(req.Now)
-	plan := planFor(r.ID)
-	statuses := taskStatuses(countsFor(v, plan.total), plan.total)
+	v := wf.At(req.Now)
+	plan := workflow.PlanFor(r.ID)
+	statuses := workflow.TaskStatuses(workflow.CountsAt(v, plan.Total), plan.Total)
 	type task struct {
 		n             int
 		process, name string
@@ -682,8 +488,8 @@ func (w *workflows) tasks(req *handler.Request) (*handler.Response, error) {
 	}
 	var all []task
 	n := 0
-	for p, proc := range plan.procs {
-		for i := range plan.counts[p] {
+	for p, proc := range plan.Processes() {
+		for i := range plan.Tasks(p) {
 			if n < len(statuses) {
 				all = append(all, task{n + 1, proc, fmt.Sprintf("%s (%d)", proc, i+1), statuses[n]})
 			}
@@ -705,7 +511,7 @@ func (w *workflows) tasks(req *handler.Request) (*handler.Response, error) {
 			ts = wrapped
 		}
 		m := w.s.bases.object(ts, key)
-		w.s.fit.overlay(ts, m, w.taskFields(wf, v, plan.total, t.n, t.process, t.name, t.status))
+		w.s.fit.overlay(ts, m, w.taskFields(wf, v, plan.Total, t.n, t.process, t.name, t.status))
 		if wrapped != nil {
 			outer := w.s.bases.object(item, key+"/outer")
 			outer["task"] = m
@@ -721,7 +527,7 @@ func (w *workflows) tasks(req *handler.Request) (*handler.Response, error) {
 }
 
 // taskFields places task n of total along the run's running time.
-func (w *workflows) taskFields(wf *Workflow, v runView, total, n int, process, name, status string) map[string]any {
+func (w *workflows) taskFields(wf *workflow.Run, v workflow.View, total, n int, process, name, status string) map[string]any {
 	f := map[string]any{
 		"taskId":  int64(n),
 		"status":  status,
@@ -739,9 +545,9 @@ func (w *workflows) taskFields(wf *Workflow, v runView, total, n int, process, n
 		f["errorAction"] = "TERMINATE"
 	}
 	f["exitStatus"] = exit
-	if v.start != nil {
+	if v.Start != nil {
 		slot := wf.RunningFor / time.Duration(total+1)
-		submit := v.start.Add(slot * time.Duration(n-1))
+		submit := v.Start.Add(slot * time.Duration(n-1))
 		f["submit"] = stamp(submit)
 		f["dateCreated"] = stamp(submit)
 		if status != "NEW" {
@@ -752,8 +558,8 @@ func (w *workflows) taskFields(wf *Workflow, v runView, total, n int, process, n
 		f["complete"] = nil
 		if status == "COMPLETED" || status == "FAILED" || status == "ABORTED" {
 			end := submit.Add(slot)
-			if status == "ABORTED" && v.complete != nil {
-				end = *v.complete
+			if status == "ABORTED" && v.Complete != nil {
+				end = *v.Complete
 			}
 			f["complete"] = stamp(end)
 			f["lastUpdated"] = stamp(end)
@@ -768,16 +574,16 @@ func (w *workflows) taskFields(wf *Workflow, v runView, total, n int, process, n
 // moved on since it was last rendered. The key holds everything render
 // depends on: the schema, the record as stored, and the run's view at now
 // reduced to what the answer shows (status, timestamps, task counts).
-func (w *workflows) cachedRender(sch *base.Schema, purpose string, r store.Record, hash uint64, wf *Workflow, now time.Time) (json.RawMessage, error) {
+func (w *workflows) cachedRender(sch *base.Schema, purpose string, r store.Record, hash uint64, wf *workflow.Run, now time.Time) (json.RawMessage, error) {
 	key := w.renderKeyOf(sch, purpose, r, hash, wf, now)
 	return renderOnce(w.renders, key, func() any { return w.render(sch, purpose, r, wf, now) })
 }
 
-func (w *workflows) renderKeyOf(sch *base.Schema, purpose string, r store.Record, hash uint64, wf *Workflow, now time.Time) renderKey {
-	v := wf.view(now)
+func (w *workflows) renderKeyOf(sch *base.Schema, purpose string, r store.Record, hash uint64, wf *workflow.Run, now time.Time) renderKey {
+	v := wf.At(now)
 	return renderKey{schema: sch, purpose: purpose, id: r.ID, seq: r.Seq, hash: hash,
-		status: v.status, start: unixOrZero(v.start), complete: unixOrZero(v.complete),
-		lastUpdated: v.lastUpdated.Unix(), counts: countsFor(v, planFor(r.ID).total)}
+		status: v.Status, start: unixOrZero(v.Start), complete: unixOrZero(v.Complete),
+		lastUpdated: v.LastUpdated.Unix(), counts: workflow.CountsAt(v, workflow.PlanFor(r.ID).Total)}
 }
 
 // pageKey finds a cached list answer; listPage holds it with the render
@@ -855,10 +661,10 @@ var hashSeed = maphash.MakeSeed()
 
 // render builds a run for an answer schema: the describe answer, or one
 // element of the list answer.
-func (w *workflows) render(sch *base.Schema, purpose string, r store.Record, wf *Workflow, now time.Time) map[string]any {
+func (w *workflows) render(sch *base.Schema, purpose string, r store.Record, wf *workflow.Run, now time.Time) map[string]any {
 	key := "workflow/" + r.ID + "/" + purpose
 	root := w.s.bases.object(sch, key)
-	v := wf.view(now)
+	v := wf.At(now)
 	// The run itself is synthesized from its id alone, so the list and
 	// describe show the same run.
 	if wsch := prop(sch, "workflow"); wsch != nil {
@@ -882,7 +688,7 @@ func (w *workflows) render(sch *base.Schema, purpose string, r store.Record, wf 
 	return root
 }
 
-func (w *workflows) workflowFields(id string, wf *Workflow, v runView) map[string]any {
+func (w *workflows) workflowFields(id string, wf *workflow.Run, v workflow.View) map[string]any {
 	opt := func(s string) any {
 		if s == "" {
 			return nil
@@ -903,10 +709,10 @@ func (w *workflows) workflowFields(id string, wf *Workflow, v runView) map[strin
 		cmd += " -resume"
 	}
 	f := map[string]any{
-		"id": id, "ownerId": int64(1), "status": v.status, "runName": wf.RunName,
+		"id": id, "ownerId": int64(1), "status": v.Status, "runName": wf.RunName,
 		"projectName": wf.ProjectName, "commandLine": cmd, "scriptName": "main.nf",
-		"submit": stamp(wf.Submit), "dateCreated": stamp(wf.Submit), "lastUpdated": stamp(v.lastUpdated),
-		"start": at(v.start), "complete": at(v.complete),
+		"submit": stamp(wf.Submit), "dateCreated": stamp(wf.Submit), "lastUpdated": stamp(v.LastUpdated),
+		"start": at(v.Start), "complete": at(v.Complete),
 		"revision": opt(wf.Revision), "commitId": opt(wf.CommitID), "resume": wf.Resume,
 		"deleted": false, "userName": wf.UserName,
 		"success": nil, "exitStatus": nil, "duration": nil, "errorMessage": nil, "errorReport": nil,
@@ -933,19 +739,19 @@ func (w *workflows) workflowFields(id string, wf *Workflow, v runView) map[strin
 	if params := paramsOf(wf.ParamsText); params != nil {
 		f["params"] = params
 	}
-	if !finalStatus(v.status) {
+	if !workflow.Final(v.Status) {
 		f["stats"] = nil
 	}
-	if v.start != nil && v.complete != nil {
-		f["duration"] = v.complete.Sub(*v.start).Milliseconds()
+	if v.Start != nil && v.Complete != nil {
+		f["duration"] = v.Complete.Sub(*v.Start).Milliseconds()
 	}
-	switch v.status {
-	case StatusSucceeded:
+	switch v.Status {
+	case workflow.Succeeded:
 		f["success"], f["exitStatus"] = true, int64(0)
-	case StatusFailed:
+	case workflow.Failed:
 		f["success"], f["exitStatus"] = false, int64(1)
-		f["errorMessage"] = "Process `" + planFor(id).procs[0] + "` terminated with an error exit status (1)"
-	case StatusCancelled:
+		f["errorMessage"] = "Process `" + workflow.PlanFor(id).Processes()[0] + "` terminated with an error exit status (1)"
+	case workflow.Cancelled:
 		f["success"] = false
 	}
 	return f
@@ -955,11 +761,11 @@ func (w *workflows) workflowFields(id string, wf *Workflow, v runView) map[strin
 // statistics of a finished run come from its task counts, and the manifest
 // and Nextflow version from what was launched, where synthesis alone would
 // give a succeeded run failed tasks, or another pipeline's home page.
-func (w *workflows) details(sch *base.Schema, obj map[string]any, id string, wf *Workflow, v runView) {
+func (w *workflows) details(sch *base.Schema, obj map[string]any, id string, wf *workflow.Run, v workflow.View) {
 	key := "workflow/" + id
-	if finalStatus(v.status) {
+	if workflow.Final(v.Status) {
 		if st, sts := w.s.bases.child(sch, obj, "stats", key); sts != nil {
-			w.s.fit.overlay(sts, st, statsFields(countsFor(v, planFor(id).total)))
+			w.s.fit.overlay(sts, st, statsFields(workflow.CountsAt(v, workflow.PlanFor(id).Total)))
 			w.s.fit.set(sch, obj, "stats", st)
 		}
 	}
@@ -988,8 +794,8 @@ const (
 )
 
 // statsFields gives a finished run's task statistics from its task counts.
-func statsFields(c taskCounts) map[string]any {
-	total := c.succeeded + c.failed + c.aborted + c.pending + c.running
+func statsFields(c workflow.Counts) map[string]any {
+	total := c.Succeeded + c.Failed + c.Aborted + c.Pending + c.Running
 	pct := func(n int) float64 {
 		if total == 0 {
 			return 0
@@ -998,11 +804,11 @@ func statsFields(c taskCounts) map[string]any {
 	}
 	const taskMillis = 90_000 // as loadFields' cpuTime
 	return map[string]any{
-		"succeedCount": int64(c.succeeded), "failedCount": int64(c.failed), "cachedCount": int64(0), "ignoredCount": int64(0),
-		"succeedCountFmt": strconv.Itoa(c.succeeded), "failedCountFmt": strconv.Itoa(c.failed), "cachedCountFmt": "0", "ignoredCountFmt": "0",
-		"succeedPct": pct(c.succeeded), "failedPct": pct(c.failed), "cachedPct": 0.0, "ignoredPct": 0.0,
-		"succeedDuration": int64(c.succeeded * taskMillis), "failedDuration": int64(c.failed * taskMillis), "cachedDuration": int64(0),
-		"computeTimeFmt": fmt.Sprintf("%.1f", float64((c.succeeded+c.failed)*taskMillis)/3.6e6), // CPU hours
+		"succeedCount": int64(c.Succeeded), "failedCount": int64(c.Failed), "cachedCount": int64(0), "ignoredCount": int64(0),
+		"succeedCountFmt": strconv.Itoa(c.Succeeded), "failedCountFmt": strconv.Itoa(c.Failed), "cachedCountFmt": "0", "ignoredCountFmt": "0",
+		"succeedPct": pct(c.Succeeded), "failedPct": pct(c.Failed), "cachedPct": 0.0, "ignoredPct": 0.0,
+		"succeedDuration": int64(c.Succeeded * taskMillis), "failedDuration": int64(c.Failed * taskMillis), "cachedDuration": int64(0),
+		"computeTimeFmt": fmt.Sprintf("%.1f", float64((c.Succeeded+c.Failed)*taskMillis)/3.6e6), // CPU hours
 	}
 }
 
@@ -1013,14 +819,14 @@ func statsFields(c taskCounts) map[string]any {
 // a page of runs is several times larger. The values the run's record does
 // not determine are synthesized from the run's id alone, so every answer
 // that shows a run's progress shows the same numbers.
-func (w *workflows) progress(sch *base.Schema, id string, v runView, perProcess bool) map[string]any {
+func (w *workflows) progress(sch *base.Schema, id string, v workflow.View, perProcess bool) map[string]any {
 	key := "progress/" + id
 	m := w.s.bases.object(sch, key)
-	plan := planFor(id)
-	c := countsFor(v, plan.total)
+	plan := workflow.PlanFor(id)
+	c := workflow.CountsAt(v, plan.Total)
 	if wp, wps := w.s.bases.child(sch, m, "workflowProgress", key); wps != nil {
 		fields := loadFields(c)
-		fields["dateCreated"], fields["lastUpdated"] = stamp(v.submit), stamp(v.lastUpdated)
+		fields["dateCreated"], fields["lastUpdated"] = stamp(v.Submit), stamp(v.LastUpdated)
 		w.s.fit.overlay(wps, wp, fields)
 		m["workflowProgress"] = wp
 	}
@@ -1028,24 +834,24 @@ func (w *workflows) progress(sch *base.Schema, id string, v runView, perProcess 
 		m["processesProgress"] = []any{}
 	} else if isArray(pp) {
 		item := itemsOf(pp)
-		statuses := taskStatuses(c, plan.total)
+		statuses := workflow.TaskStatuses(c, plan.Total)
 		list := []any{}
 		n := 0
-		for i, proc := range plan.procs {
-			var pc taskCounts
-			for range plan.counts[i] {
+		for i, proc := range plan.Processes() {
+			var pc workflow.Counts
+			for range plan.Tasks(i) {
 				if n < len(statuses) {
 					switch statuses[n] {
 					case "COMPLETED":
-						pc.succeeded++
+						pc.Succeeded++
 					case "FAILED":
-						pc.failed++
+						pc.Failed++
 					case "RUNNING":
-						pc.running++
+						pc.Running++
 					case "ABORTED":
-						pc.aborted++
+						pc.Aborted++
 					default:
-						pc.pending++
+						pc.Pending++
 					}
 				}
 				n++
@@ -1056,13 +862,13 @@ func (w *workflows) progress(sch *base.Schema, id string, v runView, perProcess 
 			e := w.s.bases.object(item, key+"/process/"+strconv.Itoa(i))
 			fields := loadFields(pc)
 			fields["process"] = proc
-			fields["dateCreated"], fields["lastUpdated"] = stamp(v.submit), stamp(v.lastUpdated)
+			fields["dateCreated"], fields["lastUpdated"] = stamp(v.Submit), stamp(v.LastUpdated)
 			w.s.fit.overlay(item, e, fields)
 			list = append(list, e)
 		}
 		m["processesProgress"] = list
 	}
-	w.s.fit.set(sch, m, "totalProcesses", int64(len(plan.procs)))
+	w.s.fit.set(sch, m, "totalProcesses", int64(len(plan.Processes())))
 	return m
 }
 
@@ -1124,33 +930,24 @@ func paramsOf(text string) map[string]any {
 	return m
 }
 
-// ErrInvalidStatus is returned by SetWorkflowStatus for a status the
-// service does not have, or an end status a run cannot end in.
-var ErrInvalidStatus = errors.New("invalid workflow status")
-
 // SetWorkflowStatus forces a run's status (from now on) or the status it
-// will end in, for the control API. status and endStatus may each be "".
+// will end in, for the control API. status and endStatus may each be "";
+// an invalid one fails with workflow.ErrInvalidStatus.
 func SetWorkflowStatus(st store.Store, id, status, endStatus string, now time.Time) error {
-	if status != "" && !slices.Contains(WorkflowStatuses, status) {
-		return fmt.Errorf("%w: unknown status %q (known: %s)", ErrInvalidStatus, status, strings.Join(WorkflowStatuses, ", "))
-	}
-	if endStatus != "" && !finalStatus(endStatus) {
-		return fmt.Errorf("%w: a run cannot end in %q (final statuses: SUCCEEDED, FAILED, CANCELLED, UNKNOWN)", ErrInvalidStatus, endStatus)
+	if err := workflow.CheckStatuses(status, endStatus); err != nil {
+		return err
 	}
 	_, err := st.Update(WorkflowsCollection, id, func(r *store.Record) error {
 		wf, err := decodeWorkflow(*r)
 		if err != nil {
 			return err
 		}
-		if endStatus != "" {
-			wf.EndStatus = endStatus
-		}
-		if status != "" {
-			wf.Pinned, wf.PinnedAt = status, &now
+		if err := wf.Force(status, endStatus, now); err != nil {
+			return err
 		}
 		r.Updated = now
-		r.Data, err = json.Marshal(wf)
-		return err
+		r.Data = wf.AppendJSON(nil)
+		return nil
 	})
 	return err
 }
@@ -1165,5 +962,5 @@ func WorkflowStatus(st store.Store, id string, now time.Time) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return wf.view(now).status, nil
+	return wf.At(now).Status, nil
 }

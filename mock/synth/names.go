@@ -3,6 +3,8 @@ package synth
 import (
 	"strconv"
 	"strings"
+
+	"github.com/wmsmock/wmsmock/mock/workflow"
 )
 
 // heuristic says what a realistic value looks like for a property, judged
@@ -70,7 +72,7 @@ var rules = []rule{
 	{exact: []string{"instancetype", "machinetype", "vmtype", "instancetypes"}, h: heuristic{str: func(c *run) string { return pick(c, instanceTypes) }}},
 	{exact: []string{"profile", "profiles", "configprofiles"}, h: heuristic{str: func(c *run) string { return pick(c, profiles) }}},
 	{exact: []string{"labels", "tags", "tag", "keywords", "topics"}, h: heuristic{str: func(c *run) string { return pick(c, labelWords) }, keys: []string{"team", "project", "env", "owner", "cost-center"}}},
-	{exact: []string{"status", "state"}, h: heuristic{str: func(c *run) string { return pick(c, statuses) }, ints: &[2]int64{0, 0}}},
+	{exact: []string{"status", "state"}, h: heuristic{str: func(c *run) string { return pick(c, workflow.Statuses) }, ints: &[2]int64{0, 0}}},
 	{exact: []string{"platform", "provider", "platformid"}, h: heuristic{str: func(c *run) string { return pick(c, platforms) }}},
 	{exact: []string{"executor", "executors"}, h: heuristic{str: func(c *run) string { return pick(c, executors) }}},
 	{exact: []string{"process", "processname", "taskname", "task"}, h: heuristic{str: func(c *run) string { return pick(c, processes) }}},
@@ -165,7 +167,6 @@ var (
 	configs    = []string{"process.executor = 'awsbatch'", "docker.enabled = true", "process {\n  cpus = 2\n  memory = '4 GB'\n}", "wave.enabled = true"}
 	profiles   = []string{"docker", "test", "singularity", "test,docker", "awsbatch"}
 	labelWords = []string{"production", "rnaseq", "benchmark", "nightly", "dev", "validated", "urgent"}
-	statuses   = []string{"SUBMITTED", "RUNNING", "SUCCEEDED", "FAILED", "CANCELLED"}
 	platforms  = []string{"aws-batch", "google-batch", "azure-batch", "k8s-platform", "slurm-platform", "local-platform"}
 	executors  = []string{"awsbatch", "google-batch", "azurebatch", "k8s", "slurm", "local"}
 	processes  = []string{"NFCORE_RNASEQ:RNASEQ:FASTQC", "NFCORE_RNASEQ:RNASEQ:SALMON_QUANT", "NFCORE_SAREK:SAREK:BWAMEM1_MEM", "MULTIQC", "TRIMGALORE"}

@@ -1,30 +1,31 @@
-package resources
+package workflow
 
 import (
 	"strconv"
 	"time"
-	"unicode/utf8"
+
+	"github.com/wmsmock/wmsmock/internal/jsonx"
 )
 
-// appendJSON encodes the run record as encoding/json would (same fields,
+// AppendJSON encodes the run record as encoding/json would (same fields,
 // same omitempty rules), without reflection: launches write one record
 // each, and encoding it was a tenth of a launch's cost. json.Unmarshal
-// reads it back; TestWorkflowJSON holds the two encodings to the same
+// reads it back; TestRunJSON holds the two encodings to the same
 // decoded value.
-func (w *Workflow) appendJSON(b []byte) []byte {
+func (w *Run) AppendJSON(b []byte) []byte {
 	b = append(b, '{')
 	b = appendField(b, "runName", true)
-	b = appendString(b, w.RunName)
+	b = jsonx.AppendString(b, w.RunName)
 	b = appendField(b, "projectName", false)
-	b = appendString(b, w.ProjectName)
+	b = jsonx.AppendString(b, w.ProjectName)
 	b = appendField(b, "pipeline", false)
-	b = appendString(b, w.Pipeline)
+	b = jsonx.AppendString(b, w.Pipeline)
 	for _, f := range [...]struct{ name, v string }{
 		{"revision", w.Revision}, {"commitId", w.CommitID}, {"workDir", w.WorkDir}, {"computeEnvId", w.ComputeEnvID},
 	} {
 		if f.v != "" {
 			b = appendField(b, f.name, false)
-			b = appendString(b, f.v)
+			b = jsonx.AppendString(b, f.v)
 		}
 	}
 	if len(w.ConfigProfiles) > 0 {
@@ -34,14 +35,14 @@ func (w *Workflow) appendJSON(b []byte) []byte {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendString(b, p)
+			b = jsonx.AppendString(b, p)
 		}
 		b = append(b, ']')
 	}
 	for _, f := range [...]struct{ name, v string }{{"configText", w.ConfigText}, {"paramsText", w.ParamsText}} {
 		if f.v != "" {
 			b = appendField(b, f.name, false)
-			b = appendString(b, f.v)
+			b = jsonx.AppendString(b, f.v)
 		}
 	}
 	if w.Resume {
@@ -51,7 +52,7 @@ func (w *Workflow) appendJSON(b []byte) []byte {
 	for _, f := range [...]struct{ name, v string }{{"sessionId", w.SessionID}, {"userName", w.UserName}} {
 		if f.v != "" {
 			b = appendField(b, f.name, false)
-			b = appendString(b, f.v)
+			b = jsonx.AppendString(b, f.v)
 		}
 	}
 	if w.WorkspaceID != 0 {
@@ -65,10 +66,10 @@ func (w *Workflow) appendJSON(b []byte) []byte {
 	b = appendField(b, "runningFor", false)
 	b = strconv.AppendInt(b, int64(w.RunningFor), 10)
 	b = appendField(b, "endStatus", false)
-	b = appendString(b, w.EndStatus)
+	b = jsonx.AppendString(b, w.EndStatus)
 	if w.Pinned != "" {
 		b = appendField(b, "pinned", false)
-		b = appendString(b, w.Pinned)
+		b = jsonx.AppendString(b, w.Pinned)
 	}
 	if w.PinnedAt != nil {
 		b = appendField(b, "pinnedAt", false)
@@ -89,41 +90,5 @@ func appendField(b []byte, name string, first bool) []byte {
 func appendTime(b []byte, t time.Time) []byte {
 	b = append(b, '"')
 	b = t.AppendFormat(b, time.RFC3339Nano)
-	return append(b, '"')
-}
-
-// appendString writes s as a JSON string: quotes, backslashes and control
-// characters escaped, invalid UTF-8 replaced, as encoding/json does.
-func appendString(b []byte, s string) []byte {
-	const hexDigits = "0123456789abcdef"
-	b = append(b, '"')
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			switch {
-			case c == '"' || c == '\\':
-				b = append(b, '\\', c)
-			case c == '\n':
-				b = append(b, '\\', 'n')
-			case c == '\r':
-				b = append(b, '\\', 'r')
-			case c == '\t':
-				b = append(b, '\\', 't')
-			case c < 0x20:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			default:
-				b = append(b, c)
-			}
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, `\ufffd`...)
-		} else {
-			b = append(b, s[i:i+size]...)
-		}
-		i += size
-	}
 	return append(b, '"')
 }
