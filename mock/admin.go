@@ -5,13 +5,13 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/wmsmock/wmsmock/internal/workflow"
 	"github.com/wmsmock/wmsmock/mock/apierror"
 	"github.com/wmsmock/wmsmock/mock/control"
 	"github.com/wmsmock/wmsmock/mock/ratelimit"
 	"github.com/wmsmock/wmsmock/mock/resources"
 	"github.com/wmsmock/wmsmock/mock/spec"
 	"github.com/wmsmock/wmsmock/mock/store"
-	"github.com/wmsmock/wmsmock/mock/workflow"
 )
 
 // admin is the server as the control API sees it: the fake's own endpoints

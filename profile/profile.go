@@ -21,7 +21,7 @@ import (
 
 	"go.yaml.in/yaml/v4"
 
-	"github.com/wmsmock/wmsmock/mock/workflow"
+	"github.com/wmsmock/wmsmock/internal/workflow"
 )
 
 //go:embed default.yaml

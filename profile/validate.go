@@ -16,7 +16,7 @@ import (
 
 	"github.com/wmsmock/wmsmock/internal/ratewindow"
 	"github.com/wmsmock/wmsmock/internal/token68"
-	"github.com/wmsmock/wmsmock/mock/workflow"
+	"github.com/wmsmock/wmsmock/internal/workflow"
 )
 
 // FieldError is one problem with one profile key. Key is the dotted path

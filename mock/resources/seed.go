@@ -14,9 +14,9 @@ import (
 
 	"go.yaml.in/yaml/v4"
 
+	"github.com/wmsmock/wmsmock/internal/workflow"
 	"github.com/wmsmock/wmsmock/mock/spec"
 	"github.com/wmsmock/wmsmock/mock/store"
-	"github.com/wmsmock/wmsmock/mock/workflow"
 )
 
 // Seed is the data a fresh fake starts with, so that lists are never empty

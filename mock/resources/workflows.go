@@ -17,10 +17,10 @@ import (
 	"github.com/pb33f/libopenapi/datamodel/high/base"
 
 	"github.com/wmsmock/wmsmock/internal/memo"
+	"github.com/wmsmock/wmsmock/internal/workflow"
 	"github.com/wmsmock/wmsmock/mock/apierror"
 	"github.com/wmsmock/wmsmock/mock/handler"
 	"github.com/wmsmock/wmsmock/mock/store"
-	"github.com/wmsmock/wmsmock/mock/workflow"
 )
 
 // Workflows run on the fake's clock. A record holds only what was launched

@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/wmsmock/wmsmock/mock/workflow"
+	"github.com/wmsmock/wmsmock/internal/workflow"
 )
 
 // heuristic says what a realistic value looks like for a property, judged
