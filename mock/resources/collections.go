@@ -12,7 +12,6 @@ import (
 	"github.com/pb33f/libopenapi/datamodel/high/base"
 	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
 
-	"github.com/wmsmock/wmsmock/mock/apierror"
 	"github.com/wmsmock/wmsmock/mock/handler"
 	"github.com/wmsmock/wmsmock/mock/spec"
 	"github.com/wmsmock/wmsmock/mock/store"
@@ -444,7 +443,7 @@ func (c *collection) get(req *handler.Request) (string, store.Record, *itemData,
 	}
 	r, err := c.s.d.Store.Get(coll, id)
 	if errors.Is(err, store.ErrNotFound) {
-		return coll, r, nil, c.s.missing("no item %q in %s", id, coll)
+		return coll, r, nil, fail(errMissing, "no item %q in %s", id, coll)
 	}
 	if err != nil {
 		return coll, r, nil, err
@@ -454,7 +453,7 @@ func (c *collection) get(req *handler.Request) (string, store.Record, *itemData,
 		return coll, r, nil, err
 	}
 	if c.gone(coll, r, d, req.Now) {
-		return coll, r, nil, c.s.missing("item %q in %s was deleted", id, coll)
+		return coll, r, nil, fail(errMissing, "item %q in %s was deleted", id, coll)
 	}
 	if c.scoped {
 		ws, given, err := workspaceOf(req.Query)
@@ -462,7 +461,7 @@ func (c *collection) get(req *handler.Request) (string, store.Record, *itemData,
 			return coll, r, nil, err
 		}
 		if given && (d.Workspace == nil || *d.Workspace != ws) {
-			return coll, r, nil, c.s.missing("item %q is not in workspace %d", id, ws)
+			return coll, r, nil, fail(errMissing, "item %q is not in workspace %d", id, ws)
 		}
 	}
 	return coll, r, d, nil
@@ -577,7 +576,7 @@ func (c *collection) createOp(req *handler.Request) (*handler.Response, error) {
 			return nil, err
 		}
 		if taken {
-			return nil, apierror.Conflictf(fmt.Sprintf("A resource with name '%s' already exists", name))
+			return nil, fail(errDuplicate, "A resource with name '%s' already exists", name)
 		}
 	}
 	b, err := json.Marshal(d)
@@ -589,12 +588,12 @@ func (c *collection) createOp(req *handler.Request) (*handler.Response, error) {
 	if c.nameKey {
 		name, _ := d.Fields["name"].(string)
 		if name == "" || strings.Contains(name, "/") {
-			return nil, apierror.BadRequestf("%s needs a name, which names the new item", req.Op.ID)
+			return nil, fail(errBadInput, "%s needs a name, which names the new item", req.Op.ID)
 		}
 		rec.ID = name
 		r, err = c.s.d.Store.Insert(coll, rec)
 		if errors.Is(err, store.ErrExists) {
-			return nil, apierror.Conflictf(fmt.Sprintf("A resource with name '%s' already exists", name))
+			return nil, fail(errDuplicate, "A resource with name '%s' already exists", name)
 		}
 	} else {
 		r, err = insertRecord(c.s.d.Store, coll, c.newID(coll), func(string) (store.Record, error) { return rec, nil })
@@ -640,7 +639,7 @@ func (c *collection) updateOp(req *handler.Request) (*handler.Response, error) {
 			return nil, err
 		}
 		if taken {
-			return nil, apierror.Conflictf(fmt.Sprintf("A resource with name '%s' already exists", name))
+			return nil, fail(errDuplicate, "A resource with name '%s' already exists", name)
 		}
 	}
 	r, err = c.s.d.Store.Update(coll, r.ID, func(rec *store.Record) error {
@@ -657,7 +656,7 @@ func (c *collection) updateOp(req *handler.Request) (*handler.Response, error) {
 		return err
 	})
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, c.s.missing("item %q in %s was deleted", r.ID, coll)
+		return nil, fail(errMissing, "item %q in %s was deleted", r.ID, coll)
 	}
 	if err != nil {
 		return nil, err
@@ -688,7 +687,7 @@ func (c *collection) deleteOp(req *handler.Request) (*handler.Response, error) {
 		err = c.s.d.Store.Delete(coll, r.ID)
 	}
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, c.s.missing("item %q in %s was deleted", r.ID, coll)
+		return nil, fail(errMissing, "item %q in %s was deleted", r.ID, coll)
 	}
 	if err != nil {
 		return nil, err

@@ -63,7 +63,7 @@ func (s *Service) holders(path string) []holder {
 			checks = append(checks, h)
 		case len(checks) == 0:
 			checks = append(checks, func(req *handler.Request) error {
-				return s.missing("the fake holds nothing named by %s (%q)", param, req.PathParams[param])
+				return fail(errMissing, "the fake holds nothing named by %s (%q)", param, req.PathParams[param])
 			})
 		}
 	}
@@ -145,7 +145,7 @@ func (s *Service) guard(checks []holder) handler.Func {
 func (s *Service) userExists(id string) error {
 	r, err := s.d.Store.Get(UserCollection, UserID)
 	if errors.Is(err, store.ErrNotFound) {
-		return s.missing("no user %q: the fake holds none", id)
+		return fail(errMissing, "no user %q: the fake holds none", id)
 	}
 	if err != nil {
 		return err
@@ -157,7 +157,7 @@ func (s *Service) userExists(id string) error {
 		return err
 	}
 	if u.ID == nil || fmt.Sprint(u.ID) != id {
-		return s.missing("no user %q", id)
+		return fail(errMissing, "no user %q", id)
 	}
 	return nil
 }
@@ -198,7 +198,7 @@ func (c *collection) locate(id string) error {
 	if c.indexed() {
 		r, err := c.s.d.Store.Get(c.indexColl(), id)
 		if errors.Is(err, store.ErrNotFound) {
-			return c.s.missing("no item %q of %s", id, c.itemPath)
+			return fail(errMissing, "no item %q of %s", id, c.itemPath)
 		}
 		if err != nil {
 			return err
@@ -209,7 +209,7 @@ func (c *collection) locate(id string) error {
 	}
 	r, err := c.s.d.Store.Get(coll, id)
 	if errors.Is(err, store.ErrNotFound) {
-		return c.s.missing("no item %q in %s", id, coll)
+		return fail(errMissing, "no item %q in %s", id, coll)
 	}
 	if err != nil {
 		return err
@@ -219,7 +219,7 @@ func (c *collection) locate(id string) error {
 		return err
 	}
 	if _, gone := c.status(r, d, c.s.d.Clock.Now()); c.lifecycle && gone {
-		return c.s.missing("item %q in %s was deleted", id, coll)
+		return fail(errMissing, "item %q in %s was deleted", id, coll)
 	}
 	return nil
 }

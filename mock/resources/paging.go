@@ -5,7 +5,6 @@ import (
 	"net/url"
 	"strconv"
 
-	"github.com/wmsmock/wmsmock/mock/apierror"
 	"github.com/wmsmock/wmsmock/mock/spec"
 	"github.com/wmsmock/wmsmock/profile"
 )
@@ -37,7 +36,7 @@ func ParsePage(q url.Values, op *spec.Operation, prof profile.Paging) (Page, err
 	if p.MaxParam != "" && q.Has(p.MaxParam) {
 		n, err := strconv.Atoi(q.Get(p.MaxParam))
 		if err != nil || n < 0 {
-			return Page{}, apierror.BadRequestf("query parameter %s=%q is not a page size (0 or more)", p.MaxParam, q.Get(p.MaxParam))
+			return Page{}, fail(errBadInput, "query parameter %s=%q is not a page size (0 or more)", p.MaxParam, q.Get(p.MaxParam))
 		}
 		pg.Max = n
 	}
@@ -47,7 +46,7 @@ func ParsePage(q url.Values, op *spec.Operation, prof profile.Paging) (Page, err
 	if p.OffsetParam != "" && q.Has(p.OffsetParam) {
 		n, err := strconv.Atoi(q.Get(p.OffsetParam))
 		if err != nil || n < 0 {
-			return Page{}, apierror.BadRequestf("query parameter %s=%q is not an offset (0 or more)", p.OffsetParam, q.Get(p.OffsetParam))
+			return Page{}, fail(errBadInput, "query parameter %s=%q is not an offset (0 or more)", p.OffsetParam, q.Get(p.OffsetParam))
 		}
 		pg.Offset = n
 	}

@@ -27,7 +27,6 @@ import (
 
 	"github.com/pb33f/libopenapi/datamodel/high/base"
 
-	"github.com/wmsmock/wmsmock/mock/apierror"
 	"github.com/wmsmock/wmsmock/mock/auth"
 	"github.com/wmsmock/wmsmock/mock/clock"
 	"github.com/wmsmock/wmsmock/mock/handler"
@@ -130,20 +129,15 @@ func (s *Service) op(method, path string) *spec.Operation {
 	return nil
 }
 
-// handle claims an operation unless a handler is already registered for it.
+// handle claims an operation unless a handler is already registered for
+// it; the handler's errors leave through reply.
 func (s *Service) handle(op *spec.Operation, h handler.Func) {
 	if op == nil {
 		return
 	}
 	if _, taken := s.handlers[op]; !taken {
-		s.handlers[op] = h
+		s.handlers[op] = s.replying(h)
 	}
-}
-
-// missing is the answer for a resource that does not exist: the profile's
-// reply, 403 with no body by default, as on the real service.
-func (s *Service) missing(format string, args ...any) error {
-	return apierror.Forbiddenf(format, args...).WithReply(s.d.Profile.MissingResource)
 }
 
 // decodeObject reads a JSON object body, keeping numbers exact.
@@ -155,7 +149,7 @@ func decodeObject(body []byte) (map[string]any, error) {
 	dec.UseNumber()
 	var m map[string]any
 	if err := dec.Decode(&m); err != nil {
-		return nil, apierror.BadRequestf("request body is not a JSON object: %v", err)
+		return nil, fail(errBadInput, "request body is not a JSON object: %v", err)
 	}
 	if m == nil {
 		m = map[string]any{}
@@ -172,7 +166,7 @@ func workspaceOf(q url.Values) (id int64, ok bool, err error) {
 	}
 	id, perr := strconv.ParseInt(v, 10, 64)
 	if perr != nil {
-		return 0, false, apierror.BadRequestf("query parameter workspaceId=%q is not a number", v)
+		return 0, false, fail(errBadInput, "query parameter workspaceId=%q is not a number", v)
 	}
 	return id, true, nil
 }

@@ -8,7 +8,6 @@ import (
 
 	"github.com/pb33f/libopenapi/datamodel/high/base"
 
-	"github.com/wmsmock/wmsmock/mock/apierror"
 	"github.com/wmsmock/wmsmock/mock/auth"
 	"github.com/wmsmock/wmsmock/mock/handler"
 )
@@ -68,14 +67,14 @@ func (s *Service) createToken(req *handler.Request) (*handler.Response, error) {
 	}
 	name, _ := body["name"].(string)
 	if strings.TrimSpace(name) == "" {
-		return nil, apierror.BadRequestf("a token needs a name")
+		return nil, fail(errBadInput, "a token needs a name")
 	}
 	tok, value, err := s.d.Tokens.Create(name)
 	switch {
 	case errors.Is(err, auth.ErrDuplicateName):
-		return nil, apierror.Conflictf(fmt.Sprintf("An access token with name '%s' already exists", name))
+		return nil, fail(errDuplicate, "An access token with name '%s' already exists", name)
 	case errors.Is(err, auth.ErrInvalidName):
-		return nil, apierror.BadRequestf("invalid token name %q", name)
+		return nil, fail(errBadInput, "invalid token name %q", name)
 	case err != nil:
 		return nil, err
 	}
@@ -91,10 +90,10 @@ func (s *Service) createToken(req *handler.Request) (*handler.Response, error) {
 func (s *Service) deleteToken(req *handler.Request) (*handler.Response, error) {
 	id, err := strconv.ParseInt(req.PathParams["tokenId"], 10, 64)
 	if err != nil {
-		return nil, apierror.BadRequestf("tokenId %q is not a number", req.PathParams["tokenId"])
+		return nil, fail(errBadInput, "tokenId %q is not a number", req.PathParams["tokenId"])
 	}
 	if err := s.d.Tokens.Delete(id); errors.Is(err, auth.ErrNotFound) {
-		return nil, s.missing("no token with id %d", id)
+		return nil, fail(errMissing, "no token with id %d", id)
 	} else if err != nil {
 		return nil, err
 	}

@@ -18,7 +18,6 @@ import (
 
 	"github.com/wmsmock/wmsmock/internal/memo"
 	"github.com/wmsmock/wmsmock/internal/workflow"
-	"github.com/wmsmock/wmsmock/mock/apierror"
 	"github.com/wmsmock/wmsmock/mock/handler"
 	"github.com/wmsmock/wmsmock/mock/store"
 )
@@ -193,7 +192,7 @@ func (w *workflows) exists(req *handler.Request, id string) error {
 func (w *workflows) find(req *handler.Request, id string) (store.Record, *workflow.Run, error) {
 	r, err := w.s.d.Store.Get(WorkflowsCollection, id)
 	if errors.Is(err, store.ErrNotFound) {
-		return r, nil, w.s.missing("no workflow %q", id)
+		return r, nil, fail(errMissing, "no workflow %q", id)
 	}
 	if err != nil {
 		return r, nil, err
@@ -207,7 +206,7 @@ func (w *workflows) find(req *handler.Request, id string) (store.Record, *workfl
 		return r, nil, err
 	}
 	if given && ws != wf.WorkspaceID {
-		return r, nil, w.s.missing("workflow %q is not in workspace %d", id, ws)
+		return r, nil, fail(errMissing, "workflow %q is not in workspace %d", id, ws)
 	}
 	return r, wf, nil
 }
@@ -280,7 +279,7 @@ func (w *workflows) launch(req *handler.Request) (*handler.Response, error) {
 	l := &body.Launch
 	pipeline := strings.TrimSpace(l.Pipeline)
 	if pipeline == "" {
-		return nil, apierror.BadRequestf("launch.pipeline is missing")
+		return nil, fail(errBadInput, "launch.pipeline is missing")
 	}
 	ws, _, err := workspaceOf(req.Query)
 	if err != nil {
@@ -430,7 +429,7 @@ func (w *workflows) cancel(req *handler.Request) (*handler.Response, error) {
 		return err
 	})
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, w.s.missing("no workflow %q", r.ID)
+		return nil, fail(errMissing, "no workflow %q", r.ID)
 	}
 	if err != nil {
 		return nil, err
@@ -444,7 +443,7 @@ func (w *workflows) remove(req *handler.Request) (*handler.Response, error) {
 		return nil, err
 	}
 	if err := w.s.d.Store.Delete(WorkflowsCollection, r.ID); errors.Is(err, store.ErrNotFound) {
-		return nil, w.s.missing("no workflow %q", r.ID)
+		return nil, fail(errMissing, "no workflow %q", r.ID)
 	} else if err != nil {
 		return nil, err
 	}

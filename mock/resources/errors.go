@@ -1,0 +1,69 @@
+package resources
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/wmsmock/wmsmock/internal/workflow"
+	"github.com/wmsmock/wmsmock/mock/apierror"
+	"github.com/wmsmock/wmsmock/mock/auth"
+	"github.com/wmsmock/wmsmock/mock/handler"
+	"github.com/wmsmock/wmsmock/mock/store"
+)
+
+// Handlers report what went wrong as domain errors: one of the kinds below
+// (through fail) or a store's own sentinel. reply turns them into the
+// service's answers, in this one place.
+var (
+	// errMissing: the call names something the fake does not hold (or not
+	// in the workspace asked for). The service answers 403, with the
+	// profile's missing-resource reply.
+	errMissing = errors.New("missing")
+	// errDuplicate: a name that must be unique is taken; 409, with the
+	// message shown to the client.
+	errDuplicate = errors.New("duplicate")
+	// errBadInput: the request passed the document's checks but still
+	// cannot be acted on; 400, with the message shown to the client.
+	errBadInput = errors.New("bad input")
+)
+
+// failure is a domain error of one kind with its message.
+type failure struct {
+	kind error
+	msg  string
+}
+
+func (f *failure) Error() string { return f.msg }
+func (f *failure) Unwrap() error { return f.kind }
+
+// fail returns an error of kind (errMissing, errDuplicate, errBadInput).
+func fail(kind error, format string, args ...any) error {
+	return &failure{kind: kind, msg: fmt.Sprintf(format, args...)}
+}
+
+// reply maps a handler's error to the answer the service gives; an error
+// of no known kind stays as it is, and the pipeline answers it as an
+// internal error.
+func (s *Service) reply(err error) error {
+	if err == nil {
+		return nil
+	}
+	msg := err.Error()
+	switch {
+	case errors.Is(err, errMissing), errors.Is(err, store.ErrNotFound), errors.Is(err, auth.ErrNotFound):
+		return apierror.Forbiddenf("%s", msg).WithReply(s.d.Profile.MissingResource)
+	case errors.Is(err, errDuplicate), errors.Is(err, auth.ErrDuplicateName), errors.Is(err, store.ErrExists):
+		return apierror.Conflictf(msg)
+	case errors.Is(err, errBadInput), errors.Is(err, auth.ErrInvalidName), errors.Is(err, workflow.ErrInvalidStatus):
+		return apierror.BadRequestf("%s", msg)
+	}
+	return err
+}
+
+// replying wraps a handler so its errors leave through reply.
+func (s *Service) replying(h handler.Func) handler.Func {
+	return func(req *handler.Request) (*handler.Response, error) {
+		resp, err := h(req)
+		return resp, s.reply(err)
+	}
+}
