@@ -1,0 +1,5 @@
+//go:build race
+
+package resources
+
+const raceEnabled = true
