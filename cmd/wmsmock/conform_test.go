@@ -73,20 +73,26 @@ func TestConformFailsAgainstABrokenServer(t *testing.T) {
 	}
 }
 
+// Each bad command line is refused with exit 2 and a message naming what
+// is wrong with it, not merely with some validation error.
 func TestConformRefusesBadFlags(t *testing.T) {
-	cases := [][]string{
-		{},                                  // no base URL, no token
-		{"--base-url", "http://x/api"},      // no token
-		{"--base-url", "x", "--token", "t"}, // not a URL
-		{"--base-url", "http://x", "--token", "t", "--tags", "auth"}, // tag without @
-		{"--base-url", "http://x", "--token", "t", "--junit", "/no/such/dir/j.xml"},
-		{"--base-url", "http://x", "--token", "t", "--token2", "t"},
-		{"--base-url", "http://x", "--token", "t", "--profile", "/no/such/profile.yaml"},
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{nil, "--base-url is required"},
+		{[]string{"--base-url", "http://x/api"}, "--token is required"},
+		{[]string{"--base-url", "x", "--token", "t"}, `--base-url "x": want http(s)://`},
+		{[]string{"--base-url", "http://x", "--token", "t", "--tags", "auth"}, `tag expression "auth"`},
+		{[]string{"--base-url", "http://x", "--token", "t", "--junit", "/no/such/dir/j.xml"}, "directory /no/such/dir does not exist"},
+		{[]string{"--base-url", "http://x", "--token", "t", "--token2", "t"}, "--token2 must differ from --token"},
+		{[]string{"--base-url", "http://x", "--token", "t", "--profile", "/no/such/profile.yaml"}, "--profile: profile: open /no/such/profile.yaml"},
 	}
-	for _, args := range cases {
+	for _, tc := range cases {
 		var stderr bytes.Buffer
-		if code := run(context.Background(), append([]string{"conform"}, args...), env(nil), &bytes.Buffer{}, &stderr); code != 2 {
-			t.Errorf("conform %q: exit %d, want 2", args, code)
+		code := run(context.Background(), append([]string{"conform"}, tc.args...), env(nil), &bytes.Buffer{}, &stderr)
+		if code != 2 || !strings.Contains(stderr.String(), tc.want) {
+			t.Errorf("conform %q: exit %d, %q; want 2 and %q", tc.args, code, stderr.String(), tc.want)
 		}
 	}
 	// The environment supplies defaults, and its mistakes are reported too.
