@@ -126,6 +126,8 @@ func BenchmarkStartPublished(b *testing.B) {
 // BenchmarkHandlerListLargeStore measures a page of the workflow list once
 // the fake holds many runs, as after a long session or a load test: the
 // list filters and orders every stored run, so its cost grows with them.
+// It also reports the heap each stored run costs (B-heap/run), launches
+// and all.
 func BenchmarkHandlerListLargeStore(b *testing.B) {
 	for _, n := range []int{1_000, 10_000, 50_000} {
 		b.Run(fmt.Sprintf("runs=%d", n), func(b *testing.B) {
@@ -134,6 +136,9 @@ func BenchmarkHandlerListLargeStore(b *testing.B) {
 				b.Fatal(err)
 			}
 			h := srv.Handler()
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
 			const launch = `{"launch":{"computeEnvId":"4cLCtSsDAtUSmBKD9rXyQw","pipeline":"https://github.com/nf-core/rnaseq"}}`
 			for i := range n {
 				rec := httptest.NewRecorder()
@@ -142,6 +147,9 @@ func BenchmarkHandlerListLargeStore(b *testing.B) {
 					b.Fatalf("launch %d: %d %s", i, rec.Code, rec.Body.String())
 				}
 			}
+			runtime.GC()
+			runtime.ReadMemStats(&after)
+			b.ReportMetric(float64(int64(after.HeapAlloc)-int64(before.HeapAlloc))/float64(n), "B-heap/run")
 			b.ReportAllocs()
 			b.ResetTimer()
 			for b.Loop() {

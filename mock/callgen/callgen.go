@@ -1,8 +1,8 @@
 // Package callgen builds a valid call for any operation of a document: path
 // parameters, required query and header parameters, and a request body, all
-// synthesized from the document's schemas. Tests use it to exercise every
-// operation of a document, the conformance suite to sweep a server, and
-// benchmarks to load one.
+// synthesized from the document's schemas. The fake's tests use it to
+// exercise every operation of a document. (The conformance suite builds its
+// own calls: the judge shares no code with the fake.)
 package callgen
 
 import (
