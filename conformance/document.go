@@ -32,8 +32,11 @@ type Document struct {
 	// segment, a literal segment before a parameter.
 	Operations []*Operation
 
-	model  *v3.Document
-	routes routeTable
+	model *v3.Document
+	// routes finds the operation a call addressed, with the reading rules'
+	// router (the one the fake routes with); byRoute maps its indexes.
+	routes  oasdoc.Router
+	byRoute []*Operation
 	// mu serializes validation: libopenapi writes to its model while it
 	// renders a schema for the first time.
 	mu sync.Mutex
@@ -75,8 +78,12 @@ func LoadDocument(b []byte) (*Document, error) {
 			d.Operations = append(d.Operations, op)
 		}
 	}
-	sort.SliceStable(d.Operations, func(i, j int) bool { return routeBefore(d.Operations[i].Path, d.Operations[j].Path) })
-	d.routes = newRouteTable(d.Operations)
+	sort.SliceStable(d.Operations, func(i, j int) bool { return oasdoc.RouteLess(d.Operations[i].Path, d.Operations[j].Path) })
+	for _, op := range d.Operations {
+		if _, err := d.routes.Add(op.Method, op.Path); err == nil {
+			d.byRoute = append(d.byRoute, op)
+		}
+	}
 	d.v = validator.NewValidatorFromV3Model(model, config.WithRegexEngine(ecmaRegexp), config.WithoutSecurityValidation())
 	return d, nil
 }
@@ -94,26 +101,6 @@ func LoadDocumentFile(path string) (*Document, error) {
 	return d, nil
 }
 
-// routeBefore orders templates so that a literal segment is tried before a
-// parameter in the same place ("/workflow/launch" before
-// "/workflow/{workflowId}").
-func routeBefore(a, b string) bool {
-	as, bs := strings.Split(a, "/"), strings.Split(b, "/")
-	for i := 0; i < len(as) && i < len(bs); i++ {
-		ap, bp := strings.HasPrefix(as[i], "{"), strings.HasPrefix(bs[i], "{")
-		switch {
-		case ap != bp:
-			return bp
-		case !ap && as[i] != bs[i]:
-			return as[i] < bs[i]
-		}
-	}
-	if len(as) != len(bs) {
-		return len(as) < len(bs)
-	}
-	return a < b
-}
-
 func successStatus(op *v3.Operation) int {
 	best := 0
 	if op.Responses != nil && op.Responses.Codes != nil {
@@ -129,10 +116,15 @@ func successStatus(op *v3.Operation) int {
 	return best
 }
 
-// find returns the operation a call addressed (path without the base
-// path and query), or nil.
+// find returns the operation a call addressed (its escaped path without
+// the base path; a query is ignored), or nil.
 func (d *Document) find(method, path string) *Operation {
-	return d.routes.operation(method, path)
+	path, _, _ = strings.Cut(path, "?")
+	i, _, ok := d.routes.Find(method, path)
+	if !ok {
+		return nil
+	}
+	return d.byRoute[i]
 }
 
 // checkResponse validates an answer to a call of op against the document;

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"mime"
-	"regexp"
 	"sort"
 	"strings"
 )
@@ -112,37 +111,6 @@ func writeShape(b *strings.Builder, v any, depth int) {
 	case nil:
 		b.WriteString("null")
 	}
-}
-
-// routeTable finds the document operation a call addressed, so that a
-// result can say which operations its scenarios exercised.
-type routeTable []routeEntry
-
-type routeEntry struct {
-	op *Operation
-	re *regexp.Regexp
-}
-
-// newRouteTable takes operations in route order (Document.Operations).
-func newRouteTable(ops []*Operation) routeTable {
-	t := make(routeTable, 0, len(ops))
-	for _, op := range ops {
-		t = append(t, routeEntry{op: op, re: templateRegexp(op.Path)})
-	}
-	return t
-}
-
-// operation finds the operation of a call, or nil when the document has
-// none for it. Entries are in route order (literal segments first), so the
-// first match is the right one.
-func (t routeTable) operation(method, path string) *Operation {
-	path, _, _ = strings.Cut(path, "?")
-	for _, e := range t {
-		if e.op.Method == method && e.re.MatchString(path) {
-			return e.op
-		}
-	}
-	return nil
 }
 
 // exercised lists the operations a scenario's calls addressed, as

@@ -26,33 +26,9 @@ func (w *world) document() (*Document, string, error) {
 	return doc, strings.TrimSuffix(u.Path, "/"), nil
 }
 
-// templateRegexp turns a path template such as /workflow/{workflowId} into
-// a regexp where each parameter matches one path segment.
-func templateRegexp(tmpl string) *regexp.Regexp {
-	var b strings.Builder
-	b.WriteString("^")
-	for len(tmpl) > 0 {
-		i := strings.IndexByte(tmpl, '{')
-		if i < 0 {
-			b.WriteString(regexp.QuoteMeta(tmpl))
-			break
-		}
-		j := strings.IndexByte(tmpl[i:], '}')
-		if j < 0 {
-			b.WriteString(regexp.QuoteMeta(tmpl))
-			break
-		}
-		b.WriteString(regexp.QuoteMeta(tmpl[:i]))
-		b.WriteString("[^/]+")
-		tmpl = tmpl[i+j+1:]
-	}
-	b.WriteString("$")
-	return regexp.MustCompile(b.String())
-}
-
 // check validates one answer against the document; nil means it conforms.
 func (d *Document) check(basePath string, a *answer) (*Operation, []string) {
-	rel := strings.TrimPrefix(a.req.URL.Path, basePath)
+	rel := strings.TrimPrefix(a.req.URL.EscapedPath(), basePath)
 	op := d.find(a.req.Method, rel)
 	if op == nil {
 		return nil, []string{fmt.Sprintf("the schema has no operation %s %s", a.req.Method, rel)}

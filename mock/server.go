@@ -159,11 +159,7 @@ func (s *Server) loadVersions(cfg settings) error {
 		if err != nil {
 			return err
 		}
-		a, err := newAPI(version, doc, s.basePath, cfg.seed, s.profile)
-		if err != nil {
-			return fmt.Errorf("API version %s: %w", version, err)
-		}
-		s.versions[version] = a
+		s.versions[version] = newAPI(version, doc, s.basePath, cfg.seed)
 		s.versionList = append(s.versionList, version)
 	}
 	// A version the profile serves without a document of its own is
@@ -248,6 +244,7 @@ func (s *Server) Handler() http.Handler { return http.HandlerFunc(s.serveHTTP) }
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	rec := &recorder{ResponseWriter: w}
 	start := time.Now()
+	prog := &progress{}
 	// A failure anywhere below becomes a 500 with an Error ID, never a
 	// dropped connection or a dead server.
 	defer func() {
@@ -263,7 +260,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		s.logRequest(r, rec, time.Since(start))
-		s.recordRequest(r, rec, time.Since(start))
+		s.recordRequest(r, rec, prog, time.Since(start))
 	}()
 
 	// Control routes (/_mock/...) live outside the API: no token, no limits.
@@ -271,12 +268,12 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		s.control.ServeHTTP(rec, r)
 		return
 	}
-	r, resp, err := s.serveWithin(r)
+	r, resp, err := s.serveWithin(r, prog)
 	if err != nil {
 		rec.errorID = s.errors.Write(rec, r, err)
 		return
 	}
-	s.write(rec, r, resp)
+	s.write(rec, r, prog, resp)
 }
 
 // serveWithin runs serveAPI under the server's deadline. The call's
@@ -288,8 +285,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 // goroutine per call would cost a third of the fake's throughput. Only a
 // handler given with WithHandler, which makes no such promise, runs apart
 // (see answerWithin).
-func (s *Server) serveWithin(r *http.Request) (*http.Request, *handler.Response, error) {
-	prog := &progress{}
+func (s *Server) serveWithin(r *http.Request, prog *progress) (*http.Request, *handler.Response, error) {
 	if s.timeout <= 0 {
 		resp, err := s.serveAPI(r, prog)
 		return r, resp, err
@@ -341,12 +337,15 @@ func (s *Server) answerWithin(a *api, req *handler.Request) (*handler.Response, 
 	}
 }
 
-// progress is how far a call has got through serveAPI, read by
+// progress is how far a call has got through serveAPI: read by
 // serveWithin when the call runs out of time (from another goroutine when
-// the handler runs apart, hence the atomics).
+// the handler runs apart, hence the atomics), and afterwards by the
+// answer's check and the request journal, so the call is routed once.
 type progress struct {
 	op    atomic.Pointer[spec.Operation]
 	phase atomic.Int32
+	// api is the version the call selected, set before its handler runs.
+	api *api
 }
 
 // The stages of serveAPI, in order.
@@ -377,11 +376,23 @@ func (p *progress) operation() string {
 // order it makes them, and returns the answer as a value.
 func (s *Server) serveAPI(r *http.Request, prog *progress) (*handler.Response, error) {
 	now := s.clock.Now()
+	// The version and route are found once, up front, since the profile
+	// may let calls to operations without security through unauthenticated;
+	// their failures are answered at their own stage below.
+	a, versionErr := s.selectVersion(r)
+	var op *spec.Operation
+	var vars map[string]string
+	routed := false
+	if versionErr == nil {
+		op, vars, routed = a.match(r)
+	}
 
 	// 1. Authentication: a usable Bearer token on every call, including
-	//    operations whose document declares no security (CONTRACT A1, A3).
+	//    operations whose document declares no security (CONTRACT A1, A3),
+	//    unless the profile lets those through.
 	tok, result := auth.CheckHeaders(s.tokens, r.Header.Values("Authorization"), now)
-	if result != auth.OK && !s.anonymousAllowed(r) {
+	anonymousOK := !s.profile.Auth.RequireOnUnsecured && routed && !op.Secured
+	if result != auth.OK && !anonymousOK {
 		reply := authReply(&s.profile.Auth, result)
 		return nil, apierror.Forbiddenf("authentication failed: %s", result).WithReply(reply)
 	}
@@ -404,17 +415,16 @@ func (s *Server) serveAPI(r *http.Request, prog *progress) (*handler.Response, e
 
 	// 3. Version: Accept-Version picks the document; absent means 1 (V1).
 	prog.at(stageVersion)
-	a, err := s.selectVersion(r)
-	if err != nil {
-		return nil, err
+	if versionErr != nil {
+		return nil, versionErr
 	}
 
 	// 4. Route: an unknown path or method is a 403, like the service (A4).
 	prog.at(stageRoute)
-	op, vars, ok := a.match(r)
-	if !ok {
+	if !routed {
 		return nil, apierror.Forbiddenf("no operation %s %s in API version %s", r.Method, r.URL.Path, a.version)
 	}
+	prog.api = a
 	prog.op.Store(op)
 	prog.at(stageInput)
 
@@ -449,21 +459,6 @@ func (s *Server) serveAPI(r *http.Request, prog *progress) (*handler.Response, e
 	}
 	s.setRateHeaders(resp, decision, now)
 	return resp, nil
-}
-
-// anonymousAllowed reports whether a call without a usable token may go on:
-// only when the profile lets operations that declare no security through,
-// and the call addresses one of those.
-func (s *Server) anonymousAllowed(r *http.Request) bool {
-	if s.profile.Auth.RequireOnUnsecured {
-		return false
-	}
-	a, err := s.selectVersion(r)
-	if err != nil {
-		return false
-	}
-	op, _, ok := a.match(r)
-	return ok && !op.Secured
 }
 
 // authReply is the profile's refusal for a failed bearer check.
@@ -546,14 +541,14 @@ func readBody(r *http.Request, limit int64) ([]byte, *apierror.Error) {
 // write encodes a handler's answer. In strict mode the answer is checked
 // against the document first, and an answer the document rejects is
 // replaced by a 500: the fake must never hand a client an invalid body.
-func (s *Server) write(w *recorder, r *http.Request, resp *handler.Response) {
+func (s *Server) write(w *recorder, r *http.Request, prog *progress, resp *handler.Response) {
 	body, mediaType, err := encodeBody(resp)
 	if err != nil {
 		w.errorID = s.errors.Write(w, r, &apierror.Error{Kind: apierror.Internal, Reason: "encoding the answer", Cause: err})
 		return
 	}
 	if s.strict {
-		if problems := s.checkAnswer(r, resp, body, mediaType); problems != nil {
+		if problems := checkAnswer(r, prog, resp, body, mediaType); problems != nil {
 			w.errorID = s.errors.Write(w, r, &apierror.Error{Kind: apierror.Internal,
 				Reason: "the answer does not match the document: " + strings.Join(problems, "; ")})
 			return
@@ -596,13 +591,11 @@ func encodeBody(resp *handler.Response) ([]byte, string, error) {
 	return b, mediaType, err
 }
 
-func (s *Server) checkAnswer(r *http.Request, resp *handler.Response, body []byte, mediaType string) []string {
-	a, err := s.selectVersion(r)
-	if err != nil {
-		return nil
-	}
-	op, _, ok := a.match(r)
-	if !ok {
+// checkAnswer validates an answer against the operation the call was
+// routed to.
+func checkAnswer(r *http.Request, prog *progress, resp *handler.Response, body []byte, mediaType string) []string {
+	a, op := prog.api, prog.op.Load()
+	if a == nil || op == nil {
 		return nil
 	}
 	hr := &http.Response{StatusCode: resp.Status, Header: http.Header{}, Body: io.NopCloser(bytes.NewReader(body)), Request: r}
@@ -649,14 +642,18 @@ func (s *Server) logRequest(r *http.Request, rec *recorder, d time.Duration) {
 
 // recordRequest adds a finished call to the request journal. Control calls
 // are left out, so reading the journal does not fill it.
-func (s *Server) recordRequest(r *http.Request, rec *recorder, took time.Duration) {
+func (s *Server) recordRequest(r *http.Request, rec *recorder, prog *progress, took time.Duration) {
 	if strings.HasPrefix(r.URL.EscapedPath(), control.Prefix) {
 		return
 	}
-	s.requests.Add(control.RequestEntry{
+	e := control.RequestEntry{
 		Time: s.clock.Now().UTC(), Method: r.Method, Path: r.URL.Path, Status: rec.statusCode(),
 		ErrorID: rec.errorID, LatencyMS: float64(took.Microseconds()) / 1000,
-	})
+	}
+	if op := prog.op.Load(); op != nil {
+		e.Operation = op.ID
+	}
+	s.requests.Add(e)
 }
 
 // recorder remembers what was written, for the log and for the panic guard.

@@ -1107,14 +1107,14 @@ func TestAdminEndpoints(t *testing.T) {
 	j := adminCall(t, srv.Handler(), "GET", "/_mock/admin/requests?n=3", "", nil)
 	var journal struct {
 		Requests []struct {
-			Method, Path, ErrorID string
-			Status                int
+			Method, Path, ErrorID, Operation string
+			Status                           int
 		}
 	}
 	if err := json.Unmarshal(j.body, &journal); err != nil || len(journal.Requests) != 3 {
 		t.Fatalf("journal: %d %s", j.status, j.body)
 	}
-	if r := journal.Requests[0]; r.Method != "DELETE" || r.Path != "/api/workflow/4dFailed000004" || r.Status != 204 {
+	if r := journal.Requests[0]; r.Method != "DELETE" || r.Path != "/api/workflow/4dFailed000004" || r.Status != 204 || r.Operation != "DeleteWorkflow" {
 		t.Errorf("newest journal entry: %+v", r)
 	}
 	bad := call(t, srv.Handler(), "GET", "/api/workflow?max=-1", devToken, nil)

@@ -74,12 +74,15 @@ type TokenInfo struct {
 // RequestEntry is one call in the request journal. It holds no header at
 // all, so an Authorization value can never end up in it.
 type RequestEntry struct {
-	Time      time.Time `json:"time"`
-	Method    string    `json:"method"`
-	Path      string    `json:"path"`
-	Status    int       `json:"status"`
-	ErrorID   string    `json:"errorId,omitempty"`
-	LatencyMS float64   `json:"latencyMs"`
+	Time   time.Time `json:"time"`
+	Method string    `json:"method"`
+	Path   string    `json:"path"`
+	// Operation is the operationId the call was routed to; empty when it
+	// was refused before routing or addressed no operation.
+	Operation string  `json:"operation,omitempty"`
+	Status    int     `json:"status"`
+	ErrorID   string  `json:"errorId,omitempty"`
+	LatencyMS float64 `json:"latencyMs"`
 }
 
 // RequestJournal keeps the most recent calls, bounded.

@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"sort"
 	"strconv"
@@ -41,6 +42,10 @@ type Document struct {
 
 	raw    []byte
 	isJSON bool
+	// routes finds operations by method and path; byRoute maps its
+	// template indexes to operations.
+	routes  oasdoc.Router
+	byRoute []*Operation
 
 	renderOnce sync.Once
 	yamlBytes  []byte
@@ -154,34 +159,45 @@ func (d *Document) index() error {
 		return errors.New("the document declares no operations")
 	}
 	sort.SliceStable(d.Operations, func(i, j int) bool {
-		return routeLess(d.Operations[i].Path, d.Operations[j].Path)
+		return oasdoc.RouteLess(d.Operations[i].Path, d.Operations[j].Path)
 	})
+	for _, op := range d.Operations {
+		// Two templates that differ only in their parameters' names
+		// ("/a/{x}" and "/a/{y}") cannot be told apart by a call; the first
+		// in route order answers it.
+		if _, err := d.routes.Add(op.Method, op.Path); err == nil {
+			d.byRoute = append(d.byRoute, op)
+		}
+	}
 	return nil
 }
 
-// routeLess orders templates so that, compared segment by segment, a literal
-// segment wins over a parameter: "/workflow/random-name" must be tried before
-// "/workflow/{workflowId}", or the parameter would swallow it. Parameters
-// count as equal whatever their names, so a literal further on still wins
-// ("/a/{z}/b" before "/a/{x}/{y}"); the whole text only breaks ties.
-func routeLess(a, b string) bool {
-	as, bs := strings.Split(a, "/"), strings.Split(b, "/")
-	for i := 0; i < len(as) && i < len(bs); i++ {
-		ap, bp := isParam(as[i]), isParam(bs[i])
-		if ap != bp {
-			return !ap
-		}
-		if !ap && as[i] != bs[i] {
-			return as[i] < bs[i]
+// Route finds the operation a call addresses, from its method and its path
+// below the base path, escaped as it arrived ("%2F" inside a segment never
+// separates). Parameter values come back decoded; a value that does not
+// decode names nothing, so the call matches no operation.
+func (d *Document) Route(method, escapedPath string) (*Operation, map[string]string, bool) {
+	i, vals, ok := d.routes.Find(method, escapedPath)
+	if !ok {
+		return nil, nil, false
+	}
+	var vars map[string]string
+	if len(vals) > 0 {
+		names := d.routes.Params(i)
+		vars = make(map[string]string, len(vals))
+		for j, v := range vals {
+			if strings.Contains(v, "%") {
+				u, err := url.PathUnescape(v)
+				if err != nil {
+					return nil, nil, false
+				}
+				v = u
+			}
+			vars[names[j]] = v
 		}
 	}
-	if len(as) != len(bs) {
-		return len(as) < len(bs)
-	}
-	return a < b
+	return d.byRoute[i], vars, true
 }
-
-func isParam(segment string) bool { return strings.Contains(segment, "{") }
 
 // successResponse picks the lowest declared 2xx response, the answer of a
 // call that went well. Documents that declare none get 200 with no body.

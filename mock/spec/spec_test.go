@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"go.yaml.in/yaml/v4"
+
+	"github.com/wmsmock/wmsmock/internal/oasdoc"
 )
 
 // shopYAML is a small store API that exercises what the index keeps: route
@@ -298,32 +300,7 @@ func TestRouteOrderInDocument(t *testing.T) {
 	}
 }
 
-// TestRouteLess guards the comparison behind route order: a literal segment
-// wins over a parameter at the first position where they differ in kind,
-// whatever the parameters are called, and the order is a strict one.
-func TestRouteLess(t *testing.T) {
-	cases := []struct{ a, b string }{
-		{"/workflow/random-name", "/workflow/{workflowId}"},
-		{"/a/{x}/b", "/a/{x}/{y}"},
-		{"/a/{z}/b", "/a/{x}/{y}"}, // parameter names must not decide
-		{"/a/{id}/b/c", "/a/{id}/{y}/c"},
-		{"/a/b/{x}", "/a/{y}/c"},
-		{"/a", "/a/b"},
-		{"/a/b", "/a/c"},
-		{"/org/{orgId}/ws/{wsId}/list", "/org/{id}/ws/{wsId}/{thing}"},
-	}
-	for _, tc := range cases {
-		if !routeLess(tc.a, tc.b) {
-			t.Errorf("routeLess(%q, %q) = false, want true", tc.a, tc.b)
-		}
-		if routeLess(tc.b, tc.a) {
-			t.Errorf("routeLess(%q, %q) = true, want false", tc.b, tc.a)
-		}
-		if routeLess(tc.a, tc.a) {
-			t.Errorf("routeLess(%q, %q) = true for the same path", tc.a, tc.a)
-		}
-	}
-}
+func isParam(segment string) bool { return strings.Contains(segment, "{") }
 
 // shadows reports whether template general matches every path that
 // template specific matches, being a parameter where specific is literal.
@@ -355,7 +332,7 @@ func TestRouteOrderNoShadowing(t *testing.T) {
 	}
 	for _, perm := range [][]string{paths, reversed(paths)} {
 		got := slices.Clone(perm)
-		sort.SliceStable(got, func(i, j int) bool { return routeLess(got[i], got[j]) })
+		sort.SliceStable(got, func(i, j int) bool { return oasdoc.RouteLess(got[i], got[j]) })
 		for i := range got {
 			for j := i + 1; j < len(got); j++ {
 				if shadows(got[i], got[j]) {
