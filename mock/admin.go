@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/wmsmock/wmsmock/internal/memo"
 	"github.com/wmsmock/wmsmock/internal/workflow"
 	"github.com/wmsmock/wmsmock/mock/apierror"
 	"github.com/wmsmock/wmsmock/mock/control"
@@ -76,3 +77,5 @@ func (a admin) TokenInfos() []control.TokenInfo {
 func (a admin) RecentRequests(n int) []control.RequestEntry { return a.s.requests.Recent(n) }
 
 func (a admin) RateCounters() []ratelimit.Counter { return a.s.limiter.Snapshot() }
+
+func (a admin) CacheStats() []memo.Stat { return a.s.caches.Stats() }

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/wmsmock/wmsmock/internal/memo"
 	"github.com/wmsmock/wmsmock/mock/handler"
 	"github.com/wmsmock/wmsmock/mock/spec"
 	"github.com/wmsmock/wmsmock/mock/synth"
@@ -25,16 +26,16 @@ type api struct {
 	external map[*spec.Operation]bool
 }
 
-func newAPI(version string, doc *spec.Document, basePath string, seed int64) *api {
+func newAPI(version string, doc *spec.Document, basePath string, seed int64, caches *memo.Set) *api {
 	a := &api{
 		version:   version,
 		basePath:  basePath,
 		doc:       doc,
-		validator: validate.New(doc, basePath, validate.WithRegexpEngine(synth.RegexpEngine)),
+		validator: validate.New(doc, basePath, validate.WithRegexpEngine(synth.RegexpEngine), validate.WithCaches(caches)),
 		handlers:  map[*spec.Operation]handler.Func{},
 		external:  map[*spec.Operation]bool{},
 	}
-	a.synth = newSynthesizer(a, synth.New(synth.WithSeed(seed)))
+	a.synth = newSynthesizer(a, synth.New(synth.WithSeed(seed)), caches)
 	return a
 }
 

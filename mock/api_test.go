@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/wmsmock/wmsmock/fixtures"
+	"github.com/wmsmock/wmsmock/internal/memo"
 	"github.com/wmsmock/wmsmock/internal/testenv"
 	"github.com/wmsmock/wmsmock/mock/spec"
 )
@@ -35,7 +36,7 @@ func TestRouting(t *testing.T) {
 	for name, load := range docs {
 		t.Run(name, func(t *testing.T) {
 			doc := load(t)
-			a := newAPI("1", doc, "/api", 1)
+			a := newAPI("1", doc, "/api", 1, memo.NewSet(0))
 			for _, op := range doc.Operations {
 				target := "/api" + param.ReplaceAllString(op.Path, "p1x")
 				got, _, ok := a.match(httptest.NewRequest(op.Method, target, nil))
@@ -79,7 +80,7 @@ paths:
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := newAPI("1", doc, "/api", 1)
+	a := newAPI("1", doc, "/api", 1, memo.NewSet(0))
 	for target, want := range map[string]string{
 		"/api/things/1":  "thing",
 		"/api/others/1":  "anything",

@@ -1,6 +1,7 @@
 package mock
 
 import (
+	"errors"
 	"log/slog"
 	"strings"
 	"time"
@@ -37,6 +38,7 @@ type settings struct {
 	addr        string
 	strict      bool
 	timeout     time.Duration
+	cacheBudget int
 	handlers    map[string]handler.Func
 	state       stateSettings // state_options.go
 }
@@ -157,6 +159,20 @@ const DefaultRequestTimeout = 5 * time.Second
 func WithRequestTimeout(d time.Duration) Option {
 	return func(s *settings) error {
 		s.timeout = d
+		return nil
+	}
+}
+
+// WithCacheBudget bounds the entries the server's caches (validation
+// verdicts, synthesized and rendered answers) hold together; 0 means
+// memo.DefaultBudget. A smaller budget trades speed on repeated calls for
+// memory.
+func WithCacheBudget(entries int) Option {
+	return func(s *settings) error {
+		if entries < 0 {
+			return errors.New("WithCacheBudget: negative budget")
+		}
+		s.cacheBudget = entries
 		return nil
 	}
 }

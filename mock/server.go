@@ -36,6 +36,7 @@ import (
 	"time"
 
 	"github.com/wmsmock/wmsmock/fixtures"
+	"github.com/wmsmock/wmsmock/internal/memo"
 	"github.com/wmsmock/wmsmock/internal/ratewindow"
 	"github.com/wmsmock/wmsmock/mock/apierror"
 	"github.com/wmsmock/wmsmock/mock/auth"
@@ -70,6 +71,8 @@ type Server struct {
 	ready       atomic.Bool
 	state       *state // state.go
 	requests    *control.RequestJournal
+	// caches owns every cache the server's parts keep, within one budget.
+	caches *memo.Set
 
 	mu       sync.Mutex
 	httpSrv  *http.Server
@@ -106,6 +109,7 @@ func New(opts ...Option) (*Server, error) {
 		clock:     clock.NewOffset(s.clock),
 		logger:    s.logger,
 		requests:  control.NewRequestJournal(1000),
+		caches:    memo.NewSet(s.cacheBudget),
 		strict:    s.strict,
 		timeout:   s.timeout,
 		bodyLimit: int64(s.profile.BodyLimit.Max),
@@ -159,7 +163,7 @@ func (s *Server) loadVersions(cfg settings) error {
 		if err != nil {
 			return err
 		}
-		s.versions[version] = newAPI(version, doc, s.basePath, cfg.seed)
+		s.versions[version] = newAPI(version, doc, s.basePath, cfg.seed, s.caches)
 		s.versionList = append(s.versionList, version)
 	}
 	// A version the profile serves without a document of its own is

@@ -92,6 +92,7 @@ func (s *Server) setupState(cfg settings) error {
 			Clock:    s.clock,
 			Profile:  s.profile,
 			Gen:      a.synth.gen,
+			Caches:   s.caches,
 			Check:    a.validator.Answer,
 			Fallback: a.synth.answer,
 			Logger:   s.logger,

@@ -25,8 +25,8 @@ type synthesizer struct {
 	examples map[*spec.Operation]bool // whether the operation's example is valid
 }
 
-func newSynthesizer(a *api, gen *synth.Generator) *synthesizer {
-	return &synthesizer{api: a, gen: gen, cache: memo.New[string, []byte](4096), examples: map[*spec.Operation]bool{}}
+func newSynthesizer(a *api, gen *synth.Generator, caches *memo.Set) *synthesizer {
+	return &synthesizer{api: a, gen: gen, cache: memo.NewIn[string, []byte](caches, "synthesized answers", 16), examples: map[*spec.Operation]bool{}}
 }
 
 func (s *synthesizer) answer(req *handler.Request) (*handler.Response, error) {

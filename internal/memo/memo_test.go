@@ -32,27 +32,74 @@ func TestDoDoesNotCacheErrors(t *testing.T) {
 	}
 }
 
-func TestBoundedStartsOverWhenFull(t *testing.T) {
-	c := New[int, int](3)
-	for i := range 3 {
+// A full cache forgets its oldest generation, not everything: an entry in
+// use survives any number of others passing through, and the cache never
+// holds more than its limit.
+func TestGenerations(t *testing.T) {
+	c := New[int, int](8) // two generations of 4
+	c.Put(-1, -1)         // the entry in use
+	for i := range 100 {
 		c.Put(i, i)
-	}
-	c.Put(1, 10) // replacing a present key never empties the cache
-	if c.Len() != 3 {
-		t.Fatalf("Len = %d after replacing, want 3", c.Len())
-	}
-	if v, _ := c.Get(1); v != 10 {
-		t.Fatalf("Get(1) = %d, want 10", v)
-	}
-	c.Put(3, 3)
-	if c.Len() != 1 {
-		t.Fatalf("Len = %d after overflowing, want 1", c.Len())
+		if _, ok := c.Get(-1); !ok {
+			t.Fatalf("the entry in use was forgotten after %d others", i+1)
+		}
+		if c.Len() > 8 {
+			t.Fatalf("Len = %d, over the limit of 8", c.Len())
+		}
 	}
 	if _, ok := c.Get(0); ok {
-		t.Fatal("an entry survived the cache starting over")
+		t.Error("an entry unused for 100 puts is still cached")
 	}
-	if v, ok := c.Get(3); !ok || v != 3 {
-		t.Fatalf("Get(3) = %d, %v; want the newest entry", v, ok)
+	if v, ok := c.Get(99); !ok || v != 99 {
+		t.Errorf("Get(99) = %d, %v; want the newest entry", v, ok)
+	}
+	c.Put(99, 100) // replacing keeps one entry
+	if v, _ := c.Get(99); v != 100 {
+		t.Errorf("Get(99) after a replace = %d", v)
+	}
+}
+
+// A set splits its budget among its caches by weight, and reports their
+// hits and misses.
+func TestSet(t *testing.T) {
+	s := NewSet(300)
+	a := NewIn[string, int](s, "answers", 2)
+	b := NewIn[int, bool](s, "verdicts", 1)
+	for i := range 1000 {
+		a.Put(string(rune('a'+i%26))+string(rune(i)), i)
+		b.Put(i, true)
+	}
+	if a.Len() > 200 || b.Len() > 100 {
+		t.Errorf("entries %d and %d, over shares of 200 and 100", a.Len(), b.Len())
+	}
+	b.Get(999)
+	b.Get(-5)
+	stats := s.Stats()
+	if len(stats) != 2 || stats[0].Name != "answers" || stats[1].Name != "verdicts" {
+		t.Fatalf("Stats = %+v", stats)
+	}
+	if v := stats[1]; v.Limit != 100 || v.Hits != 1 || v.Misses != 1 || v.Entries != b.Len() {
+		t.Errorf("verdicts: %+v", v)
+	}
+	if stats[0].Limit != 200 {
+		t.Errorf("answers limit %d, want 200", stats[0].Limit)
+	}
+	if NewSet(0).budget != DefaultBudget {
+		t.Error("a zero budget is not the default")
+	}
+}
+
+// Adding a cache to a set shrinks the others' shares, dropping what they
+// can no longer hold.
+func TestSetShrinks(t *testing.T) {
+	s := NewSet(100)
+	a := NewIn[int, int](s, "a", 1)
+	for i := range 100 {
+		a.Put(i, i)
+	}
+	NewIn[int, int](s, "b", 3)
+	if a.Len() > 25 {
+		t.Errorf("a holds %d entries after its share fell to 25", a.Len())
 	}
 }
 

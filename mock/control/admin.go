@@ -13,6 +13,7 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"github.com/wmsmock/wmsmock/internal/memo"
 	"github.com/wmsmock/wmsmock/internal/ring"
 	"github.com/wmsmock/wmsmock/mock/ratelimit"
 )
@@ -56,6 +57,9 @@ type AdminBackend interface {
 	RateCounters() []ratelimit.Counter
 	// SaveState writes the state file now (a no-op without one).
 	SaveState() error
+	// CacheStats reports the server's caches: entries, limits, hits and
+	// misses.
+	CacheStats() []memo.Stat
 }
 
 // TokenInfo is what the admin API shows of a token: never its value.
@@ -124,6 +128,7 @@ func registerAdmin(r *mux.Router, b AdminBackend) {
 	sub.HandleFunc("/requests", a.requests).Methods(http.MethodGet)
 	sub.HandleFunc("/ratelimit", a.rateLimit).Methods(http.MethodGet)
 	sub.HandleFunc("/state/save", a.save).Methods(http.MethodPost)
+	sub.HandleFunc("/caches", a.caches).Methods(http.MethodGet)
 }
 
 // guard lets a call through from loopback, or from anywhere with the admin
@@ -276,4 +281,8 @@ func (a *admin) save(w http.ResponseWriter, _ *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]string{"status": "saved"})
+}
+
+func (a *admin) caches(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]any{"caches": a.b.CacheStats()})
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/wmsmock/wmsmock/fixtures"
+	"github.com/wmsmock/wmsmock/internal/memo"
 	"github.com/wmsmock/wmsmock/mock/apierror"
 	"github.com/wmsmock/wmsmock/mock/control"
 	"github.com/wmsmock/wmsmock/mock/ratelimit"
@@ -72,6 +73,9 @@ func (b *backend) RateCounters() []ratelimit.Counter {
 	return []ratelimit.Counter{{Key: "1", Used: []int{3}, Windows: []ratelimit.Window{{Limit: 20, Period: time.Second}, {Limit: 500, Period: time.Hour}}}}
 }
 func (b *backend) SaveState() error { b.saves++; return b.failWith }
+func (b *backend) CacheStats() []memo.Stat {
+	return []memo.Stat{{Name: "answers", Entries: 3, Limit: 10, Hits: 5, Misses: 3}}
+}
 
 // onlyBackend has the read-only endpoints and no admin ones.
 type onlyBackend struct{ control.Backend }
@@ -142,6 +146,7 @@ func TestEndpoints(t *testing.T) {
 		{"requests with a bad n", "GET", "/_mock/admin/requests?n=0", "", 400, "positive number"},
 		{"rate counters", "GET", "/_mock/admin/ratelimit", "", 200, `{"window":"500/h","limit":500,"used":0}`},
 		{"save", "POST", "/_mock/admin/state/save", "", 200, `"status":"saved"`},
+		{"caches", "GET", "/_mock/admin/caches", "", 200, `{"name":"answers","entries":3,"limit":10,"hits":5,"misses":3}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := do(h, tc.method, tc.target, loopback, "", tc.body)

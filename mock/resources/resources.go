@@ -27,6 +27,7 @@ import (
 
 	"github.com/pb33f/libopenapi/datamodel/high/base"
 
+	"github.com/wmsmock/wmsmock/internal/memo"
 	"github.com/wmsmock/wmsmock/mock/auth"
 	"github.com/wmsmock/wmsmock/mock/clock"
 	"github.com/wmsmock/wmsmock/mock/handler"
@@ -48,6 +49,10 @@ type Deps struct {
 	Profile *profile.Profile
 	// Gen synthesizes the values answers are built on.
 	Gen *synth.Generator
+	// Caches owns the package's caches (the server's set, so they share
+	// its budget and are reported with the rest). Nil makes a set of the
+	// service's own.
+	Caches *memo.Set
 	// Check validates a JSON value against a schema as part of an answer:
 	// the served document's validator (validate.Validator.Answer), so that
 	// stored values are judged by the same compiled schemas as answers.
@@ -70,6 +75,7 @@ type Service struct {
 	colls    []*collection
 	wf       *workflows
 	ids      *idSource
+	hash     hasher
 	// nameMu serializes creates and renames in collections that refuse a
 	// duplicate name, so two concurrent creates cannot both pass the check.
 	nameMu sync.Mutex
@@ -85,15 +91,20 @@ func Register(doc *spec.Document, d Deps) (*Service, error) {
 	if d.Logger == nil {
 		d.Logger = slog.New(slog.DiscardHandler)
 	}
+	if d.Caches == nil {
+		d.Caches = memo.NewSet(0)
+	}
 	if d.Check == nil {
 		d.Check = validate.New(doc, "", validate.WithRegexpEngine(synth.RegexpEngine)).Answer
 	}
-	fit := newFitter(d.Check, strings.HasPrefix(doc.OpenAPI, "3.1"))
+	hash := newHasher()
+	fit := newFitter(d.Caches, hash, d.Check, strings.HasPrefix(doc.OpenAPI, "3.1"))
 	s := &Service{
 		doc:      doc,
 		d:        d,
 		fit:      fit,
-		bases:    newBases(d.Gen, fit),
+		bases:    newBases(d.Caches, d.Gen, fit),
+		hash:     hash,
 		handlers: map[*spec.Operation]handler.Func{},
 		ids:      &idSource{r: d.Gen.Rand(fmt.Sprintf("record ids %d", d.Clock.Now().UnixNano()))},
 	}

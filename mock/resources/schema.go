@@ -194,6 +194,7 @@ func stamp(t time.Time) string { return t.UTC().Truncate(time.Second).Format("20
 // anything else goes to the document's validator, with the verdict
 // remembered, since the same stored value is checked on every read.
 type fitter struct {
+	hash      hasher
 	check     func(*base.Schema, []byte) []string
 	openapi31 bool
 	memo      *memo.Map[fitKey, bool]
@@ -204,11 +205,8 @@ type fitKey struct {
 	value  uint64
 }
 
-// memoLimit bounds the verdicts kept; past it the memo starts over.
-const memoLimit = 50_000
-
-func newFitter(check func(*base.Schema, []byte) []string, openapi31 bool) *fitter {
-	return &fitter{check: check, openapi31: openapi31, memo: memo.New[fitKey, bool](memoLimit)}
+func newFitter(caches *memo.Set, hash hasher, check func(*base.Schema, []byte) []string, openapi31 bool) *fitter {
+	return &fitter{hash: hash, check: check, openapi31: openapi31, memo: memo.NewIn[fitKey, bool](caches, "fit verdicts", 100)}
 }
 
 // fits reports whether v is a valid value for s.
@@ -250,7 +248,7 @@ func (f *fitter) full(s *base.Schema, v any) bool {
 	if err != nil {
 		return false
 	}
-	ok, _ := f.memo.Do(fitKey{s, contentHash(b)}, func() (bool, error) { return len(f.check(s, b)) == 0, nil })
+	ok, _ := f.memo.Do(fitKey{s, f.hash.bytes(b)}, func() (bool, error) { return len(f.check(s, b)) == 0, nil })
 	return ok
 }
 
@@ -541,10 +539,8 @@ type baseKey struct {
 	key    string
 }
 
-const basesLimit = 20_000
-
-func newBases(gen *synth.Generator, fit *fitter) *bases {
-	return &bases{gen: gen, fit: fit, m: memo.New[baseKey, any](basesLimit)}
+func newBases(caches *memo.Set, gen *synth.Generator, fit *fitter) *bases {
+	return &bases{gen: gen, fit: fit, m: memo.NewIn[baseKey, any](caches, "synthesized bases", 60)}
 }
 
 // object returns a fresh copy of the synthesized value for s and key, as

@@ -88,7 +88,7 @@ type renderKey struct {
 // readOnly decodes a stored run for reading, from the cache when the
 // record is unchanged.
 func (w *workflows) readOnly(r store.Record) (*workflow.Run, uint64, error) {
-	h := contentHash(r.Data)
+	h := w.s.hash.bytes(r.Data)
 	wf, err := w.decoded.Do(decodedKey{r.ID, h}, func() (*workflow.Run, error) { return decodeWorkflow(r) })
 	return wf, h, err
 }
@@ -130,7 +130,7 @@ func (w *workflows) index() ([]*indexedRun, error) {
 	}
 	next := &runIndex{version: v, runs: make([]*indexedRun, 0, len(recs)), byID: make(map[string]*indexedRun, len(recs))}
 	for _, r := range recs {
-		h := contentHash(r.Data)
+		h := w.s.hash.bytes(r.Data)
 		e := (*indexedRun)(nil)
 		if w.idx != nil {
 			if old := w.idx.byID[r.ID]; old != nil && old.hash == h && old.r.Seq == r.Seq {
@@ -153,8 +153,10 @@ func (w *workflows) index() ([]*indexedRun, error) {
 }
 
 func (s *Service) registerWorkflows() {
-	w := &workflows{s: s, renders: memo.New[renderKey, json.RawMessage](4096), decoded: memo.New[decodedKey, *workflow.Run](4096),
-		pages: memo.New[pageKey, listPage](256), launches: memo.New[string, *launchBody](1024)}
+	c := s.d.Caches
+	w := &workflows{s: s, renders: memo.NewIn[renderKey, json.RawMessage](c, "run renderings", 16),
+		decoded: memo.NewIn[decodedKey, *workflow.Run](c, "decoded runs", 16),
+		pages:   memo.NewIn[pageKey, listPage](c, "run list pages", 1), launches: memo.NewIn[string, *launchBody](c, "launch bodies", 4)}
 	s.wf = w
 	s.handle(s.op("POST", "/workflow/launch"), w.launch)
 	s.handle(s.op("GET", "/workflow"), w.list)
@@ -336,7 +338,7 @@ func (w *workflows) describe(req *handler.Request) (*handler.Response, error) {
 		return nil, err
 	}
 	sch := successSchema(req.Op)
-	b, err := w.cachedRender(sch, "describe", r, contentHash(r.Data), wf, req.Now)
+	b, err := w.cachedRender(sch, "describe", r, w.s.hash.bytes(r.Data), wf, req.Now)
 	if err != nil {
 		return nil, err
 	}
@@ -385,7 +387,7 @@ func (w *workflows) list(req *handler.Request) (*handler.Response, error) {
 	for i, m := range page {
 		keys[i] = w.renderKeyOf(item, "entry", m.r, m.hash, m.wf, req.Now)
 	}
-	pk := pageKey{sch, total, hasMore, fingerprint(keys)}
+	pk := pageKey{sch, total, hasMore, w.s.hash.keys(keys)}
 	if p, ok := w.pages.Get(pk); ok && slices.Equal(p.keys, keys) {
 		return &handler.Response{Status: req.Op.Success.Status, Raw: p.body, MediaType: req.Op.Success.MediaType}, nil
 	}
@@ -599,17 +601,6 @@ type listPage struct {
 	body []byte
 }
 
-func fingerprint(keys []renderKey) uint64 {
-	var h maphash.Hash
-	h.SetSeed(hashSeed)
-	var b [8]byte
-	for _, k := range keys {
-		binary.LittleEndian.PutUint64(b[:], maphash.Comparable(hashSeed, k))
-		h.Write(b[:])
-	}
-	return h.Sum64()
-}
-
 // withArray encodes obj with one more member, key, holding the already
 // encoded items. Splicing them in as bytes spares encoding/json from
 // scanning every item again (BenchmarkHandlerListWorkflows measures the list path).
@@ -649,14 +640,26 @@ func unixOrZero(t *time.Time) int64 {
 	return t.Unix()
 }
 
-// contentHash fingerprints a record's content for the caches keyed by it.
-// The seed is per process: the hashes are never stored or compared across
-// runs.
-func contentHash(b []byte) uint64 {
-	return maphash.Bytes(hashSeed, b)
-}
+// hasher fingerprints values for cache keys. Each service has its own
+// seed: the hashes are never stored, nor compared across services or runs.
+type hasher struct{ seed maphash.Seed }
 
-var hashSeed = maphash.MakeSeed()
+func newHasher() hasher { return hasher{maphash.MakeSeed()} }
+
+// bytes fingerprints a record's content.
+func (h hasher) bytes(b []byte) uint64 { return maphash.Bytes(h.seed, b) }
+
+// keys fingerprints a list of render keys.
+func (h hasher) keys(keys []renderKey) uint64 {
+	var mh maphash.Hash
+	mh.SetSeed(h.seed)
+	var b [8]byte
+	for _, k := range keys {
+		binary.LittleEndian.PutUint64(b[:], maphash.Comparable(h.seed, k))
+		mh.Write(b[:])
+	}
+	return mh.Sum64()
+}
 
 // render builds a run for an answer schema: the describe answer, or one
 // element of the list answer.

@@ -68,18 +68,22 @@ type verdictKey struct {
 }
 
 // Calls whose key would be longer than this (large bodies, mostly) are
-// always validated afresh, so the cache holds at most verdictLimit entries
-// of this size.
-const (
-	verdictKeyMax = 4 << 10
-	verdictLimit  = 4096
-)
+// always validated afresh, so each entry of the cache is at most this size.
+const verdictKeyMax = 4 << 10
 
 // Option configures a Validator.
 type Option func(*settings)
 
 type settings struct {
-	regex jsonschema.RegexpEngine
+	regex  jsonschema.RegexpEngine
+	caches *memo.Set
+}
+
+// WithCaches puts the validator's verdict cache in the server's set, so it
+// shares the server's budget and is reported with the others. Without it
+// the validator keeps a set of its own.
+func WithCaches(set *memo.Set) Option {
+	return func(s *settings) { s.caches = set }
 }
 
 // WithRegexpEngine sets the engine for schema `pattern`s. Published schemas
@@ -93,6 +97,9 @@ func New(doc *spec.Document, basePath string, opts ...Option) *Validator {
 	var s settings
 	for _, o := range opts {
 		o(&s)
+	}
+	if s.caches == nil {
+		s.caches = memo.NewSet(0)
 	}
 	lazy := &lazyCache{}
 	lazy.warming.Store(true)
@@ -119,7 +126,7 @@ func New(doc *spec.Document, basePath string, opts ...Option) *Validator {
 		basePath: strings.TrimSuffix(basePath, "/"),
 		options:  config.NewValidationOptions(vopts...),
 		version:  helpers.VersionToFloat(doc.OpenAPI),
-		verdicts: memo.New[verdictKey, []string](verdictLimit),
+		verdicts: memo.NewIn[verdictKey, []string](s.caches, "validation verdicts", 16),
 	}
 }
 
