@@ -93,7 +93,8 @@ func (s *synthesizer) exampleValid(op *spec.Operation) bool {
 	if ok, seen := s.examples[op]; seen {
 		return ok
 	}
-	ok := op.Success.Schema == nil || s.api.validator.Body(op.Success.Schema.Schema(), op.Success.Example) == nil
+	// Checked as an answer, with the compiled schemas answers use.
+	ok := op.Success.Schema == nil || s.api.validator.Answer(op.Success.Schema.Schema(), op.Success.Example) == nil
 	s.examples[op] = ok
 	return ok
 }

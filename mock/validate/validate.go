@@ -35,7 +35,6 @@ import (
 // Validator validates requests and responses of one document.
 type Validator struct {
 	v        validator.Validator
-	schemas  schema_validation.SchemaValidator
 	basePath string
 	// options and version are what the library compiles with, kept so Warm
 	// can compile into the same cache.
@@ -116,13 +115,8 @@ func New(doc *spec.Document, basePath string, opts ...Option) *Validator {
 	}
 	v := validator.NewValidatorFromV3Model(doc.Model, vopts...)
 	lazy.warming.Store(false)
-	var sopts []config.Option
-	if s.regex != nil {
-		sopts = append(sopts, config.WithRegexEngine(s.regex))
-	}
 	return &Validator{
 		v:        v,
-		schemas:  schema_validation.NewSchemaValidator(sopts...),
 		basePath: strings.TrimSuffix(basePath, "/"),
 		options:  config.NewValidationOptions(vopts...),
 		version:  helpers.VersionToFloat(doc.OpenAPI),
@@ -436,20 +430,4 @@ func (c *lazyCache) Store(key uint64, value *cache.SchemaCacheEntry) {
 
 func (c *lazyCache) Range(f func(key uint64, value *cache.SchemaCacheEntry) bool) {
 	c.m.Range(func(k, v any) bool { return f(k.(uint64), v.(*cache.SchemaCacheEntry)) })
-}
-
-// Body validates an encoded JSON value against a schema, for checking a
-// document's own examples before they are served.
-func (v *Validator) Body(schema *base.Schema, body []byte) []string {
-	if schema == nil {
-		return nil
-	}
-	var ok bool
-	var errs []*verrors.ValidationError
-	// Checking a schema outside any operation compiles it: see spec.Guard.
-	spec.Guard(func() { ok, errs = v.schemas.ValidateSchemaBytes(schema, body) })
-	if ok {
-		return nil
-	}
-	return reasons(errs)
 }

@@ -265,9 +265,9 @@ func TestResponse(t *testing.T) {
 	}
 }
 
-// TestBody guards checking a value against a schema on its own, as done
-// for a document's examples.
-func TestBody(t *testing.T) {
+// Answer judges a value against a schema outside any call (the fake checks
+// a document's own examples with it before serving them).
+func TestAnswerValues(t *testing.T) {
 	f := newFixture(t, "/api")
 	schema := f.op(t, "getOrder").Success.Schema.Schema()
 	cases := []struct {
@@ -282,13 +282,13 @@ func TestBody(t *testing.T) {
 		{`[1,2]`, false},
 	}
 	for _, tc := range cases {
-		got := f.v.Body(schema, []byte(tc.body))
+		got := f.v.Answer(schema, []byte(tc.body))
 		if (got == nil) != tc.valid {
-			t.Errorf("Body(%s) = %q, want valid=%v", tc.body, got, tc.valid)
+			t.Errorf("Answer(%s) = %q, want valid=%v", tc.body, got, tc.valid)
 		}
 	}
-	if got := f.v.Body(nil, []byte(`"anything"`)); got != nil {
-		t.Errorf("Body without a schema = %q, want nothing to check", got)
+	if got := f.v.Answer(nil, []byte(`"anything"`)); got != nil {
+		t.Errorf("Answer without a schema = %q, want nothing to check", got)
 	}
 }
 
