@@ -35,7 +35,7 @@ func newAPI(version string, doc *spec.Document, basePath string, seed int64, cac
 		handlers:  map[*spec.Operation]handler.Func{},
 		external:  map[*spec.Operation]bool{},
 	}
-	a.synth = newSynthesizer(a, synth.New(synth.WithSeed(seed)), caches)
+	a.synth = newSynthesizer(a, synth.New(synth.WithSeed(seed), synth.WithGuard(doc.Guard)), caches)
 	return a
 }
 

@@ -46,6 +46,8 @@ type Document struct {
 	// template indexes to operations.
 	routes  oasdoc.Router
 	byRoute []*Operation
+	// modelMu serializes first uses of the model (see Guard).
+	modelMu sync.Mutex
 
 	renderOnce sync.Once
 	yamlBytes  []byte

@@ -14,8 +14,6 @@ import (
 	"time"
 
 	"github.com/pb33f/libopenapi/datamodel/high/base"
-
-	"github.com/wmsmock/wmsmock/mock/spec"
 )
 
 // Mode says which direction a value travels, because OpenAPI hides
@@ -35,6 +33,13 @@ type Option func(*Generator)
 // WithSeed sets the seed mixed into every value (default 1). Two
 // generators with the same seed produce the same values.
 func WithSeed(seed int64) Option { return func(g *Generator) { g.seed = seed } }
+
+// WithGuard runs the first walk of each schema under guard: the lock of
+// the document the schemas come from (spec.Document.Guard), which the
+// validator holds too while it compiles. Without it the generator only
+// serializes its own walks, which is enough unless something else (a
+// server, a validator) uses the same document at the same time.
+func WithGuard(guard func(func())) Option { return func(g *Generator) { g.guard = guard } }
 
 // WithMaxDepth bounds object nesting (default 6). Beyond it optional
 // properties are left out and arrays get their minimum length, which is
@@ -67,6 +72,7 @@ type Generator struct {
 	epochUnix int64
 
 	mu    sync.Mutex // guards comp
+	guard func(func())
 	comp  *compiler
 	roots sync.Map // *base.Schema -> *node (flattened)
 }
@@ -80,6 +86,9 @@ func New(opts ...Option) *Generator {
 		}
 	}
 	g.epochUnix = g.epoch.Unix()
+	if g.guard == nil {
+		g.guard = func(fn func()) { fn() } // g.mu is held already
+	}
 	return g
 }
 
@@ -132,7 +141,7 @@ func (g *Generator) node(schema *base.Schema) *node {
 		return n.(*node)
 	}
 	var n *node
-	spec.Guard(func() { n = g.comp.root(schema) })
+	g.guard(func() { n = g.comp.root(schema) })
 	g.roots.Store(schema, n)
 	return n
 }

@@ -35,6 +35,7 @@ import (
 // Validator validates requests and responses of one document.
 type Validator struct {
 	v        validator.Validator
+	guard    func(func()) // the document's model lock
 	basePath string
 	// options and version are what the library compiles with, kept so Warm
 	// can compile into the same cache.
@@ -117,6 +118,7 @@ func New(doc *spec.Document, basePath string, opts ...Option) *Validator {
 	lazy.warming.Store(false)
 	return &Validator{
 		v:        v,
+		guard:    doc.Guard,
 		basePath: strings.TrimSuffix(basePath, "/"),
 		options:  config.NewValidationOptions(vopts...),
 		version:  helpers.VersionToFloat(doc.OpenAPI),
@@ -125,14 +127,14 @@ func New(doc *spec.Document, basePath string, opts ...Option) *Validator {
 }
 
 // Warm compiles every schema an operation can need (its parameters, request
-// bodies and responses) into the cache, once, under spec.Guard. The server
+// bodies and responses) into the cache, once, under the document's Guard. The server
 // calls it before the first validation of an operation, so validations that
 // run concurrently afterwards only read compiled schemas.
 func (v *Validator) Warm(op *spec.Operation) {
 	if _, ok := v.warmed.Load(op); ok {
 		return
 	}
-	spec.Guard(func() {
+	v.guard(func() {
 		if _, ok := v.warmed.Load(op); ok {
 			return
 		}
@@ -238,8 +240,8 @@ func (v *Validator) Answer(schema *base.Schema, body []byte) []string {
 	key := schema_validation.SchemaCacheKey(schema.GoLow().Hash(), v.version, schema_validation.SchemaValidationPurposeResponseBody)
 	e, ok := v.options.SchemaCache.Load(key)
 	if !ok || e == nil || e.CompiledSchema == nil {
-		// Rendering writes to the model: see spec.Guard.
-		spec.Guard(func() { v.compile(schema, schema_validation.SchemaValidationPurposeResponseBody, v.version) })
+		// Rendering writes to the model: see spec.Document.Guard.
+		v.guard(func() { v.compile(schema, schema_validation.SchemaValidationPurposeResponseBody, v.version) })
 		if e, ok = v.options.SchemaCache.Load(key); !ok || e == nil || e.CompiledSchema == nil {
 			return []string{"the schema does not compile"}
 		}
