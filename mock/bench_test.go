@@ -84,6 +84,13 @@ func BenchmarkHandlerLaunchWorkflow(b *testing.B) {
 		`{"launch":{"computeEnvId":"4cLCtSsDAtUSmBKD9rXyQw","pipeline":"https://github.com/nf-core/rnaseq","workDir":"s3://bucket/work"}}`)
 }
 
+// BenchmarkHandlerSynthesized measures an operation the fake answers by
+// synthesis from the document (a run's log), behind the check that the run
+// exists.
+func BenchmarkHandlerSynthesized(b *testing.B) {
+	benchmarkCall(b, "GET", "/api/workflow/3cSucceeded003/log", "")
+}
+
 // BenchmarkStartPublished measures what a user waits for: from loading the
 // published schema to /_mock/health answering 200. It also reports the heap
 // a started server holds.

@@ -97,14 +97,13 @@ func Register(doc *spec.Document, d Deps) (*Service, error) {
 	if d.Check == nil {
 		d.Check = validate.New(doc, "", validate.WithRegexpEngine(synth.RegexpEngine)).Answer
 	}
-	hash := newHasher()
-	fit := newFitter(d.Caches, hash, d.Check, strings.HasPrefix(doc.OpenAPI, "3.1"))
+	fit := newFitter(d.Check, strings.HasPrefix(doc.OpenAPI, "3.1"))
 	s := &Service{
 		doc:      doc,
 		d:        d,
 		fit:      fit,
 		bases:    newBases(d.Caches, d.Gen, fit),
-		hash:     hash,
+		hash:     newHasher(),
 		handlers: map[*spec.Operation]handler.Func{},
 		ids:      &idSource{r: d.Gen.Rand(fmt.Sprintf("record ids %d", d.Clock.Now().UnixNano()))},
 	}

@@ -194,19 +194,15 @@ func stamp(t time.Time) string { return t.UTC().Truncate(time.Second).Format("20
 // anything else goes to the document's validator, with the verdict
 // remembered, since the same stored value is checked on every read.
 type fitter struct {
-	hash      hasher
 	check     func(*base.Schema, []byte) []string
 	openapi31 bool
-	memo      *memo.Map[fitKey, bool]
 }
 
-type fitKey struct {
-	schema *base.Schema
-	value  uint64
-}
-
-func newFitter(caches *memo.Set, hash hasher, check func(*base.Schema, []byte) []string, openapi31 bool) *fitter {
-	return &fitter{hash: hash, check: check, openapi31: openapi31, memo: memo.NewIn[fitKey, bool](caches, "fit verdicts", 100)}
+// newFitter checks values with check; its verdicts are not cached, since a
+// cache of them showed no gain in any benchmark (the validator's compiled
+// schemas make a check cheap).
+func newFitter(check func(*base.Schema, []byte) []string, openapi31 bool) *fitter {
+	return &fitter{check: check, openapi31: openapi31}
 }
 
 // fits reports whether v is a valid value for s.
@@ -248,8 +244,7 @@ func (f *fitter) full(s *base.Schema, v any) bool {
 	if err != nil {
 		return false
 	}
-	ok, _ := f.memo.Do(fitKey{s, f.hash.bytes(b)}, func() (bool, error) { return len(f.check(s, b)) == 0, nil })
-	return ok
+	return len(f.check(s, b)) == 0
 }
 
 // plain reports whether s can be checked by scalarOK: no branches, no
@@ -527,7 +522,8 @@ func cloneJSON(v any) any {
 
 // bases hands out synthesized values, each one valid for its schema and
 // the same for the same key, as the ground answers are built on. They are
-// cached because the same record is rendered on every read.
+// cached because the same record is rendered on every read: without the
+// cache a launch costs half as much again (BenchmarkHandlerLaunchWorkflow).
 type bases struct {
 	gen *synth.Generator
 	fit *fitter
