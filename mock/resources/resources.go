@@ -107,11 +107,20 @@ func Register(doc *spec.Document, d Deps) (*Service, error) {
 		handlers: map[*spec.Operation]handler.Func{},
 		ids:      &idSource{r: d.Gen.Rand(fmt.Sprintf("record ids %d", d.Clock.Now().UnixNano()))},
 	}
-	s.registerTokens()
-	s.registerWorkflows()
-	s.registerUser()
-	s.registerCollections()
-	s.registerSubresources()
+	// Which behaviour answers an operation: the first in this list that
+	// claims it (handle never takes an operation already claimed). The
+	// specific behaviours come first; generic collections take what is left
+	// of the document's list/describe/create shapes, and sub-resources (a
+	// run's log) keep their synthesized answers behind an existence check.
+	for _, register := range []func(){
+		s.registerTokens,
+		s.registerWorkflows,
+		s.registerUser,
+		s.registerCollections,
+		s.registerSubresources,
+	} {
+		register()
+	}
 	return s, nil
 }
 

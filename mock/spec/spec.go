@@ -63,8 +63,9 @@ type Operation struct {
 	PathItem *v3.PathItem
 	Op       *v3.Operation
 	// Secured reports whether the document declares a security requirement
-	// for the operation. The fake asks for a token either way (CONTRACT A1);
-	// this is kept for reports.
+	// for the operation. The fake asks for a token either way (CONTRACT A1)
+	// unless the profile lets calls to unsecured operations through, which
+	// is what the pipeline reads this for.
 	Secured bool
 	// Success is the answer the operation gives when the request is valid:
 	// its lowest declared 2xx response.

@@ -280,6 +280,36 @@ func TestLoadFile(t *testing.T) {
 
 // TestRouteOrderInDocument guards that the indexed order tries literal
 // segments before parameters, whatever order the document lists them in.
+// Route finds an operation from a call's escaped path, whatever order the
+// document lists its paths in, and decodes parameter values; a value that
+// does not decode names nothing.
+func TestRoute(t *testing.T) {
+	d := load(t, shopYAML)
+	for _, tc := range []struct {
+		method, path, want string
+		vars               map[string]string
+	}{
+		{"GET", "/items/featured", "featuredItems", nil},
+		{"GET", "/items/abc", "getItem", map[string]string{"sku": "abc"}},
+		{"GET", "/items/a%2Fb", "getItem", map[string]string{"sku": "a/b"}},
+		{"GET", "/items", "listItems", nil},
+		{"GET", "/items/a%zzb", "", nil},
+		{"DELETE", "/items/abc", "", nil},
+		{"GET", "/nothing", "", nil},
+	} {
+		op, vars, ok := d.Route(tc.method, tc.path)
+		if tc.want == "" {
+			if ok {
+				t.Errorf("%s %s routed to %s", tc.method, tc.path, op.ID)
+			}
+			continue
+		}
+		if !ok || op.ID != tc.want || !reflect.DeepEqual(vars, tc.vars) {
+			t.Errorf("%s %s: %v %v %v, want %s %v", tc.method, tc.path, op, vars, ok, tc.want, tc.vars)
+		}
+	}
+}
+
 func TestRouteOrderInDocument(t *testing.T) {
 	d := load(t, shopYAML)
 	pos := map[string]int{}
