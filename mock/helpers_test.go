@@ -157,3 +157,22 @@ func errorEntry(t testing.TB, srv *mock.Server, id string) (apierror.Entry, bool
 	}
 	return e, true
 }
+
+// sample returns ops whole in a plain run. Under the race detector, which
+// makes every first call on the published schema some ten times slower, it
+// returns at most limit of them, spread evenly over the list (the same ones
+// every run): the sweeps there are after data races, which a sample finds
+// as well as the whole, and .ci/run repeats them whole without -race.
+func sample(t testing.TB, ops []*spec.Operation, limit int) []*spec.Operation {
+	t.Helper()
+	if !raceEnabled || len(ops) <= limit {
+		return ops
+	}
+	stride := (len(ops) + limit - 1) / limit
+	var out []*spec.Operation
+	for i := 0; i < len(ops); i += stride {
+		out = append(out, ops[i])
+	}
+	t.Logf("under -race: %d of %d operations (every %dth)", len(out), len(ops), stride)
+	return out
+}

@@ -29,15 +29,16 @@ func TestEveryOperationAnswersValidly(t *testing.T) {
 			v := validate.New(doc, mock.DefaultBasePath, validate.WithRegexpEngine(synth.RegexpEngine))
 			gen := synth.New(synth.WithSeed(7))
 			valid := 0
-			for _, op := range doc.Operations {
+			ops := sample(t, doc.Operations, 40)
+			for _, op := range ops {
 				if !checkOperation(t, srv, v, gen, op) {
 					continue
 				}
 				valid++
 			}
-			t.Logf("%s: %d of %d operations answered validly", dc.name, valid, len(doc.Operations))
-			if valid != len(doc.Operations) {
-				t.Errorf("%d operations gave an invalid answer", len(doc.Operations)-valid)
+			t.Logf("%s: %d of %d operations answered validly", dc.name, valid, len(ops))
+			if valid != len(ops) {
+				t.Errorf("%d operations gave an invalid answer", len(ops)-valid)
 			}
 		})
 	}
@@ -146,7 +147,7 @@ func TestEveryOperationWithStateStaysValid(t *testing.T) {
 			gen := synth.New(synth.WithSeed(7))
 			counts := map[int]int{}
 			succeeded, mustSucceed := 0, 0
-			for _, op := range doc.Operations {
+			for _, op := range sample(t, doc.Operations, 40) {
 				c, err := callgen.Build(op, gen, op.ID)
 				if err != nil {
 					t.Fatalf("%s: %v", op.ID, err)
