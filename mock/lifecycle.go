@@ -19,6 +19,8 @@ func (s *Server) Start() error {
 	if s.httpSrv != nil {
 		return errors.New("mock: server already started")
 	}
+	s.startup.Reset()
+	defer s.startup.Lap("listen")
 	ln, err := net.Listen("tcp", s.addr)
 	if err != nil {
 		return err
@@ -33,6 +35,28 @@ func (s *Server) Start() error {
 	}
 	go func() { _ = s.httpSrv.Serve(ln) }()
 	return nil
+}
+
+// StartupPhase is one step of a server's start-up and the time it took.
+type StartupPhase struct {
+	Name     string
+	Duration time.Duration
+}
+
+// StartupTimes says where New and Start spent their time, step by step, in
+// order: reading, parsing and modelling each document, indexing its
+// operations, building its validator, the remaining set-up, seeding the
+// state, and listening. A step done once per document adds up. `wmsmock
+// serve` logs it, and bench/startup reads it from there.
+func (s *Server) StartupTimes() []StartupPhase {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	laps := s.startup.Laps()
+	out := make([]StartupPhase, len(laps))
+	for i, l := range laps {
+		out[i] = StartupPhase{Name: l.Name, Duration: l.Duration}
+	}
+	return out
 }
 
 // URL is the server's base URL, e.g. http://127.0.0.1:41234 (without the

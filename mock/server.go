@@ -38,6 +38,7 @@ import (
 	"github.com/wmsmock/wmsmock/fixtures"
 	"github.com/wmsmock/wmsmock/internal/memo"
 	"github.com/wmsmock/wmsmock/internal/ratewindow"
+	"github.com/wmsmock/wmsmock/internal/stopwatch"
 	"github.com/wmsmock/wmsmock/mock/apierror"
 	"github.com/wmsmock/wmsmock/mock/auth"
 	"github.com/wmsmock/wmsmock/mock/clock"
@@ -73,6 +74,8 @@ type Server struct {
 	requests    *control.RequestJournal
 	// caches owns every cache the server's parts keep, within one budget.
 	caches *memo.Set
+	// startup times the steps of New and Start (see StartupTimes).
+	startup *stopwatch.Watch
 
 	mu       sync.Mutex
 	httpSrv  *http.Server
@@ -84,6 +87,7 @@ type Server struct {
 // New builds a Server from options. With none it serves the embedded
 // description of the service, version 1, under /api.
 func New(opts ...Option) (*Server, error) {
+	watch := stopwatch.New()
 	s := settings{basePath: DefaultBasePath, seed: 1, addr: "127.0.0.1:0", timeout: DefaultRequestTimeout}
 	for _, o := range opts {
 		if err := o(&s); err != nil {
@@ -114,6 +118,7 @@ func New(opts ...Option) (*Server, error) {
 		timeout:   s.timeout,
 		bodyLimit: int64(s.profile.BodyLimit.Max),
 		addr:      s.addr,
+		startup:   watch,
 	}
 	srv.errors = apierror.NewWriter(apierror.PolicyFrom(s.profile), apierror.NewIDSource(nil),
 		apierror.NewJournal(1000), s.logger, func() time.Time { return srv.clock.Now() })
@@ -130,10 +135,12 @@ func New(opts ...Option) (*Server, error) {
 	if err := srv.setupLimiter(s); err != nil {
 		return nil, err
 	}
+	watch.Lap("setup")
 	if err := srv.setupState(s); err != nil { // state.go
 		return nil, err
 	}
 	srv.control = control.New(admin{s: srv, token: s.state.adminToken})
+	watch.Lap("state")
 	srv.ready.Store(true)
 	return srv, nil
 }
@@ -163,7 +170,12 @@ func (s *Server) loadVersions(cfg settings) error {
 		if err != nil {
 			return err
 		}
+		if src.doc == nil {
+			s.startup.Merge(doc.LoadTimes)
+		}
+		s.startup.Reset()
 		s.versions[version] = newAPI(version, doc, s.basePath, cfg.seed, s.caches)
+		s.startup.Lap("validator")
 		s.versionList = append(s.versionList, version)
 	}
 	// A version the profile serves without a document of its own is

@@ -209,8 +209,10 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		fmt.Fprintf(stderr, "wmsmock serve: listening on %s: %v\n", cfg.addr, err)
 		return 1
 	}
-	printBanner(stdout, srv, time.Since(started))
-	logger.Info("serving", "url", srv.BaseURL(), "versions", strings.Join(srv.Versions(), ","))
+	took := time.Since(started)
+	printBanner(stdout, srv, took)
+	logger.Info("serving", "url", srv.BaseURL(), "versions", strings.Join(srv.Versions(), ","),
+		"ready_in", took, slog.Group("startup", startupAttrs(srv.StartupTimes())...))
 	<-ctx.Done()
 	logger.Info("shutting down")
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -224,6 +226,16 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		logger.Info("state saved", "file", cfg.stateFile)
 	}
 	return 0
+}
+
+// startupAttrs renders the start-up breakdown as log attributes, one per
+// step, so a JSON log line carries it as an object of nanosecond counts.
+func startupAttrs(phases []mock.StartupPhase) []any {
+	attrs := make([]any, 0, len(phases))
+	for _, p := range phases {
+		attrs = append(attrs, slog.Duration(p.Name, p.Duration))
+	}
+	return attrs
 }
 
 func printBanner(w io.Writer, srv *mock.Server, took time.Duration) {

@@ -25,6 +25,7 @@ import (
 	"go.yaml.in/yaml/v4"
 
 	"github.com/wmsmock/wmsmock/internal/oasdoc"
+	"github.com/wmsmock/wmsmock/internal/stopwatch"
 )
 
 // Document is a loaded, indexed OpenAPI document.
@@ -48,6 +49,11 @@ type Document struct {
 	byRoute []*Operation
 	// modelMu serializes first uses of the model (see Guard).
 	modelMu sync.Mutex
+
+	// LoadTimes is how long loading took, step by step: "read" (LoadFile
+	// only), "parse", "model" and "index". The server adds it to its own
+	// start-up breakdown.
+	LoadTimes []stopwatch.Lap
 
 	renderOnce sync.Once
 	yamlBytes  []byte
@@ -94,11 +100,13 @@ type Paging struct {
 
 // LoadFile reads and loads the document at path.
 func LoadFile(path string) (*Document, error) {
+	w := stopwatch.New()
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("reading OpenAPI document: %w", err)
 	}
-	d, err := Load(b)
+	w.Lap("read")
+	d, err := loadTimed(b, w)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -107,8 +115,10 @@ func LoadFile(path string) (*Document, error) {
 
 // Load parses an OpenAPI 3.0 or 3.1 document, in YAML or JSON (see
 // oasdoc.Read for what reading involves).
-func Load(b []byte) (*Document, error) {
-	model, version, err := oasdoc.Read(b)
+func Load(b []byte) (*Document, error) { return loadTimed(b, stopwatch.New()) }
+
+func loadTimed(b []byte, w *stopwatch.Watch) (*Document, error) {
+	model, version, err := oasdoc.ReadTimed(b, w)
 	if err != nil {
 		return nil, err
 	}
@@ -124,6 +134,8 @@ func Load(b []byte) (*Document, error) {
 	if err := d.index(); err != nil {
 		return nil, err
 	}
+	w.Lap("index")
+	d.LoadTimes = w.Laps()
 	return d, nil
 }
 

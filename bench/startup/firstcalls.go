@@ -1,0 +1,104 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"net/http/httptest"
+	"os"
+	"runtime"
+	"slices"
+	"time"
+
+	"github.com/wmsmock/wmsmock/fixtures"
+	"github.com/wmsmock/wmsmock/mock"
+	"github.com/wmsmock/wmsmock/mock/callgen"
+	"github.com/wmsmock/wmsmock/mock/spec"
+	"github.com/wmsmock/wmsmock/mock/synth"
+)
+
+// firstCall is one operation's first call on a fresh fake.
+type firstCall struct {
+	op     string
+	status int
+	took   time.Duration
+}
+
+// measureFirstCalls sends one valid call (built by callgen) to every
+// operation, each on a fresh fake over a freshly loaded document, twice:
+// on a fake without state, where every call is synthesized from the
+// schema, and on the default fake, where the resource behaviours answer.
+func measureFirstCalls(specPath string, out io.Writer) error {
+	load := func() (*spec.Document, error) { return spec.Load(fixtures.OpenAPI()) }
+	name := "embedded"
+	if _, err := os.Stat(specPath); err == nil {
+		load, name = func() (*spec.Document, error) { return spec.LoadFile(specPath) }, "published"
+	} else {
+		fmt.Fprintf(out, "%s is absent: measuring the embedded document\n", specPath)
+	}
+	doc, err := load()
+	if err != nil {
+		return err
+	}
+	n := len(doc.Operations)
+	for _, mode := range []struct {
+		name string
+		opts []mock.Option
+	}{
+		{"without state (synthesized)", []mock.Option{mock.WithoutState()}},
+		{"with state (resource behaviours)", nil},
+	} {
+		var calls []firstCall
+		for i := 0; i < n; i++ {
+			c, err := oneFirstCall(load, i, mode.opts)
+			if err != nil {
+				return err
+			}
+			calls = append(calls, c)
+			if (i+1)%50 == 0 {
+				fmt.Fprintf(os.Stderr, "%s: %d/%d operations\n", mode.name, i+1, n)
+			}
+		}
+		slices.SortFunc(calls, func(a, b firstCall) int { return int(b.took - a.took) })
+		var total time.Duration
+		for _, c := range calls {
+			total += c.took
+		}
+		fmt.Fprintf(out, "%s, %s: %d operations, first call mean %.2f ms, p50 %.2f ms, slowest:\n",
+			name, mode.name, n, ms(total)/float64(n), ms(calls[n/2].took))
+		for _, c := range calls[:min(5, n)] {
+			fmt.Fprintf(out, "  %7.2f ms  %d  %s\n", ms(c.took), c.status, c.op)
+		}
+	}
+	return nil
+}
+
+func oneFirstCall(load func() (*spec.Document, error), i int, opts []mock.Option) (firstCall, error) {
+	// A new process starts with a small, collected heap; so does each fake
+	// here, rather than inheriting the garbage of the previous one.
+	runtime.GC()
+	doc, err := load()
+	if err != nil {
+		return firstCall{}, err
+	}
+	srv, err := mock.New(append([]mock.Option{mock.WithDocument("", doc), mock.WithRateLimit(nil)}, opts...)...)
+	if err != nil {
+		return firstCall{}, err
+	}
+	defer srv.Close()
+	op := doc.Operations[i]
+	c, err := callgen.Build(op, synth.New(synth.WithSeed(7)), op.ID)
+	if err != nil {
+		return firstCall{}, fmt.Errorf("%s: building a call: %w", op.ID, err)
+	}
+	req, err := c.Request(mock.DefaultBasePath, mock.DevToken)
+	if err != nil {
+		return firstCall{}, fmt.Errorf("%s: %w", op.ID, err)
+	}
+	r := httptest.NewRequest(req.Method, req.URL.String(), bytes.NewReader(c.Body))
+	r.Header = req.Header
+	rec := httptest.NewRecorder()
+	start := time.Now()
+	srv.Handler().ServeHTTP(rec, r)
+	return firstCall{op: op.ID, status: rec.Code, took: time.Since(start)}, nil
+}
