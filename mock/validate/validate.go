@@ -16,7 +16,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"sync/atomic"
 
 	validator "github.com/pb33f/libopenapi-validator"
 	"github.com/pb33f/libopenapi-validator/cache"
@@ -101,10 +100,8 @@ func New(doc *spec.Document, basePath string, opts ...Option) *Validator {
 	if s.caches == nil {
 		s.caches = memo.NewSet(0)
 	}
-	lazy := &lazyCache{}
-	lazy.warming.Store(true)
 	vopts := []config.Option{
-		config.WithSchemaCache(lazy),
+		config.WithSchemaCache(cache.NewDefaultCache()),
 		config.WithSchemaResourceCache(cache.NewDefaultSchemaResourceCache()),
 		config.WithRegexCache(&sync.Map{}),
 		// The fake's own pipeline checks the token before validation runs,
@@ -114,8 +111,18 @@ func New(doc *spec.Document, basePath string, opts ...Option) *Validator {
 	if s.regex != nil {
 		vopts = append(vopts, config.WithRegexEngine(s.regex))
 	}
-	v := validator.NewValidatorFromV3Model(doc.Model, vopts...)
-	lazy.warming.Store(false)
+	// The library is given the model without its paths. On creation it
+	// walks every operation of the paths it is given: to compile every
+	// schema (the warm-up Warm replaces, per operation), and to build a
+	// router and a media-type table, which the fake does not need (the
+	// calls it validates come with their path item, see Request, and body
+	// decoders are found by media type on use). For the published schema
+	// that walk was a sixth of start-up, because it forces the lazily built
+	// parts of the model for every schema. Nothing else it reads (the
+	// version, the components) is dropped.
+	model := *doc.Model
+	model.Paths = nil
+	v := validator.NewValidatorFromV3Model(&model, vopts...)
 	return &Validator{
 		v:        v,
 		guard:    doc.Guard,
@@ -402,34 +409,4 @@ func reasons(errs []*verrors.ValidationError) []string {
 		out = append(out, "the request does not match the document")
 	}
 	return out
-}
-
-// lazyCache is a schema cache that claims to hold everything while the
-// validator is being built, so the validator's eager warm-up compiles
-// nothing, and then fills itself as calls arrive.
-type lazyCache struct {
-	warming atomic.Bool
-	m       sync.Map
-}
-
-func (c *lazyCache) Load(key uint64) (*cache.SchemaCacheEntry, bool) {
-	if c.warming.Load() {
-		return nil, true
-	}
-	e, ok := c.m.Load(key)
-	if !ok {
-		return nil, false
-	}
-	return e.(*cache.SchemaCacheEntry), true
-}
-
-func (c *lazyCache) Store(key uint64, value *cache.SchemaCacheEntry) {
-	if c.warming.Load() || value == nil {
-		return
-	}
-	c.m.Store(key, value)
-}
-
-func (c *lazyCache) Range(f func(key uint64, value *cache.SchemaCacheEntry) bool) {
-	c.m.Range(func(k, v any) bool { return f(k.(uint64), v.(*cache.SchemaCacheEntry)) })
 }
