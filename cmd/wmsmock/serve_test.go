@@ -4,11 +4,13 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"testing"
@@ -102,7 +104,7 @@ func TestServeStartsAndStops(t *testing.T) {
 	var out, errOut syncBuffer
 	done := make(chan int, 1)
 	go func() {
-		done <- run(ctx, []string{"serve", "--addr", "127.0.0.1:0"}, env(map[string]string{"WMSMOCK_TOKEN": "ci-token-1,ci-token-2"}), &out, &errOut)
+		done <- run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--log-format", "json"}, env(map[string]string{"WMSMOCK_TOKEN": "ci-token-1,ci-token-2"}), &out, &errOut)
 	}()
 	var base string
 	deadline := time.After(10 * time.Second)
@@ -118,6 +120,7 @@ func TestServeStartsAndStops(t *testing.T) {
 			base = m[1]
 		}
 	}
+	checkStartupLine(t, &errOut)
 	if !strings.Contains(out.String(), "curl -H 'Authorization: Bearer wmsmock-dev-token' "+base+"/api/workflow") {
 		t.Errorf("banner has no ready-to-copy curl command:\n%s", out.String())
 	}
@@ -145,6 +148,48 @@ func TestServeStartsAndStops(t *testing.T) {
 	}
 	if !strings.Contains(errOut.String(), "shutting down") {
 		t.Errorf("no shutdown log line:\n%s", errOut.String())
+	}
+}
+
+// checkStartupLine: the "serving" log line carries the start-up breakdown
+// bench/startup reads (an object of nanosecond counts, one per step), and
+// the collector, paused while the fake starts, is running again.
+func checkStartupLine(t *testing.T, log *syncBuffer) {
+	t.Helper()
+	var entry struct {
+		Msg     string                   `json:"msg"`
+		ReadyIn time.Duration            `json:"ready_in"`
+		Startup map[string]time.Duration `json:"startup"`
+	}
+	// The line follows the banner, so it may not be written yet.
+	for deadline := time.Now().Add(10 * time.Second); entry.Msg != "serving" && time.Now().Before(deadline); {
+		for _, line := range strings.Split(log.String(), "\n") {
+			if json.Unmarshal([]byte(line), &entry) == nil && entry.Msg == "serving" {
+				break
+			}
+		}
+		if entry.Msg != "serving" {
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	if entry.Msg != "serving" {
+		t.Fatalf("no serving line in the log:\n%s", log.String())
+	}
+	var sum time.Duration
+	for _, phase := range []string{"parse", "model", "index", "validator", "state", "listen"} {
+		d, ok := entry.Startup[phase]
+		if !ok {
+			t.Errorf("the start-up breakdown has no %q: %v", phase, entry.Startup)
+		}
+		sum += d
+	}
+	if entry.ReadyIn <= 0 || sum > entry.ReadyIn {
+		t.Errorf("ready in %v, but its steps add up to %v", entry.ReadyIn, sum)
+	}
+	if p := debug.SetGCPercent(100); p < 0 {
+		t.Errorf("the garbage collector is still off after start-up (GOGC %d)", p)
+	} else {
+		debug.SetGCPercent(p)
 	}
 }
 

@@ -41,8 +41,7 @@ type Document struct {
 	// the same position.
 	Operations []*Operation
 
-	raw    []byte
-	isJSON bool
+	raw []byte
 	// routes finds operations by method and path; byRoute maps its
 	// template indexes to operations.
 	routes  oasdoc.Router
@@ -126,7 +125,6 @@ func loadTimed(b []byte, w *stopwatch.Watch) (*Document, error) {
 		Model:   model,
 		OpenAPI: version,
 		raw:     b,
-		isJSON:  json.Valid(b),
 	}
 	if model.Info != nil {
 		d.Title, d.Version = model.Info.Title, model.Info.Version
@@ -346,7 +344,7 @@ func (d *Document) JSON() ([]byte, error) {
 // so start-up does not pay for a conversion nobody may ask for.
 func (d *Document) render() {
 	d.renderOnce.Do(func() {
-		if d.isJSON {
+		if json.Valid(d.raw) { // checked here, not at start-up: a full scan
 			d.jsonBytes = d.raw
 			var node yaml.Node
 			if d.renderErr = yaml.Unmarshal(d.raw, &node); d.renderErr == nil {

@@ -1,0 +1,31 @@
+package mock_test
+
+import (
+	"testing"
+
+	"github.com/wmsmock/wmsmock/mock"
+)
+
+// StartupTimes names every step of New and Start once, in the order they
+// run, so `wmsmock serve` and bench/startup can say where start-up goes.
+// (Durations are the clock's; only their presence and order are checked.)
+func TestStartupTimes(t *testing.T) {
+	srv, err := mock.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	want := []string{"parse", "model", "index", "validator", "setup", "state", "listen"}
+	got := srv.StartupTimes()
+	if len(got) != len(want) {
+		t.Fatalf("startup phases = %v, want %v", got, want)
+	}
+	for i, p := range got {
+		if p.Name != want[i] || p.Duration < 0 {
+			t.Errorf("phase %d = %+v, want %q with a duration", i, p, want[i])
+		}
+	}
+}
