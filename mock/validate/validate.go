@@ -40,7 +40,10 @@ type Validator struct {
 	// can compile into the same cache.
 	options *config.ValidationOptions
 	version float32
-	warmed  sync.Map // *spec.Operation -> *opInfo, once its schemas are compiled
+	warmed  sync.Map // *spec.Operation -> *opInfo, once its request's schemas are compiled
+	// responsesWarmed holds the operations whose response schemas are
+	// compiled (*spec.Operation -> true).
+	responsesWarmed sync.Map
 	// verdicts remembers the outcome of recent calls (see verdictKey).
 	verdicts *memo.Map[verdictKey, []string]
 }
@@ -133,10 +136,13 @@ func New(doc *spec.Document, basePath string, opts ...Option) *Validator {
 	}
 }
 
-// Warm compiles every schema an operation can need (its parameters, request
-// bodies and responses) into the cache, once, under the document's Guard. The server
-// calls it before the first validation of an operation, so validations that
-// run concurrently afterwards only read compiled schemas.
+// Warm compiles the schemas a call to an operation is checked against (its
+// parameters and request bodies) into the cache, once, under the
+// document's Guard. The server calls it before the first validation of an
+// operation, so validations that run concurrently afterwards only read
+// compiled schemas. Response schemas are compiled apart (warmResponses),
+// only where answers are checked: each costs a first call as much as the
+// request's, and a fake that does not check its answers never needs them.
 func (v *Validator) Warm(op *spec.Operation) {
 	if _, ok := v.warmed.Load(op); ok {
 		return
@@ -157,6 +163,20 @@ func (v *Validator) Warm(op *spec.Operation) {
 				}
 			}
 		}
+		v.warmed.Store(op, &opInfo{plain: plain(op), headers: headerParams(op)})
+	})
+}
+
+// warmResponses compiles every response schema of op, once, under the
+// document's Guard, for Response.
+func (v *Validator) warmResponses(op *spec.Operation) {
+	if _, ok := v.responsesWarmed.Load(op); ok {
+		return
+	}
+	v.guard(func() {
+		if _, ok := v.responsesWarmed.Load(op); ok {
+			return
+		}
 		if op.Op.Responses != nil && op.Op.Responses.Codes != nil {
 			for c := op.Op.Responses.Codes.First(); c != nil; c = c.Next() {
 				if r := c.Value(); r != nil && r.Content != nil {
@@ -168,7 +188,7 @@ func (v *Validator) Warm(op *spec.Operation) {
 				}
 			}
 		}
-		v.warmed.Store(op, &opInfo{plain: plain(op), headers: headerParams(op)})
+		v.responsesWarmed.Store(op, true)
 	})
 }
 
@@ -352,7 +372,7 @@ func headerParams(op *spec.Operation) []string {
 // Response validates an answer to a routed call. It returns one line per
 // problem, or nil when the answer matches the document.
 func (v *Validator) Response(r *http.Request, op *spec.Operation, resp *http.Response) []string {
-	v.Warm(op)
+	v.warmResponses(op)
 	req := v.docRequest(r, nil)
 	ok, errs := v.v.GetResponseBodyValidator().ValidateResponseBodyWithPathItem(req, resp, op.PathItem, op.Path)
 	if ok {

@@ -298,7 +298,7 @@ func TestAnswerValues(t *testing.T) {
 func TestAnswer(t *testing.T) {
 	f := newFixture(t, "/api")
 	op := f.op(t, "getOrder")
-	f.v.Warm(op)
+	f.v.warmResponses(op)
 	before := cacheSize(f.v)
 	schema := op.Success.Schema.Schema()
 	for _, tc := range []struct {
@@ -330,9 +330,11 @@ func cacheSize(v *Validator) int {
 	return n
 }
 
-// TestWarm guards the warm-up: it compiles an operation's schemas once
-// (a second Warm adds nothing), and covers everything validation of that
-// operation then needs, so validating compiles nothing more.
+// TestWarm guards the warm-up: Warm compiles an operation's request
+// schemas once (a second Warm adds nothing) and covers everything request
+// validation then needs; warmResponses does the same for its answers, and
+// only it compiles response schemas, which a first call to a fake that
+// does not check its answers never pays for.
 func TestWarm(t *testing.T) {
 	f := newFixture(t, "/api")
 	if n := cacheSize(f.v); n != 0 {
@@ -360,12 +362,22 @@ func TestWarm(t *testing.T) {
 		r, body := tc.request()
 		f.v.Request(r, f.op(t, tc.op), body)
 	}
+	if n := cacheSize(f.v); n != warm {
+		t.Errorf("validating calls to warm operations compiled %d more schemas: Warm missed them", n-warm)
+	}
+	for _, o := range f.doc.Operations {
+		f.v.warmResponses(o)
+	}
+	if cacheSize(f.v) == warm {
+		t.Fatal("warmResponses compiled nothing: Warm compiled the response schemas too")
+	}
+	warm = cacheSize(f.v)
 	for _, tc := range responseCases {
 		r := httptest.NewRequest(tc.method, "http://fake"+tc.target, nil)
 		f.v.Response(r, f.op(t, tc.op), response(tc.status, tc.contentType, tc.body))
 	}
 	if n := cacheSize(f.v); n != warm {
-		t.Errorf("validating warm operations compiled %d more schemas: Warm missed them", n-warm)
+		t.Errorf("validating answers of warm operations compiled %d more schemas: warmResponses missed them", n-warm)
 	}
 }
 
