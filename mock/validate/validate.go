@@ -144,13 +144,7 @@ func New(doc *spec.Document, basePath string, opts ...Option) *Validator {
 // only where answers are checked: each costs a first call as much as the
 // request's, and a fake that does not check its answers never needs them.
 func (v *Validator) Warm(op *spec.Operation) {
-	if _, ok := v.warmed.Load(op); ok {
-		return
-	}
-	v.guard(func() {
-		if _, ok := v.warmed.Load(op); ok {
-			return
-		}
+	v.once(&v.warmed, op, func() any {
 		for _, p := range append(append([]*v3.Parameter{}, op.PathItem.Parameters...), op.Op.Parameters...) {
 			if p != nil && p.Schema != nil {
 				v.compile(p.Schema.Schema(), schema_validation.SchemaValidationPurposeGeneric, 3.1) // the library compiles parameters as 3.1
@@ -163,20 +157,14 @@ func (v *Validator) Warm(op *spec.Operation) {
 				}
 			}
 		}
-		v.warmed.Store(op, &opInfo{plain: plain(op), headers: headerParams(op)})
+		return &opInfo{plain: plain(op), headers: headerParams(op)}
 	})
 }
 
 // warmResponses compiles every response schema of op, once, under the
 // document's Guard, for Response.
 func (v *Validator) warmResponses(op *spec.Operation) {
-	if _, ok := v.responsesWarmed.Load(op); ok {
-		return
-	}
-	v.guard(func() {
-		if _, ok := v.responsesWarmed.Load(op); ok {
-			return
-		}
+	v.once(&v.responsesWarmed, op, func() any {
 		if op.Op.Responses != nil && op.Op.Responses.Codes != nil {
 			for c := op.Op.Responses.Codes.First(); c != nil; c = c.Next() {
 				if r := c.Value(); r != nil && r.Content != nil {
@@ -188,7 +176,20 @@ func (v *Validator) warmResponses(op *spec.Operation) {
 				}
 			}
 		}
-		v.responsesWarmed.Store(op, true)
+		return true
+	})
+}
+
+// once runs compile for op the first time it is asked to for done, under
+// the document's Guard, and records what it returns in done.
+func (v *Validator) once(done *sync.Map, op *spec.Operation, compile func() any) {
+	if _, ok := done.Load(op); ok {
+		return
+	}
+	v.guard(func() {
+		if _, ok := done.Load(op); !ok {
+			done.Store(op, compile())
+		}
 	})
 }
 
