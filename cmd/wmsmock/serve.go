@@ -232,14 +232,14 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 }
 
 // startupMemory bounds the heap while the collector is paused at start-up:
-// the published schema's model peaks near 150 MiB, and past this bound the
-// collector runs anyway.
+// the fake peaks near 64 MiB on the published schema with it paused (54
+// without), and past this bound the collector runs anyway.
 const startupMemory = 1 << 30
 
 // pauseGC turns the garbage collector off until the returned function is
 // called, with limit as a memory bound. Start-up builds the documents'
 // models, which stay alive: collecting while they grow only re-marks them,
-// a fifth of the start-up time of a large document. The process is ours,
+// about a tenth of New on the published schema. The process is ours,
 // so the setting is; a program using package mock keeps its own.
 func pauseGC(limit int64) (resume func()) {
 	percent := debug.SetGCPercent(-1)
