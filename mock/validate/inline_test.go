@@ -2,10 +2,20 @@ package validate
 
 import (
 	"bytes"
+	"encoding/json"
+	"fmt"
+	"maps"
 	"testing"
 
 	"github.com/pb33f/libopenapi-validator/schema_validation"
+	"github.com/pb33f/libopenapi/datamodel/high/base"
+	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
+	"github.com/pb33f/libopenapi/orderedmap"
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/wmsmock/wmsmock/internal/testenv"
+	"github.com/wmsmock/wmsmock/mock/spec"
+	"github.com/wmsmock/wmsmock/mock/synth"
 )
 
 // inlineYAML has what the inline compile must treat as the library does:
@@ -144,4 +154,110 @@ func TestInlineCompileAgreesWithTheLibrary(t *testing.T) {
 	if cacheSize(v) != 1 {
 		t.Error("the recursive schema was not compiled by the library's path either")
 	}
+}
+
+// On the service's published schema, every JSON body schema, requests and
+// responses, gets the library's verdict from the inline compile: on a
+// generated value, on that value with each required property taken out in
+// turn (up to five), and on values of the wrong shape. Schemas the inline
+// compile leaves to the library are counted, not judged.
+func TestInlineCompileAgreesOnThePublishedSchema(t *testing.T) {
+	if raceEnabled {
+		t.Skip("a sweep on one goroutine: the run without -race covers it")
+	}
+	doc, err := spec.LoadFile(testenv.PublishedSpec(t, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := New(doc, "/api")
+	gen := synth.New(synth.WithSeed(3))
+	type body struct {
+		schema  *base.Schema
+		purpose schema_validation.SchemaValidationPurpose
+		mode    synth.Mode
+	}
+	var bodies []body
+	seen := map[uint64]bool{}
+	add := func(content *orderedmap.Map[string, *v3.MediaType], purpose schema_validation.SchemaValidationPurpose, mode synth.Mode) {
+		if content == nil {
+			return
+		}
+		for m := content.First(); m != nil; m = m.Next() {
+			if !spec.IsJSON(m.Key()) || m.Value().Schema == nil {
+				continue
+			}
+			s := m.Value().Schema.Schema()
+			if s == nil || s.GoLow() == nil || seen[s.GoLow().Hash()+uint64(purpose)] {
+				continue
+			}
+			seen[s.GoLow().Hash()+uint64(purpose)] = true
+			bodies = append(bodies, body{s, purpose, mode})
+		}
+	}
+	for _, op := range doc.Operations {
+		if rb := op.Op.RequestBody; rb != nil {
+			add(rb.Content, schema_validation.SchemaValidationPurposeRequestBody, synth.Request)
+		}
+		if op.Op.Responses != nil && op.Op.Responses.Codes != nil {
+			for c := op.Op.Responses.Codes.First(); c != nil; c = c.Next() {
+				if c.Value() != nil {
+					add(c.Value().Content, schema_validation.SchemaValidationPurposeResponseBody, synth.Response)
+				}
+			}
+		}
+	}
+	inlined, judged, refused := 0, 0, 0
+	for i, b := range bodies {
+		inline := compileInline(b.schema, b.purpose, v.options, v.version)
+		if inline == nil {
+			continue
+		}
+		inlined++
+		whole, err := schema_validation.CompileSchemaForValidation(b.schema, b.purpose, v.options, v.version)
+		if err != nil {
+			t.Errorf("body %d: the library cannot compile what was compiled inline: %v", i, err)
+			continue
+		}
+		for _, value := range variants(gen.Value(b.schema, fmt.Sprint(i), b.mode)) {
+			got, want := inline.CompiledSchema.Validate(value) == nil, whole.CompiledSchema.Validate(value) == nil
+			judged++
+			if !want {
+				refused++
+			}
+			if got != want {
+				out, _ := json.Marshal(value)
+				t.Errorf("body %d (%v): inline says valid=%v, the library %v, for %.300s", i, b.purpose, got, want, out)
+			}
+		}
+	}
+	t.Logf("%d body schemas, %d compiled inline; %d values judged, %d of them refused", len(bodies), inlined, judged, refused)
+	if inlined < len(bodies)*3/4 {
+		t.Errorf("only %d of %d body schemas compiled inline", inlined, len(bodies))
+	}
+	if refused == 0 || refused == judged {
+		t.Error("the values do not tell valid from invalid: the test proves nothing")
+	}
+}
+
+// variants returns a value, the value without each of its first five
+// properties, and values of other shapes.
+func variants(value any) []any {
+	out := []any{value, map[string]any{}, []any{}, "text", 7.5, nil}
+	if m, ok := value.(map[string]any); ok {
+		n := 0
+		for k := range m {
+			if n++; n > 5 {
+				break
+			}
+			less := maps.Clone(m)
+			delete(less, k)
+			out = append(out, less)
+		}
+	}
+	// Values go through JSON, as a body would, so they have its types.
+	for i, v := range out {
+		b, _ := json.Marshal(v)
+		out[i], _ = jsonschema.UnmarshalJSON(bytes.NewReader(b))
+	}
+	return out
 }

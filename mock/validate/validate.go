@@ -26,7 +26,6 @@ import (
 	"github.com/pb33f/libopenapi/datamodel/high/base"
 	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
 	"github.com/santhosh-tekuri/jsonschema/v6"
-	"go.yaml.in/yaml/v4"
 
 	"github.com/wmsmock/wmsmock/internal/memo"
 	"github.com/wmsmock/wmsmock/mock/spec"
@@ -254,59 +253,6 @@ func (v *Validator) compile(schema *base.Schema, purpose schema_validation.Schem
 		}
 	}
 	v.options.SchemaCache.Store(key, compiled.ToCacheEntry(schema))
-}
-
-// compileInline compiles schema on its own, with every reference rendered
-// in place, as the library itself does for parameters; it returns nil when
-// a reference survives rendering (a recursive schema), which needs the
-// library's whole path. For request and response bodies the library always
-// takes that path: it renders the whole document as a resource for the
-// compiler (once per purpose, cached) and decodes it again for every
-// schema, which made the first call with a body on the published schema
-// cost 150-250 ms. The rendering here is the library's own, with the same
-// read-only and write-only rules per purpose, so the verdicts are the same.
-func compileInline(schema *base.Schema, purpose schema_validation.SchemaValidationPurpose, options *config.ValidationOptions, version float32) *schema_validation.CompiledValidationSchema {
-	rendered, err := schema_validation.RenderSchemaForValidation(schema, purpose)
-	if err != nil || rendered == nil || len(rendered.RenderedJSON) == 0 || hasRef(rendered.RenderedNode, "") {
-		return nil
-	}
-	compiled, err := helpers.NewCompiledSchemaWithVersion(fmt.Sprintf("%x", schema.GoLow().Hash()), rendered.RenderedJSON, options, version)
-	if err != nil {
-		return nil
-	}
-	return &schema_validation.CompiledValidationSchema{
-		RenderedInline:  rendered.RenderedInline,
-		ReferenceSchema: rendered.ReferenceSchema,
-		RenderedJSON:    rendered.RenderedJSON,
-		RenderedNode:    rendered.RenderedNode,
-		CompiledSchema:  compiled,
-	}
-}
-
-// hasRef reports whether a rendered schema still holds a $ref (a property
-// that happens to be named "$ref" does not count).
-func hasRef(n *yaml.Node, parentKey string) bool {
-	if n == nil {
-		return false
-	}
-	if n.Kind == yaml.MappingNode {
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			k, val := n.Content[i].Value, n.Content[i+1]
-			if k == "$ref" && parentKey != "properties" && val.Kind == yaml.ScalarNode {
-				return true
-			}
-			if hasRef(val, k) {
-				return true
-			}
-		}
-		return false
-	}
-	for _, c := range n.Content {
-		if hasRef(c, parentKey) {
-			return true
-		}
-	}
-	return false
 }
 
 // Answer judges a JSON value as the document's response validator judges

@@ -1,0 +1,272 @@
+package validate
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/pb33f/libopenapi-validator/config"
+	"github.com/pb33f/libopenapi-validator/helpers"
+	"github.com/pb33f/libopenapi-validator/schema_validation"
+	"github.com/pb33f/libopenapi/datamodel/high/base"
+	"github.com/pb33f/libopenapi/index"
+	"go.yaml.in/yaml/v4"
+)
+
+// inlineBudget bounds the nodes one inlined schema may have. A reference
+// used in many places is copied into each, so a schema that shares deep
+// parts can grow past its source; past the budget the library's path,
+// which keeps references as references, compiles it.
+const inlineBudget = 200_000
+
+// compileInline compiles schema on its own, every reference replaced by the
+// schema it names, as the library itself does for parameters. It returns
+// nil when that cannot be done (a recursive reference, one that names
+// nothing, a reference with sibling keywords, a schema past inlineBudget),
+// and the caller takes the library's whole path.
+//
+// Two costs of the library's path for bodies are avoided. It renders the
+// whole document as a resource for the compiler (once per purpose) and
+// decodes it again for every schema: 150-250 ms for the first call with a
+// body on the published schema. And it renders schemas from libopenapi's
+// model by reflection, which took a large schema (a compute environment's
+// platform configurations) 80-140 ms. Here the source's own nodes are
+// copied, which is the same schema, and the direction's rule is applied to
+// the copy (pruneDirection); TestInlineCompileAgreesWithTheLibrary holds
+// the verdicts to the library's, on every body schema of the published
+// schema as well.
+func compileInline(schema *base.Schema, purpose schema_validation.SchemaValidationPurpose, options *config.ValidationOptions, version float32) *schema_validation.CompiledValidationSchema {
+	low := schema.GoLow()
+	if low == nil || low.GetRootNode() == nil || low.GetIndex() == nil {
+		return nil
+	}
+	in := &inliner{idx: low.GetIndex(), active: map[*yaml.Node]bool{}, budget: inlineBudget}
+	node, ok := in.copy(low.GetRootNode(), "")
+	if !ok {
+		return nil
+	}
+	pruneDirection(node, purpose)
+	var value any
+	if err := node.Decode(&value); err != nil {
+		return nil
+	}
+	rendered, err := json.Marshal(value)
+	if err != nil {
+		return nil
+	}
+	compiled, err := helpers.NewCompiledSchemaWithVersion(fmt.Sprintf("%x", low.Hash()), rendered, options, version)
+	if err != nil {
+		return nil
+	}
+	return &schema_validation.CompiledValidationSchema{
+		// JSON is YAML: the library quotes this text in its error
+		// reports, which the fake does not use beyond their reasons.
+		RenderedInline:  rendered,
+		ReferenceSchema: string(rendered),
+		RenderedJSON:    rendered,
+		RenderedNode:    node,
+		CompiledSchema:  compiled,
+	}
+}
+
+// inliner copies schema nodes, following references through the document's
+// index.
+type inliner struct {
+	idx    *index.SpecIndex
+	active map[*yaml.Node]bool // the referenced schemas being copied: one seen again is recursion
+	budget int
+}
+
+// copy returns a copy of n with its references inlined. parentKey is the key
+// n is the value of: under "properties" a key named "$ref" is a property's
+// name, not a reference.
+func (in *inliner) copy(n *yaml.Node, parentKey string) (*yaml.Node, bool) {
+	if in.budget--; in.budget < 0 || n == nil {
+		return nil, false
+	}
+	switch n.Kind {
+	case yaml.DocumentNode:
+		if len(n.Content) != 1 {
+			return nil, false
+		}
+		return in.copy(n.Content[0], parentKey)
+	case yaml.AliasNode:
+		return in.copy(n.Alias, parentKey)
+	case yaml.ScalarNode:
+		return n, true // scalars are never changed, so they are shared
+	case yaml.SequenceNode:
+		out := *n
+		out.Content = make([]*yaml.Node, len(n.Content))
+		for i, c := range n.Content {
+			var ok bool
+			if out.Content[i], ok = in.copy(c, parentKey); !ok {
+				return nil, false
+			}
+		}
+		return &out, true
+	case yaml.MappingNode:
+		if parentKey != "properties" {
+			if ref, ok := refOf(n); ok {
+				return in.follow(ref)
+			}
+		}
+		out := *n
+		out.Content = make([]*yaml.Node, len(n.Content))
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i]
+			if k.Value == "<<" { // a YAML merge key: left to the library
+				return nil, false
+			}
+			v, ok := in.copy(n.Content[i+1], k.Value)
+			if !ok {
+				return nil, false
+			}
+			out.Content[i], out.Content[i+1] = k, v
+		}
+		return &out, true
+	}
+	return nil, false
+}
+
+// follow inlines the schema a reference names.
+func (in *inliner) follow(ref string) (*yaml.Node, bool) {
+	comp := in.idx.FindComponent(context.Background(), ref)
+	if comp == nil || comp.Node == nil || comp.Index != nil && comp.Index != in.idx {
+		return nil, false
+	}
+	target := comp.Node
+	if in.active[target] {
+		return nil, false // recursion: the library keeps it as a reference
+	}
+	in.active[target] = true
+	defer delete(in.active, target)
+	return in.copy(target, "")
+}
+
+// refOf reports whether a mapping is a reference, and which. A reference
+// with other keywords beside it means different things in OpenAPI 3.0
+// (ignored) and 3.1 (applied too): it is left to the library.
+func refOf(n *yaml.Node) (string, bool) {
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == "$ref" && n.Content[i+1].Kind == yaml.ScalarNode {
+			if len(n.Content) != 2 {
+				return "", false
+			}
+			return n.Content[i+1].Value, true
+		}
+	}
+	return "", false
+}
+
+// pruneDirection applies OpenAPI's rule for read-only and write-only
+// properties to an inlined schema: a read-only property is not required in
+// a request body, a write-only one not in a response body, even when the
+// schema lists it as required. A property counts as read-only (write-only)
+// when its schema, or any branch of its compositions, says so. The rule
+// applies to every schema nested in n.
+func pruneDirection(n *yaml.Node, purpose schema_validation.SchemaValidationPurpose) {
+	var flag string
+	switch purpose {
+	case schema_validation.SchemaValidationPurposeRequestBody:
+		flag = "readOnly"
+	case schema_validation.SchemaValidationPurposeResponseBody:
+		flag = "writeOnly"
+	default:
+		return
+	}
+	var walk func(s *yaml.Node)
+	walk = func(s *yaml.Node) {
+		if s == nil || s.Kind != yaml.MappingNode {
+			return
+		}
+		dropRequired(s, flag)
+		for i := 0; i+1 < len(s.Content); i += 2 {
+			v := s.Content[i+1]
+			switch s.Content[i].Value {
+			case "properties", "patternProperties", "$defs", "definitions", "dependentSchemas":
+				if v.Kind == yaml.MappingNode {
+					for j := 1; j < len(v.Content); j += 2 {
+						walk(v.Content[j])
+					}
+				}
+			case "items", "contains", "additionalProperties", "unevaluatedProperties", "propertyNames", "not", "if", "then", "else":
+				walk(v)
+			case "prefixItems", "allOf", "anyOf", "oneOf":
+				if v.Kind == yaml.SequenceNode {
+					for _, c := range v.Content {
+						walk(c)
+					}
+				}
+			}
+		}
+	}
+	walk(n)
+}
+
+// dropRequired removes from s's required list the properties s declares
+// with flag, and the list itself when that empties it.
+func dropRequired(s *yaml.Node, flag string) {
+	ri, props := -1, (*yaml.Node)(nil)
+	for i := 0; i+1 < len(s.Content); i += 2 {
+		switch s.Content[i].Value {
+		case "required":
+			if s.Content[i+1].Kind == yaml.SequenceNode {
+				ri = i
+			}
+		case "properties":
+			if s.Content[i+1].Kind == yaml.MappingNode {
+				props = s.Content[i+1]
+			}
+		}
+	}
+	if ri < 0 || props == nil {
+		return
+	}
+	req := s.Content[ri+1]
+	kept := make([]*yaml.Node, 0, len(req.Content))
+	for _, name := range req.Content {
+		if name.Kind == yaml.ScalarNode && flagged(mapValue(props, name.Value), flag) {
+			continue
+		}
+		kept = append(kept, name)
+	}
+	if len(kept) == len(req.Content) {
+		return
+	}
+	if len(kept) == 0 {
+		s.Content = append(s.Content[:ri:ri], s.Content[ri+2:]...)
+		return
+	}
+	req.Content = kept // s and its list are the inliner's copies
+}
+
+// flagged reports whether a property's schema, or a branch of its
+// compositions, sets flag to true.
+func flagged(s *yaml.Node, flag string) bool {
+	if s == nil || s.Kind != yaml.MappingNode {
+		return false
+	}
+	if v := mapValue(s, flag); v != nil && v.Kind == yaml.ScalarNode && strings.EqualFold(v.Value, "true") {
+		return true
+	}
+	for _, key := range []string{"allOf", "anyOf", "oneOf"} {
+		if seq := mapValue(s, key); seq != nil && seq.Kind == yaml.SequenceNode {
+			for _, c := range seq.Content {
+				if flagged(c, flag) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+func mapValue(m *yaml.Node, key string) *yaml.Node {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			return m.Content[i+1]
+		}
+	}
+	return nil
+}
