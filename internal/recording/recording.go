@@ -229,9 +229,10 @@ func (w *Writer) Close() error {
 // MaxLine bounds one line of a recording when it is read back.
 const MaxLine = 64 << 20
 
-// Read reads a recording: its header, then fn for each interaction in
-// order. A malformed line is an error naming its line number.
-func Read(r io.Reader, fn func(*Interaction) error) (Header, error) {
+// Read reads a recording: onHeader (when not nil) with its header, then fn
+// for each interaction in order. A malformed line is an error naming its
+// line number.
+func Read(r io.Reader, onHeader func(Header) error, fn func(*Interaction) error) (Header, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), MaxLine)
 	var h Header
@@ -248,6 +249,11 @@ func Read(r io.Reader, fn func(*Interaction) error) (Header, error) {
 			}
 			if h.Format != Format {
 				return h, fmt.Errorf("line 1: format %q, want %q", h.Format, Format)
+			}
+			if onHeader != nil {
+				if err := onHeader(h); err != nil {
+					return h, err
+				}
 			}
 			continue
 		}
@@ -269,13 +275,13 @@ func Read(r io.Reader, fn func(*Interaction) error) (Header, error) {
 }
 
 // ReadFile is Read on the file at path.
-func ReadFile(path string, fn func(*Interaction) error) (Header, error) {
+func ReadFile(path string, onHeader func(Header) error, fn func(*Interaction) error) (Header, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return Header{}, err
 	}
 	defer f.Close()
-	h, err := Read(f, fn)
+	h, err := Read(f, onHeader, fn)
 	if err != nil {
 		return h, fmt.Errorf("%s: %w", path, err)
 	}

@@ -58,7 +58,7 @@ func TestWriterRedactsBeforeTheDiskAndReadsBack(t *testing.T) {
 		}
 	}
 	var got []*Interaction
-	hd, err := ReadFile(path, func(i *Interaction) error { got = append(got, i); return nil })
+	hd, err := ReadFile(path, nil, func(i *Interaction) error { got = append(got, i); return nil })
 	if err != nil || hd.BasePath != "/api" || len(got) != 2 || got[0].Seq != 1 || got[1].Seq != 2 {
 		t.Fatalf("read back: %+v %v %d", hd, err, len(got))
 	}
