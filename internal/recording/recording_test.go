@@ -23,6 +23,10 @@ func TestJSONRedactionKeepsEveryOtherByte(t *testing.T) {
 	if out, n, ok := r.JSON(plain); !ok || n != 0 || !bytes.Equal(out, plain) {
 		t.Fatalf("a body without secrets changed: %s", out)
 	}
+	b := &Body{MimeType: "application/json", Text: `{"Access_Key": "k1", "n": 1}`}
+	if r.Body(b); b.Text != `{"Access_Key": "[REDACTED]", "n": 1}` {
+		t.Fatalf("a secret spelled with a separator was kept: %s", b.Text)
+	}
 	if _, _, ok := r.JSON([]byte(`{"a":`)); ok {
 		t.Fatal("a broken body reads as JSON")
 	}

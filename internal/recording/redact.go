@@ -18,6 +18,8 @@ const Redacted = "[REDACTED]"
 // recording and its replay agree on them without being told.
 var secretWords = []string{"password", "passphrase", "secret", "token", "accesskey", "apikey", "privatekey", "credential"}
 
+var separators = strings.NewReplacer("-", "", "_", "")
+
 // secretHeaders are always redacted, whatever their names say.
 var secretHeaders = map[string]bool{"Authorization": true, "Proxy-Authorization": true, "Cookie": true, "Set-Cookie": true}
 
@@ -58,7 +60,7 @@ func (r *Redactor) Secret(name string) bool {
 	if r.names[n] {
 		return true
 	}
-	n = strings.NewReplacer("-", "", "_", "").Replace(n)
+	n = separators.Replace(n)
 	for _, w := range secretWords {
 		if strings.Contains(n, w) {
 			return true
@@ -125,6 +127,9 @@ func (r *Redactor) Body(b *Body) {
 		b.Text, b.Redacted = "", true
 		return
 	}
+	if !r.mayHoldSecret(b.Text) {
+		return
+	}
 	out, n, ok := r.JSON([]byte(b.Text))
 	if !ok {
 		// Announced as JSON but not readable as JSON: nothing can say where
@@ -135,6 +140,28 @@ func (r *Redactor) Body(b *Body) {
 	if n > 0 {
 		b.Text, b.Redacted = string(out), true
 	}
+}
+
+// mayHoldSecret is a quick look before the JSON is read token by token:
+// a body in which no secret word or name appears at all (and no \u escape
+// could hide one) has nothing to redact. Most answers are such bodies.
+func (r *Redactor) mayHoldSecret(text string) bool {
+	lower := strings.ToLower(text)
+	if strings.Contains(lower, `\u`) {
+		return true
+	}
+	bare := separators.Replace(lower)
+	for _, w := range secretWords {
+		if strings.Contains(bare, w) {
+			return true
+		}
+	}
+	for n := range r.names {
+		if strings.Contains(lower, n) {
+			return true
+		}
+	}
+	return false
 }
 
 func looksJSON(mimeType, text string) bool {
