@@ -15,8 +15,10 @@
 // What passes through is never changed: the bodies are copied as they
 // stream (up to a capture limit), and the checks and the recording happen
 // on one worker after the answer has gone back, so the client waits only for
-// the forwarding. Memory is bounded by the capture limit times the worker's
-// queue, never by the length of the session.
+// the forwarding. Memory is bounded by the capture limit (two bodies a call)
+// times the calls in flight and queued for the worker (at most 16 waiting:
+// 128 MiB at the default limit, in practice the size of a few answers),
+// never by the length of the session.
 package proxy
 
 import (
@@ -49,10 +51,10 @@ const ReportPath = "/_mock/proxy/report"
 // Defaults for Options left zero.
 const (
 	DefaultTimeout = 60 * time.Second
-	DefaultMaxBody = 8 << 20
+	DefaultMaxBody = 4 << 20
 	// queueLength bounds the finished calls waiting to be checked; past it
 	// a call waits for room, so memory stays bounded under any load.
-	queueLength = 64
+	queueLength = 16
 )
 
 // Options configure a Proxy.

@@ -2,6 +2,7 @@ package proxy_test
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"io"
@@ -363,4 +364,65 @@ func TestProxyBoundedWhenTheTargetIsDownOrSlow(t *testing.T) {
 			t.Fatalf("slow target: %d %s", resp.StatusCode, body)
 		}
 	})
+}
+
+// TestProxyBodiesOverTheLimitAndGzip: a body over the capture limit passes
+// whole but is neither checked nor recorded; a gzip answer passes as the
+// target sent it and is checked and recorded unpacked.
+func TestProxyBodiesOverTheLimitAndGzip(t *testing.T) {
+	big := `{"workflow":{"id":"abc","status":"RUNNING"},"orgName":"` + strings.Repeat("x", 200) + `"}`
+	var zipped bytes.Buffer
+	zw := gzip.NewWriter(&zipped)
+	_, _ = io.WriteString(zw, driftBody)
+	_ = zw.Close()
+	target := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if strings.HasSuffix(r.URL.Path, "/zipped") {
+			w.Header().Set("Content-Encoding", "gzip")
+			_, _ = w.Write(zipped.Bytes())
+			return
+		}
+		_, _ = io.WriteString(w, big)
+	}))
+	defer target.Close()
+	rec := filepath.Join(t.TempDir(), "limits.jsonl")
+	p, proxyURL, stop := startProxy(t, proxy.Options{Target: mustURL(t, target.URL), Record: rec, MaxBody: 100})
+
+	if a := call(t, "GET", proxyURL+"/workflow/big", mock.DevToken, ""); string(a.body) != big {
+		t.Fatalf("the client got %d bytes, want the whole %d", len(a.body), len(big))
+	}
+	req, _ := http.NewRequest("GET", proxyURL+"/workflow/zipped", nil)
+	req.Header.Set("Accept-Encoding", "gzip") // set by hand: Go's client then leaves the body packed
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !bytes.Equal(got, zipped.Bytes()) || resp.Header.Get("Content-Encoding") != "gzip" {
+		t.Fatalf("the gzip answer was changed on its way: %q", got)
+	}
+	stop()
+
+	r := p.Report()
+	if r.Calls != 2 || r.Drifted != 1 {
+		t.Errorf("report: %d calls, %d drifted, want 2 and 1 (the unpacked gzip body): %+v", r.Calls, r.Drifted, r.Violations)
+	}
+	unchecked := false
+	for _, v := range r.Violations {
+		unchecked = unchecked || (v.Unchecked && v.Direction == proxy.Response && strings.Contains(v.Message, "over the limit"))
+	}
+	if !unchecked {
+		t.Errorf("the body over the limit is not reported as unchecked: %+v", r.Violations)
+	}
+	_, ins, _ := readRecording(t, rec)
+	if len(ins) != 2 {
+		t.Fatalf("%d interactions recorded", len(ins))
+	}
+	if b := ins[0].Response.Body; b == nil || !b.Truncated || b.Text != "" || b.Size != int64(len(big)) {
+		t.Errorf("the body over the limit is recorded as %+v", b)
+	}
+	if b := ins[1].Response.Body; b == nil || b.Text != driftBody {
+		t.Errorf("the gzip body is recorded as %+v", b)
+	}
 }
