@@ -28,18 +28,7 @@ func TestProxyRejectsBadConfiguration(t *testing.T) {
 		{"recording in a missing directory", []string{"--target", "http://127.0.0.1:1", "--record", missingDir}, nil, 2, "--record"},
 		{"no body limit", []string{"--target", "http://127.0.0.1:1", "--max-body", "0"}, nil, 2, "--max-body"},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			var out, errOut bytes.Buffer
-			args := append([]string{"proxy", "--addr", "127.0.0.1:0"}, c.args...)
-			if code := run(context.Background(), args, env(c.env), &out, &errOut); code != c.code {
-				t.Fatalf("exit %d, want %d; stderr: %s", code, c.code, errOut.String())
-			}
-			if !strings.Contains(errOut.String(), c.want) {
-				t.Errorf("stderr does not mention %q:\n%s", c.want, errOut.String())
-			}
-		})
-	}
+	checkCommandRejects(t, "proxy", cases)
 }
 
 // startCommand runs a wmsmock command until the returned stop is called,
