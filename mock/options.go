@@ -41,6 +41,7 @@ type settings struct {
 	cacheBudget int
 	handlers    map[string]handler.Func
 	state       stateSettings // state_options.go
+	replay      string        // replay.go
 }
 
 type specSource struct {

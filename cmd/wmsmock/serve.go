@@ -37,6 +37,8 @@ type serveConfig struct {
 	adminToken    string
 	// requestTimeout bounds every API call (0: unbounded).
 	requestTimeout time.Duration
+	// replay is a session recorded by `wmsmock proxy --record`.
+	replay string
 }
 
 func parseServe(args []string, getenv func(string) string, stderr io.Writer) (serveConfig, error) {
@@ -60,6 +62,7 @@ func parseServe(args []string, getenv func(string) string, stderr io.Writer) (se
 	fs.StringVar(&c.fixtures, "fixtures", envString(getenv, "WMSMOCK_FIXTURES", ""), "seed a fresh fake from the seed files in `DIR` instead of the built-in ones [WMSMOCK_FIXTURES]")
 	fs.DurationVar(&c.requestTimeout, "request-timeout", envDuration(getenv, "WMSMOCK_REQUEST_TIMEOUT", mock.DefaultRequestTimeout, &envErrs), "longest one API call may take; past it the call ends with a 500 and an Error ID naming the operation and stage; 0 for no limit [WMSMOCK_REQUEST_TIMEOUT]")
 	fs.StringVar(&c.adminToken, "admin-token", envString(getenv, "WMSMOCK_ADMIN_TOKEN", ""), "open /_mock/admin/ to any caller sending this bearer `TOKEN` (default: loopback callers only) [WMSMOCK_ADMIN_TOKEN]")
+	fs.StringVar(&c.replay, "replay", envString(getenv, "WMSMOCK_REPLAY", ""), "answer the calls recorded in `FILE` (by wmsmock proxy --record) as the service answered them [WMSMOCK_REPLAY]")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
@@ -116,6 +119,11 @@ func (c serveConfig) validate() error {
 			errs = append(errs, fmt.Sprintf("--fixtures %q: not a directory", c.fixtures))
 		}
 	}
+	if c.replay != "" {
+		if info, err := os.Stat(c.replay); err != nil || info.IsDir() {
+			errs = append(errs, fmt.Sprintf("--replay %q: not a readable file", c.replay))
+		}
+	}
 	if c.adminToken != "" && !token68.Valid(c.adminToken) {
 		errs = append(errs, "--admin-token: not a valid bearer token (letters, digits and -._~+/ only)")
 	}
@@ -165,6 +173,9 @@ func (c serveConfig) options(logger *slog.Logger) ([]mock.Option, error) {
 	}
 	if c.adminToken != "" {
 		opts = append(opts, mock.WithAdminToken(c.adminToken))
+	}
+	if c.replay != "" {
+		opts = append(opts, mock.WithReplay(c.replay))
 	}
 	switch c.rateLimit {
 	case "":

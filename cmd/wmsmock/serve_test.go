@@ -62,10 +62,17 @@ type configCase struct {
 
 func checkRejected(t *testing.T, cases []configCase) {
 	t.Helper()
+	checkCommandRejects(t, "serve", cases)
+}
+
+// checkCommandRejects runs each case as the given command, listening on a
+// free loopback port.
+func checkCommandRejects(t *testing.T, command string, cases []configCase) {
+	t.Helper()
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			var out, errOut bytes.Buffer
-			args := append([]string{"serve", "--addr", "127.0.0.1:0"}, c.args...)
+			args := append([]string{command, "--addr", "127.0.0.1:0"}, c.args...)
 			if code := run(context.Background(), args, env(c.env), &out, &errOut); code != c.code {
 				t.Fatalf("exit %d, want %d; stderr: %s", code, c.code, errOut.String())
 			}
