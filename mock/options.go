@@ -41,6 +41,7 @@ type settings struct {
 	cacheBudget int
 	handlers    map[string]handler.Func
 	state       stateSettings // state_options.go
+	tls         tlsSettings   // tls.go
 }
 
 type specSource struct {
