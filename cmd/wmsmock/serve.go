@@ -37,6 +37,7 @@ type serveConfig struct {
 	adminToken    string
 	// requestTimeout bounds every API call (0: unbounded).
 	requestTimeout time.Duration
+	tls            tlsConfig // serve_tls.go
 }
 
 func parseServe(args []string, getenv func(string) string, stderr io.Writer) (serveConfig, error) {
@@ -60,13 +61,14 @@ func parseServe(args []string, getenv func(string) string, stderr io.Writer) (se
 	fs.StringVar(&c.fixtures, "fixtures", envString(getenv, "WMSMOCK_FIXTURES", ""), "seed a fresh fake from the seed files in `DIR` instead of the built-in ones [WMSMOCK_FIXTURES]")
 	fs.DurationVar(&c.requestTimeout, "request-timeout", envDuration(getenv, "WMSMOCK_REQUEST_TIMEOUT", mock.DefaultRequestTimeout, &envErrs), "longest one API call may take; past it the call ends with a 500 and an Error ID naming the operation and stage; 0 for no limit [WMSMOCK_REQUEST_TIMEOUT]")
 	fs.StringVar(&c.adminToken, "admin-token", envString(getenv, "WMSMOCK_ADMIN_TOKEN", ""), "open /_mock/admin/ to any caller sending this bearer `TOKEN` (default: loopback callers only) [WMSMOCK_ADMIN_TOKEN]")
+	tlsHosts := c.tls.declare(fs, getenv, &envErrs) // serve_tls.go
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
 	if fs.NArg() > 0 {
 		return c, fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
 	}
-	c.specs, c.tokens = specs.values, tokens.values
+	c.specs, c.tokens, c.tls.hosts = specs.values, tokens.values, tlsHosts.values
 	if len(envErrs) > 0 {
 		return c, errors.New(strings.Join(envErrs, "; "))
 	}
@@ -119,6 +121,7 @@ func (c serveConfig) validate() error {
 	if c.adminToken != "" && !token68.Valid(c.adminToken) {
 		errs = append(errs, "--admin-token: not a valid bearer token (letters, digits and -._~+/ only)")
 	}
+	errs = append(errs, c.tls.problems()...)
 	return problems(errs)
 }
 
@@ -166,6 +169,7 @@ func (c serveConfig) options(logger *slog.Logger) ([]mock.Option, error) {
 	if c.adminToken != "" {
 		opts = append(opts, mock.WithAdminToken(c.adminToken))
 	}
+	opts = append(opts, c.tls.options()...)
 	switch c.rateLimit {
 	case "":
 	case "off":
@@ -195,6 +199,12 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		return parseFailed("serve", err, stderr)
 	}
 	logger := newLogger(cfg, stderr)
+	cleanup, err := cfg.tls.prepare() // serve_tls.go
+	if err != nil {
+		fmt.Fprintf(stderr, "wmsmock serve: %v\n", err)
+		return 1
+	}
+	defer cleanup()
 	opts, err := cfg.options(logger)
 	if err != nil {
 		fmt.Fprintf(stderr, "wmsmock serve: %v\n", err)
@@ -266,6 +276,7 @@ func printBanner(w io.Writer, srv *mock.Server, took time.Duration) {
 		fmt.Fprintf(w, "wmsmock: serving %q %s as API version %s (%d operations)\n", doc.Title, doc.Version, v, len(doc.Operations))
 	}
 	fmt.Fprintf(w, "wmsmock: ready in %s at %s\n", took.Round(time.Millisecond), srv.BaseURL())
-	fmt.Fprintf(w, "wmsmock: try   curl -H 'Authorization: Bearer %s' %s/workflow\n", mock.DevToken, srv.BaseURL())
+	curlTLS := printTLS(w, srv) // serve_tls.go
+	fmt.Fprintf(w, "wmsmock: try   curl %s-H 'Authorization: Bearer %s' %s/workflow\n", curlTLS, mock.DevToken, srv.BaseURL())
 	fmt.Fprintf(w, "wmsmock: the served document is at %s/_mock/openapi.yaml; stop with Ctrl-C\n", srv.URL())
 }
