@@ -83,6 +83,8 @@ type Server struct {
 	addr     string
 	url      string
 	tls      *serverTLS // nil: plain HTTP (tls.go)
+	// references are the reference page's documents (reference.go).
+	references referenceCache
 }
 
 // New builds a Server from options. With none it serves the embedded
