@@ -111,7 +111,10 @@ func (a *api) fillAnswerExample(ctx context.Context, op *spec.Operation, operati
 	if succ.Example != nil && a.synth.exampleValid(op) {
 		return
 	}
-	v, err := a.synth.gen.ValueContext(ctx, succ.Schema.Schema(), "reference "+op.ID, synth.Response)
+	// Keyed like a call to the path as written, so for an operation the
+	// fake answers by synthesis, a call to a path without parameters gets
+	// exactly this body.
+	v, err := a.synth.gen.ValueContext(ctx, succ.Schema.Schema(), op.Method+" "+op.Path, synth.Response)
 	if err != nil {
 		return
 	}
