@@ -6,12 +6,14 @@ import (
 	"crypto/x509"
 	"io"
 	"net/http"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/wmsmock/wmsmock/internal/testenv"
 	"github.com/wmsmock/wmsmock/internal/tlsca"
 )
 
@@ -121,4 +123,25 @@ func TestServeTLSRejectsBadConfiguration(t *testing.T) {
 		{"bad host", []string{"--tls", "--tls-host", "a b"}, nil, 2, "--tls-host"},
 		{"bad boolean in environment", nil, map[string]string{"WMSMOCK_TLS": "maybe"}, 2, "WMSMOCK_TLS"},
 	})
+}
+
+// TestDockerfileTLS: the image keeps the CA of `WMSMOCK_TLS=true` in a
+// directory the runtime user owns, named by WMSMOCK_TLS_DIR, so a volume
+// there hands the CA to the host.
+func TestDockerfileTLS(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(testenv.RepoRoot(t), "Dockerfile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := string(b)
+	for _, want := range []string{"ENV WMSMOCK_TLS_DIR=/tls", "--chown=65532:65532 /out/tls /tls", "mkdir -p /out/reports /out/tls", "WMSMOCK_TLS=true"} {
+		if !strings.Contains(d, want) {
+			t.Errorf("Dockerfile lacks %s", want)
+		}
+	}
+	// The variable alone, without WMSMOCK_TLS, leaves the fake on HTTP.
+	c, err := parseServe([]string{"--addr", "127.0.0.1:0"}, env(map[string]string{"WMSMOCK_TLS_DIR": "/tls"}), io.Discard)
+	if err != nil || c.tls.on() {
+		t.Errorf("WMSMOCK_TLS_DIR alone: err %v, TLS on %v", err, c.tls.on())
+	}
 }
