@@ -2,6 +2,8 @@ package conformance
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -108,6 +110,10 @@ type RemoteOptions struct {
 	// AdminToken opens the fake's admin endpoints from another host (the
 	// fake started with the same admin token); not needed on loopback.
 	AdminToken string
+	// RootCAs, when set, are the certificate authorities an HTTPS target
+	// is checked against (e.g. the fake's CA, from serve --tls); nil uses
+	// the system's.
+	RootCAs *x509.CertPool
 }
 
 // maxRealWait is the longest "when N seconds pass" a remote target can be
@@ -141,6 +147,9 @@ func (t *remote) Start(ctx context.Context) (Info, error) {
 	t.base = u
 	t.root = u.Scheme + "://" + u.Host
 	t.client = &http.Client{Timeout: orDefault(t.opts.CallTimeout, DefaultCallTimeout)}
+	if t.opts.RootCAs != nil {
+		t.client.Transport = &http.Transport{TLSClientConfig: &tls.Config{RootCAs: t.opts.RootCAs}, ForceAttemptHTTP2: true}
+	}
 	rate := t.opts.MaxRate
 	if rate <= 0 {
 		rate = DefaultMaxRate

@@ -9,6 +9,7 @@ import (
 	"github.com/wmsmock/wmsmock/internal/workflow"
 	"github.com/wmsmock/wmsmock/mock/apierror"
 	"github.com/wmsmock/wmsmock/mock/control"
+	"github.com/wmsmock/wmsmock/mock/control/docs"
 	"github.com/wmsmock/wmsmock/mock/ratelimit"
 	"github.com/wmsmock/wmsmock/mock/resources"
 	"github.com/wmsmock/wmsmock/mock/spec"
@@ -26,7 +27,13 @@ type admin struct {
 var (
 	_ control.Backend      = admin{}
 	_ control.AdminBackend = admin{}
+	_ docs.Source          = admin{}
 )
+
+func (a admin) DevToken() string { return DevToken }
+
+// Reference is the reference page's copy of a document (reference.go).
+func (a admin) Reference(version string) ([]byte, error) { return a.s.reference(version) }
 
 func (a admin) Ready() bool        { return a.s.ready.Load() }
 func (a admin) Versions() []string { return a.s.Versions() }

@@ -33,6 +33,13 @@ func (s *Server) Start() error {
 		ReadTimeout:       time.Minute,
 		IdleTimeout:       2 * time.Minute,
 	}
+	if s.tls != nil { // tls.go
+		s.url = "https://" + ln.Addr().String()
+		s.httpSrv.TLSConfig = s.tls.config.Clone()
+		// ServeTLS offers HTTP/2 next to HTTP/1.1 on the config it is given.
+		go func() { _ = s.httpSrv.ServeTLS(ln, "", "") }()
+		return nil
+	}
 	go func() { _ = s.httpSrv.Serve(ln) }()
 	return nil
 }
@@ -69,12 +76,6 @@ func (s *Server) URL() string {
 
 // BaseURL is URL plus the API base path: where API paths are appended.
 func (s *Server) BaseURL() string { return s.URL() + s.basePath }
-
-// Client returns an HTTP client suited to the server (bounded in time). It
-// adds no token: calls carry the one the caller chooses.
-func (s *Server) Client() *http.Client {
-	return &http.Client{Timeout: 30 * time.Second}
-}
 
 // Close stops the server, letting calls in flight finish for a few seconds.
 func (s *Server) Close() error {

@@ -42,6 +42,7 @@ type settings struct {
 	handlers    map[string]handler.Func
 	state       stateSettings // state_options.go
 	replay      string        // replay.go
+	tls         tlsSettings   // tls.go
 }
 
 type specSource struct {

@@ -84,6 +84,9 @@ type Server struct {
 	listener net.Listener
 	addr     string
 	url      string
+	tls      *serverTLS // nil: plain HTTP (tls.go)
+	// references are the reference page's documents (reference.go).
+	references referenceCache
 }
 
 // New builds a Server from options. With none it serves the embedded
@@ -138,6 +141,9 @@ func New(opts ...Option) (*Server, error) {
 		return nil, err
 	}
 	if err := srv.setupLimiter(s); err != nil {
+		return nil, err
+	}
+	if err := srv.setupTLS(s); err != nil { // tls.go
 		return nil, err
 	}
 	watch.Lap("setup")

@@ -5,7 +5,7 @@
 // the runs alternate between the fake and the floor, and the order flips
 // every round, so drift on a shared machine falls on both.
 //
-//	go run ./bench/startup [-runs 9] [-spec FILE]
+//	go run ./bench/startup [-runs 9] [-spec FILE] [-tls]
 //	go run ./bench/startup -first-calls [-spec FILE]
 //
 // Ready is the time from starting the process to the first 200 on
@@ -15,7 +15,10 @@
 // (../shared/specs, skipped with a message when absent) and for the embedded
 // document. The breakdown comes from the fake's own start-up log line; what
 // it does not cover ("process") is the runtime starting, flag parsing and
-// the health check's round trip.
+// the health check's round trip. With -tls each document is also measured
+// with `serve --tls` (the CA kept in a directory across the rounds, as a
+// developer's --tls-dir would be), the health check then being an HTTPS
+// call that trusts that CA: its handshake counts in "process".
 //
 // With -first-calls it instead measures, in this process, the first call to
 // every operation of the document, each on a fresh fake with a freshly
@@ -26,6 +29,8 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -50,13 +55,14 @@ func main() {
 	runs := flag.Int("runs", 9, "alternated rounds")
 	bin := flag.String("bin", "", "a built wmsmock binary (default: build ./cmd/wmsmock)")
 	firstCalls := flag.Bool("first-calls", false, "measure the first call to every operation instead")
+	withTLS := flag.Bool("tls", false, "also measure each document served with --tls")
 	flag.Parse()
 	var err error
 	switch {
 	case *firstCalls:
 		err = measureFirstCalls(*specPath, os.Stdout)
 	default:
-		err = measureReady(*specPath, *bin, *runs, os.Stdout)
+		err = measureReady(*specPath, *bin, *runs, *withTLS, os.Stdout)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "startup:", err)
@@ -76,7 +82,7 @@ type sample struct {
 	phases       map[string]time.Duration
 }
 
-func measureReady(specPath, bin string, runs int, out io.Writer) error {
+func measureReady(specPath, bin string, runs int, withTLS bool, out io.Writer) error {
 	work, err := os.MkdirTemp("", "wmsmock-startup")
 	if err != nil {
 		return err
@@ -99,6 +105,14 @@ func measureReady(specPath, bin string, runs int, out io.Writer) error {
 		fmt.Fprintf(out, "%s is absent: the published schema is skipped\n", specPath)
 	}
 	subjects = append(subjects, subject{"embedded", "fixtures/openapi.yaml", nil})
+	if withTLS {
+		tlsDir := filepath.Join(work, "tls")
+		for _, s := range slices.Clone(subjects) {
+			s.name += "+tls"
+			s.args = append(slices.Clone(s.args), "--tls", "--tls-dir", tlsDir)
+			subjects = append(subjects, s)
+		}
+	}
 
 	samples := map[string][]sample{}
 	for r := 0; r < runs; r++ {
@@ -196,7 +210,7 @@ func startFake(bin string, args []string) (time.Duration, map[string]time.Durati
 		}
 		close(lines)
 	}()
-	ready, err := waitHealthy("http://"+addr+"/_mock/health", 30*time.Second)
+	ready, err := waitHealthy(addr, tlsDirOf(args), 30*time.Second)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -213,10 +227,34 @@ func startFake(bin string, args []string) (time.Duration, map[string]time.Durati
 	return took, phases, nil
 }
 
-func waitHealthy(url string, limit time.Duration) (time.Time, error) {
+// tlsDirOf is the --tls-dir among serve's arguments, "" without.
+func tlsDirOf(args []string) string {
+	if i := slices.Index(args, "--tls-dir"); i >= 0 && i+1 < len(args) {
+		return args[i+1]
+	}
+	return ""
+}
+
+// waitHealthy polls the fake's health endpoint until it answers 200: over
+// plain HTTP, or, with a TLS directory, over HTTPS trusting the CA there
+// (written by the fake as it starts, so read once it exists).
+func waitHealthy(addr, tlsDir string, limit time.Duration) (time.Time, error) {
+	url := "http://" + addr + "/_mock/health"
 	client := &http.Client{Timeout: time.Second}
+	if tlsDir != "" {
+		url = "https://" + addr + "/_mock/health"
+	}
 	deadline := time.Now().Add(limit)
 	for time.Now().Before(deadline) {
+		if tlsDir != "" && client.Transport == nil {
+			pem, err := os.ReadFile(filepath.Join(tlsDir, "ca.pem"))
+			pool := x509.NewCertPool()
+			if err != nil || !pool.AppendCertsFromPEM(pem) {
+				time.Sleep(500 * time.Microsecond)
+				continue
+			}
+			client.Transport = &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}, ForceAttemptHTTP2: true}
+		}
 		resp, err := client.Get(url)
 		if err == nil {
 			_, _ = io.Copy(io.Discard, resp.Body)

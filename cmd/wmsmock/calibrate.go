@@ -23,6 +23,7 @@ type calibrateConfig struct {
 	timeout          time.Duration
 	callTimeout      time.Duration
 	pace             time.Duration
+	caCert           caCertFlag // flags.go
 }
 
 func parseCalibrate(args []string, getenv func(string) string, stderr io.Writer) (calibrateConfig, error) {
@@ -42,6 +43,7 @@ func parseCalibrate(args []string, getenv func(string) string, stderr io.Writer)
 	fs.DurationVar(&c.timeout, "timeout", envDuration(getenv, "WMSMOCK_TIMEOUT", calibrate.DefaultTimeout, &envErrs), "bound on the whole run [WMSMOCK_TIMEOUT]")
 	fs.DurationVar(&c.callTimeout, "call-timeout", envDuration(getenv, "WMSMOCK_CALL_TIMEOUT", calibrate.DefaultCallTimeout, &envErrs), "bound on each call [WMSMOCK_CALL_TIMEOUT]")
 	fs.DurationVar(&c.pace, "pace", envDuration(getenv, "WMSMOCK_PACE", calibrate.DefaultPace, &envErrs), "least time between two ordinary calls (at least 50ms: the documented limit is 20 a second) [WMSMOCK_PACE]")
+	c.caCert.register(fs, getenv)
 	if err := parseArgs(fs, args, envErrs); err != nil {
 		return c, err
 	}
@@ -52,6 +54,7 @@ func parseCalibrate(args []string, getenv func(string) string, stderr io.Writer)
 func (c *calibrateConfig) validate() error {
 	errs := targetProblems(c.baseURL, c.token, c.token2, false)
 	errs = append(errs, tokenProblems([2]string{"--expired-token", c.expiredToken})...)
+	errs = append(errs, c.caCert.check()...)
 	if c.out != "-" {
 		if st, err := os.Stat(filepath.Dir(c.out)); err != nil || !st.IsDir() {
 			errs = append(errs, fmt.Sprintf("--out %q: directory %s does not exist", c.out, filepath.Dir(c.out)))
@@ -77,7 +80,7 @@ func calibrateCmd(ctx context.Context, args []string, getenv func(string) string
 		BaseURL: cfg.baseURL, Token: cfg.token, Token2: cfg.token2, ExpiredToken: cfg.expiredToken,
 		AllowDestructive: cfg.allowDestructive,
 		Timeout:          cfg.timeout, CallTimeout: cfg.callTimeout, Pace: cfg.pace,
-		Progress: stderr,
+		Progress: stderr, RootCAs: cfg.caCert.pool,
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "wmsmock %v\n", err)

@@ -83,6 +83,7 @@ type conformConfig struct {
 	ping          bool
 	strictProfile bool
 	seed          int64
+	caCert        caCertFlag // flags.go
 }
 
 func parseConform(args []string, getenv func(string) string, stderr io.Writer) (conformConfig, error) {
@@ -101,6 +102,7 @@ func parseConform(args []string, getenv func(string) string, stderr io.Writer) (
 	fs.StringVar(&c.adminToken, "admin-token", envString(getenv, "WMSMOCK_ADMIN_TOKEN", ""), "the fake's admin `TOKEN`, to move its clock from another host (not needed on loopback) [WMSMOCK_ADMIN_TOKEN]")
 	fs.BoolVar(&c.strictProfile, "strict-profile", envBool(getenv, "WMSMOCK_STRICT_PROFILE", false, &envErrs), "fail the run when the server differs from the profile on a point the document leaves open (by default such differences are reported, not failed) [WMSMOCK_STRICT_PROFILE]")
 	fs.Int64Var(&c.seed, "seed", envInt(getenv, "WMSMOCK_SEED", -1, &envErrs), "order of the scenarios: shuffled by this `N`, 0 for the files' order, -1 for a new shuffle each run (its seed is printed) [WMSMOCK_SEED]")
+	c.caCert.register(fs, getenv)
 	fs.BoolVar(&c.ping, "ping", false, "only check that the fake at --base-url is ready (GET /_mock/health) and exit 0 or 1; for container health checks")
 	if err := parseArgs(fs, args, envErrs); err != nil {
 		return c, err
@@ -120,6 +122,7 @@ func (c *conformConfig) seedOrNew() int64 {
 // typo is reported at once with the flag's name, and reads the profile.
 func (c *conformConfig) validate() error {
 	errs := targetProblems(c.baseURL, c.token, c.token2, c.ping)
+	errs = append(errs, c.caCert.check()...)
 	if c.ping {
 		return problems(errs)
 	}
@@ -173,6 +176,7 @@ func conform(ctx context.Context, args []string, getenv func(string) string, std
 		MaxRate:     cfg.maxRate,
 		CallTimeout: cfg.callTimeout,
 		AdminToken:  cfg.adminToken,
+		RootCAs:     cfg.caCert.pool,
 	})
 	res, err := conformance.Run(ctx, conformance.Options{
 		Target:           target,
@@ -209,7 +213,7 @@ func ping(ctx context.Context, cfg conformConfig, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "wmsmock conform --ping: %v\n", err)
 		return 1
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := cfg.caCert.client().Do(req)
 	if err != nil {
 		fmt.Fprintf(stderr, "wmsmock conform --ping: %v\n", err)
 		return 1

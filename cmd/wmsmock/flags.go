@@ -1,11 +1,15 @@
 package main
 
 import (
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -173,4 +177,44 @@ func problems(errs []string) error {
 		return nil
 	}
 	return errors.New(strings.Join(errs, "\n"))
+}
+
+// caCertFlag is --ca-cert: a PEM file of certificate authorities to trust
+// besides the system's, so conform and calibrate can reach a fake serving
+// HTTPS with its own CA (serve --tls) without turning verification off.
+type caCertFlag struct {
+	file string
+	pool *x509.CertPool // read by check; nil without a file
+}
+
+func (c *caCertFlag) register(fs *flag.FlagSet, getenv func(string) string) {
+	fs.StringVar(&c.file, "ca-cert", envString(getenv, "WMSMOCK_CA_CERT", ""), "also trust the certificate authorities in PEM `FILE` for an HTTPS --base-url, e.g. the CA file `wmsmock serve --tls` names [WMSMOCK_CA_CERT]")
+}
+
+// check reads the file, so a wrong path is reported before any call.
+func (c *caCertFlag) check() []string {
+	if c.file == "" {
+		return nil
+	}
+	pool, err := x509.SystemCertPool()
+	if err != nil {
+		pool = x509.NewCertPool()
+	}
+	b, err := os.ReadFile(c.file)
+	if err != nil {
+		return []string{fmt.Sprintf("--ca-cert: %v", err)}
+	}
+	if !pool.AppendCertsFromPEM(b) {
+		return []string{fmt.Sprintf("--ca-cert %q: no PEM certificate in the file", c.file)}
+	}
+	c.pool = pool
+	return nil
+}
+
+// client is a client trusting the pool (the default client without one).
+func (c *caCertFlag) client() *http.Client {
+	if c.pool == nil {
+		return http.DefaultClient
+	}
+	return &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: c.pool}, ForceAttemptHTTP2: true}}
 }

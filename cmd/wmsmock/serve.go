@@ -39,6 +39,7 @@ type serveConfig struct {
 	requestTimeout time.Duration
 	// replay is a session recorded by `wmsmock proxy --record`.
 	replay string
+	tls    tlsConfig // serve_tls.go
 }
 
 func parseServe(args []string, getenv func(string) string, stderr io.Writer) (serveConfig, error) {
@@ -63,13 +64,14 @@ func parseServe(args []string, getenv func(string) string, stderr io.Writer) (se
 	fs.DurationVar(&c.requestTimeout, "request-timeout", envDuration(getenv, "WMSMOCK_REQUEST_TIMEOUT", mock.DefaultRequestTimeout, &envErrs), "longest one API call may take; past it the call ends with a 500 and an Error ID naming the operation and stage; 0 for no limit [WMSMOCK_REQUEST_TIMEOUT]")
 	fs.StringVar(&c.adminToken, "admin-token", envString(getenv, "WMSMOCK_ADMIN_TOKEN", ""), "open /_mock/admin/ to any caller sending this bearer `TOKEN` (default: loopback callers only) [WMSMOCK_ADMIN_TOKEN]")
 	fs.StringVar(&c.replay, "replay", envString(getenv, "WMSMOCK_REPLAY", ""), "answer the calls recorded in `FILE` (by wmsmock proxy --record) as the service answered them [WMSMOCK_REPLAY]")
+	tlsHosts := c.tls.declare(fs, getenv, &envErrs) // serve_tls.go
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
 	if fs.NArg() > 0 {
 		return c, fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
 	}
-	c.specs, c.tokens = specs.values, tokens.values
+	c.specs, c.tokens, c.tls.hosts = specs.values, tokens.values, tlsHosts.values
 	if len(envErrs) > 0 {
 		return c, errors.New(strings.Join(envErrs, "; "))
 	}
@@ -127,6 +129,7 @@ func (c serveConfig) validate() error {
 	if c.adminToken != "" && !token68.Valid(c.adminToken) {
 		errs = append(errs, "--admin-token: not a valid bearer token (letters, digits and -._~+/ only)")
 	}
+	errs = append(errs, c.tls.problems()...)
 	return problems(errs)
 }
 
@@ -177,6 +180,7 @@ func (c serveConfig) options(logger *slog.Logger) ([]mock.Option, error) {
 	if c.replay != "" {
 		opts = append(opts, mock.WithReplay(c.replay))
 	}
+	opts = append(opts, c.tls.options()...)
 	switch c.rateLimit {
 	case "":
 	case "off":
@@ -206,6 +210,12 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		return parseFailed("serve", err, stderr)
 	}
 	logger := newLogger(cfg, stderr)
+	cleanup, err := cfg.tls.prepare() // serve_tls.go
+	if err != nil {
+		fmt.Fprintf(stderr, "wmsmock serve: %v\n", err)
+		return 1
+	}
+	defer cleanup()
 	opts, err := cfg.options(logger)
 	if err != nil {
 		fmt.Fprintf(stderr, "wmsmock serve: %v\n", err)
@@ -277,6 +287,7 @@ func printBanner(w io.Writer, srv *mock.Server, took time.Duration) {
 		fmt.Fprintf(w, "wmsmock: serving %q %s as API version %s (%d operations)\n", doc.Title, doc.Version, v, len(doc.Operations))
 	}
 	fmt.Fprintf(w, "wmsmock: ready in %s at %s\n", took.Round(time.Millisecond), srv.BaseURL())
-	fmt.Fprintf(w, "wmsmock: try   curl -H 'Authorization: Bearer %s' %s/workflow\n", mock.DevToken, srv.BaseURL())
+	curlTLS := printTLS(w, srv) // serve_tls.go
+	fmt.Fprintf(w, "wmsmock: try   curl %s-H 'Authorization: Bearer %s' %s/workflow\n", curlTLS, mock.DevToken, srv.BaseURL())
 	fmt.Fprintf(w, "wmsmock: the served document is at %s/_mock/openapi.yaml; stop with Ctrl-C\n", srv.URL())
 }

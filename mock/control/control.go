@@ -11,6 +11,7 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/wmsmock/wmsmock/mock/apierror"
+	"github.com/wmsmock/wmsmock/mock/control/docs"
 	"github.com/wmsmock/wmsmock/mock/spec"
 )
 
@@ -41,6 +42,11 @@ func New(b Backend) http.Handler {
 	r.HandleFunc("/_mock/errors/{id}", h.errorEntry).Methods(http.MethodGet)
 	if ab, ok := b.(AdminBackend); ok {
 		registerAdmin(r, ab) // admin.go
+	}
+	// A Backend that can render reference documents also gets the
+	// reference page (docs/).
+	if src, ok := b.(docs.Source); ok {
+		r.PathPrefix(docs.Prefix).Handler(docs.New(src))
 	}
 	r.NotFoundHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusNotFound, message("no control endpoint "+r.Method+" "+r.URL.Path))

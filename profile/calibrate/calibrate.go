@@ -13,6 +13,8 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -66,6 +68,10 @@ type Options struct {
 	Burst int
 	// Client sends the calls (default: a client of its own).
 	Client *http.Client
+	// RootCAs, when set, are the certificate authorities the default
+	// client checks an HTTPS server against (e.g. the fake's CA); nil
+	// uses the system's.
+	RootCAs *x509.CertPool
 	// Progress, if set, gets a line per probe.
 	Progress io.Writer
 	// Sleep waits d (default: a timer). Tests that run the server on a
@@ -126,7 +132,11 @@ func (o *Options) defaults() error {
 		o.Burst = DefaultBurst
 	}
 	if o.Client == nil {
-		o.Client = &http.Client{Transport: &http.Transport{MaxConnsPerHost: o.Burst, MaxIdleConnsPerHost: o.Burst}}
+		tr := &http.Transport{MaxConnsPerHost: o.Burst, MaxIdleConnsPerHost: o.Burst}
+		if o.RootCAs != nil {
+			tr.TLSClientConfig, tr.ForceAttemptHTTP2 = &tls.Config{RootCAs: o.RootCAs}, true
+		}
+		o.Client = &http.Client{Transport: tr}
 	}
 	if o.Sleep == nil {
 		o.Sleep = wait.For
