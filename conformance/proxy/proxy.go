@@ -92,6 +92,10 @@ type Proxy struct {
 	report    *tally
 	queue     chan *exchange
 	done      chan struct{}
+	// mu guards closed against sends on the closed queue: a call that ends
+	// after Close is forwarded but neither checked nor recorded.
+	mu        sync.RWMutex
+	closed    bool
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -207,7 +211,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				ex.err += " (no more within " + p.o.Timeout.String() + ")"
 			}
 		}
-		p.queue <- ex
+		p.enqueue(ex)
 		if v != nil {
 			panic(v)
 		}
@@ -251,6 +255,16 @@ func (p *Proxy) fail(w http.ResponseWriter, r *http.Request, err error) {
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
 	p.o.Logger.Warn("no answer from the target", "method", r.Method, "path", r.URL.Path, "status", status, "error", err)
+}
+
+// enqueue hands a finished call to the worker, waiting while its queue is
+// full.
+func (p *Proxy) enqueue(ex *exchange) {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	if !p.closed {
+		p.queue <- ex
+	}
 }
 
 // work checks and records finished calls, one at a time, in the order
@@ -380,10 +394,13 @@ func unescape(p string) string {
 }
 
 // Close waits for the calls already answered to be checked and recorded,
-// then closes the recording. The proxy must not serve calls afterwards.
+// then closes the recording. Calls served afterwards are only forwarded.
 func (p *Proxy) Close() error {
 	p.closeOnce.Do(func() {
+		p.mu.Lock()
+		p.closed = true
 		close(p.queue)
+		p.mu.Unlock()
 		<-p.done
 		if p.rec != nil {
 			p.closeErr = p.rec.Close()

@@ -274,6 +274,12 @@ func TestProxyReportsDriftAndPassesTheBodyUnchanged(t *testing.T) {
 		t.Fatalf("the client got %d %q (headers %v), want the target's answer unchanged", a.status, a.body, a.header)
 	}
 	stop()
+	// Closed, the proxy still forwards, but checks and records no more.
+	late := httptest.NewRecorder()
+	p.ServeHTTP(late, httptest.NewRequest("GET", "/workflow/abc", nil))
+	if late.Code != 200 || late.Body.String() != driftBody {
+		t.Errorf("a call after Close: %d %s", late.Code, late.Body)
+	}
 
 	var found *proxy.Violation
 	r := p.Report()
