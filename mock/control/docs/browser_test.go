@@ -2,6 +2,7 @@ package docs_test
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -118,13 +119,29 @@ func TestReferencePageInBrowser(t *testing.T) {
 	if !strings.Contains(body, "workflows") {
 		t.Errorf("try it on GET /workflow: the answer shown is not the fake's list: %.300s", body)
 	}
-	// The call reached the fake as an API call, with the token the page
-	// filled in (without it the fake answers 403).
-	resp, err := srv.Client().Get(srv.URL() + "/_mock/health")
+	// The call reached the fake as an API call and passed its token check
+	// (without the token the page fills in, the fake answers 403).
+	resp, err := srv.Client().Get(srv.URL() + "/_mock/admin/requests?n=20")
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp.Body.Close()
+	defer resp.Body.Close()
+	var journal struct {
+		Requests []struct {
+			Method, Path, Operation string
+			Status                  int
+		}
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&journal); err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, e := range journal.Requests {
+		found = found || e.Method == "GET" && e.Path == "/api/workflow" && e.Operation == "ListWorkflows" && e.Status == 200
+	}
+	if !found {
+		t.Errorf("the fake's journal has no 200 for GET /api/workflow: %+v", journal)
+	}
 }
 
 // screenshot writes the whole page as a PNG (quality 100 is PNG) and returns its path.
