@@ -20,6 +20,7 @@ Usage:
   wmsmock conform [flags]   run the conformance scenarios against a server
   wmsmock calibrate [flags] probe a server and write its behaviour profile
   wmsmock fidelity [flags]  run the scenarios against two servers and compare them
+  wmsmock diff OLD NEW [flags]  what changed between two documents, and whom it breaks
   wmsmock help              show this text
 `
 
@@ -46,6 +47,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return calibrateCmd(ctx, args[1:], getenv, stdout, stderr)
 	case "fidelity":
 		return fidelityCmd(ctx, args[1:], getenv, stdout, stderr)
+	case "diff":
+		return diffCmd(ctx, args[1:], getenv, stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0
