@@ -58,16 +58,20 @@ func (r *Report) Text(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s -> %s\n%s\n", sideName(r.Old), sideName(r.New), r.summary())
 	for _, sev := range sections {
-		first := true
+		first, last := true, ""
 		for _, c := range r.Changes {
 			if c.Severity != sev {
 				continue
 			}
 			if first {
 				fmt.Fprintf(&b, "\n%s:\n", strings.ToUpper(sev.Label()))
-				first = false
+				first, last = false, ""
 			}
-			fmt.Fprintf(&b, "  %s\n      %s\n", c.Operation, where(c))
+			if op := c.Operation.String(); op != last {
+				fmt.Fprintf(&b, "  %s\n", op)
+				last = op
+			}
+			fmt.Fprintf(&b, "      %s\n", where(c))
 		}
 	}
 	for _, imp := range []struct {
