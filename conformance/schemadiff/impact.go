@@ -6,7 +6,6 @@ import (
 	"io"
 	"net/url"
 	"os"
-	"slices"
 	"sort"
 	"strings"
 
@@ -228,14 +227,4 @@ func route(r *oasdoc.Router, templates []string, method, path string) (string, b
 		}
 		path = rest[j:]
 	}
-}
-
-// sortedKeys is the keys of a set, sorted.
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }
