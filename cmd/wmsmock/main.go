@@ -21,6 +21,7 @@ Usage:
   wmsmock calibrate [flags] probe a server and write its behaviour profile
   wmsmock fidelity [flags]  run the scenarios against two servers and compare them
   wmsmock proxy   [flags]   forward to the service, report drift, record the session
+  wmsmock diff OLD NEW [flags]  what changed between two documents, and whom it breaks
   wmsmock help              show this text
 `
 
@@ -49,6 +50,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return fidelityCmd(ctx, args[1:], getenv, stdout, stderr)
 	case "proxy":
 		return proxyCmd(ctx, args[1:], getenv, stdout, stderr)
+	case "diff":
+		return diffCmd(ctx, args[1:], getenv, stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0

@@ -1,0 +1,5 @@
+//go:build race
+
+package schemadiff_test
+
+const raceEnabled = true
