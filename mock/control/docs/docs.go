@@ -20,6 +20,7 @@ import (
 	"net/http"
 	"path"
 	"strings"
+	"sync"
 )
 
 // Prefix is where the page and its files live.
@@ -31,7 +32,11 @@ const ReferencePath = Prefix + "/openapi.json"
 //go:embed assets page.html page.js
 var files embed.FS
 
-var page = template.Must(template.ParseFS(files, "page.html"))
+// page is parsed on first use: parsing at package initialisation would
+// add to every start of the binary, and most runs never open the page.
+var page = sync.OnceValue(func() *template.Template {
+	return template.Must(template.ParseFS(files, "page.html"))
+})
 
 // Source is what the page needs from the server.
 type Source interface {
@@ -89,7 +94,7 @@ func (h *handler) page(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var out bytes.Buffer
-	if err := page.Execute(&out, map[string]any{"Config": string(b), "Versions": cfg.Versions,
+	if err := page().Execute(&out, map[string]any{"Config": string(b), "Versions": cfg.Versions,
 		"Default": cfg.DefaultVersion, "Token": cfg.Token}); err != nil {
 		writeMessage(w, http.StatusInternalServerError, err.Error())
 		return
