@@ -157,6 +157,13 @@ func (st *state) load() error {
 	if st.file == "" {
 		return st.seedWith.Seed(st.seed)
 	}
+	// Saves this process never finished (a kill, a crash) leave their
+	// temporary files behind; they hold nothing the state file needs.
+	if n, err := store.RemoveTemporary(st.file); err != nil {
+		st.logger.Warn("removing temporary files of interrupted saves", "file", st.file, "error", err)
+	} else if n > 0 {
+		st.logger.Info("removed temporary files of interrupted saves", "file", st.file, "count", n)
+	}
 	f, err := store.ReadFile(st.file)
 	if errors.Is(err, store.ErrNoFile) {
 		return st.seedWith.Seed(st.seed)
@@ -256,6 +263,12 @@ func (st *state) save() error {
 	}
 	st.saveMu.Lock()
 	defer st.saveMu.Unlock()
+	// The stamp comes before the snapshots, never after: a call answered
+	// before savedAt had finished its write before the stamp was taken, so
+	// the snapshots below hold it. Stamping afterwards would let calls
+	// waiting on the store's lock finish, and be answered, between the
+	// snapshot and the stamp, and a file would claim writes it lacks.
+	savedAt := st.clock.Now().UTC()
 	snap, err := st.records.Snapshot()
 	if err != nil {
 		return err
@@ -265,7 +278,7 @@ func (st *state) save() error {
 		return err
 	}
 	parts := map[string]any{partRecords: snap, partTokens: tokens, partClock: clockPart{Advanced: st.clock.Skew()}}
-	f := store.File{SavedAt: st.clock.Now().UTC(), Parts: map[string]json.RawMessage{}}
+	f := store.File{SavedAt: savedAt, Parts: map[string]json.RawMessage{}}
 	for name, v := range parts {
 		b, err := json.Marshal(v)
 		if err != nil {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -353,4 +354,33 @@ func TestVersion(t *testing.T) {
 		t.Fatal(err)
 	}
 	expect("restore empties a collection", "things", true)
+}
+
+// TestRemoveTemporary: the temporary files of interrupted saves of one
+// path go, and nothing else does (the state file, another path's files, a
+// name that only looks alike).
+func TestRemoveTemporary(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "st[1].json") // glob characters match literally
+	keep := []string{"st[1].json", ".other.json.tmp-123", "st[1].json.tmp-9", ".st[1].json.bak"}
+	gone := []string{".st[1].json.tmp-1", ".st[1].json.tmp-2345"}
+	for _, n := range append(slices.Clone(keep), gone...) {
+		if err := os.WriteFile(filepath.Join(dir, n), []byte("x"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	n, err := store.RemoveTemporary(path)
+	if err != nil || n != len(gone) {
+		t.Fatalf("RemoveTemporary: %d, %v; want %d removed", n, err, len(gone))
+	}
+	for _, k := range keep {
+		if _, err := os.Stat(filepath.Join(dir, k)); err != nil {
+			t.Errorf("%s was removed: %v", k, err)
+		}
+	}
+	for _, g := range gone {
+		if _, err := os.Stat(filepath.Join(dir, g)); err == nil {
+			t.Errorf("%s survived", g)
+		}
+	}
 }
