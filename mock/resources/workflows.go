@@ -440,9 +440,15 @@ func (w *workflows) cancel(req *handler.Request) (*handler.Response, error) {
 }
 
 func (w *workflows) remove(req *handler.Request) (*handler.Response, error) {
-	r, _, err := w.get(req)
+	r, wf, err := w.get(req)
 	if err != nil {
 		return nil, err
+	}
+	// The documents: force deletes a run even while it is active. Any
+	// value but "true" is no force (a value that is not a boolean at all
+	// has been refused by request validation already).
+	if req.Query.Get("force") != "true" && !workflow.Final(wf.At(req.Now).Status) {
+		return nil, fail(errActive, "workflow %q is %s: deleting it takes force=true", r.ID, wf.At(req.Now).Status)
 	}
 	if err := w.s.d.Store.Delete(WorkflowsCollection, r.ID); errors.Is(err, store.ErrNotFound) {
 		return nil, fail(errMissing, "no workflow %q", r.ID)
