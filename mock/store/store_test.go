@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -382,5 +383,87 @@ func TestRemoveTemporary(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(dir, g)); err == nil {
 			t.Errorf("%s survived", g)
 		}
+	}
+}
+
+// TestPageKeepsListsInOrder: an indexer's lists stay newest first through
+// inserts (in and out of time order), updates that move a record in time
+// or to another list, deletes and a restore; a page reads a window of its
+// list, and a search counts only matches within its window.
+func TestPageKeepsListsInOrder(t *testing.T) {
+	m := store.NewMemory()
+	// The list is the record's data ("a" or "b"); the text its id.
+	byData := func(r store.Record) ([]string, string) {
+		var l string
+		_ = json.Unmarshal(r.Data, &l)
+		return []string{l}, r.ID
+	}
+	put := func(id, list string, at time.Duration) {
+		t.Helper()
+		if _, err := m.Insert("c", store.Record{ID: id, Created: t0.Add(at), Data: json.RawMessage(`"` + list + `"`)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put("x1", "a", 1) // filed before the indexer exists
+	if err := m.Index("c", byData); err != nil {
+		t.Fatal(err)
+	}
+	put("x2", "a", 2)
+	put("y3", "b", 3)
+	put("x0", "a", 0) // older than all: goes to the end
+	put("x2b", "a", 2)
+	page := func(q store.Query) ([]string, int) {
+		t.Helper()
+		q.List = cmp.Or(q.List, "a")
+		rs, total, err := m.Page("c", q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids := []string{}
+		for _, r := range rs {
+			ids = append(ids, r.ID)
+		}
+		return ids, total
+	}
+	check := func(what string, q store.Query, want []string, wantTotal int) {
+		t.Helper()
+		if got, total := page(q); !slices.Equal(got, want) || total != wantTotal {
+			t.Errorf("%s: %v (total %d), want %v (total %d)", what, got, total, want, wantTotal)
+		}
+	}
+	check("all of a", store.Query{Limit: 10}, []string{"x2b", "x2", "x1", "x0"}, 4)
+	check("a window", store.Query{Offset: 1, Limit: 2}, []string{"x2", "x1"}, 4)
+	check("past the end", store.Query{Offset: 9, Limit: 2}, []string{}, 4)
+	check("list b", store.Query{List: "b", Limit: 10}, []string{"y3"}, 1)
+	check("no such list", store.Query{List: "z", Limit: 10}, []string{}, 0)
+	check("search", store.Query{Contains: "x2", Limit: 10}, []string{"x2b", "x2"}, 2)
+	check("search, second page", store.Query{Contains: "x", Offset: 1, Limit: 2}, []string{"x2", "x1"}, 4)
+	check("search window", store.Query{Contains: "x", Window: 2, Limit: 10}, []string{"x2b", "x2"}, 2)
+
+	// x0 moves to list b and becomes the newest; x2 is deleted.
+	if _, err := m.Update("c", "x0", func(r *store.Record) error {
+		r.Created, r.Data = t0.Add(9), json.RawMessage(`"b"`)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Delete("c", "x2"); err != nil {
+		t.Fatal(err)
+	}
+	check("a after update and delete", store.Query{Limit: 10}, []string{"x2b", "x1"}, 2)
+	check("b after update", store.Query{List: "b", Limit: 10}, []string{"x0", "y3"}, 2)
+
+	snap, _ := m.Snapshot()
+	if err := m.Restore(store.Snapshot{}); err != nil {
+		t.Fatal(err)
+	}
+	check("a after an empty restore", store.Query{Limit: 10}, []string{}, 0)
+	if err := m.Restore(snap); err != nil {
+		t.Fatal(err)
+	}
+	check("a after restore", store.Query{Limit: 10}, []string{"x2b", "x1"}, 2)
+	check("b after restore", store.Query{List: "b", Limit: 10}, []string{"x0", "y3"}, 2)
+	if _, _, err := m.Page("c", store.Query{List: "a", Offset: -1}); !errors.Is(err, store.ErrInvalid) {
+		t.Errorf("negative offset: %v", err)
 	}
 }
