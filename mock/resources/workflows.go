@@ -61,7 +61,6 @@ type workflows struct {
 	// the same launch (a CI job, a retry, a load test), and decoding is the
 	// largest part of a launch's own work.
 	launches *memo.Map[string, *launchBody]
-
 }
 
 type decodedKey struct {
