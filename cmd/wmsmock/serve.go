@@ -15,6 +15,7 @@ import (
 	"github.com/wmsmock/wmsmock/internal/ratewindow"
 	"github.com/wmsmock/wmsmock/internal/token68"
 	"github.com/wmsmock/wmsmock/mock"
+	"github.com/wmsmock/wmsmock/mock/store/redisstore"
 	"github.com/wmsmock/wmsmock/profile"
 )
 
@@ -37,6 +38,8 @@ type serveConfig struct {
 	adminToken    string
 	// requestTimeout bounds every API call (0: unbounded).
 	requestTimeout time.Duration
+	// store is where records live: "" (this process) or a redis:// URL.
+	store string
 }
 
 func parseServe(args []string, getenv func(string) string, stderr io.Writer) (serveConfig, error) {
@@ -60,6 +63,7 @@ func parseServe(args []string, getenv func(string) string, stderr io.Writer) (se
 	fs.StringVar(&c.fixtures, "fixtures", envString(getenv, "WMSMOCK_FIXTURES", ""), "seed a fresh fake from the seed files in `DIR` instead of the built-in ones [WMSMOCK_FIXTURES]")
 	fs.DurationVar(&c.requestTimeout, "request-timeout", envDuration(getenv, "WMSMOCK_REQUEST_TIMEOUT", mock.DefaultRequestTimeout, &envErrs), "longest one API call may take; past it the call ends with a 500 and an Error ID naming the operation and stage; 0 for no limit [WMSMOCK_REQUEST_TIMEOUT]")
 	fs.StringVar(&c.adminToken, "admin-token", envString(getenv, "WMSMOCK_ADMIN_TOKEN", ""), "open /_mock/admin/ to any caller sending this bearer `TOKEN` (default: loopback callers only) [WMSMOCK_ADMIN_TOKEN]")
+	fs.StringVar(&c.store, "store", envString(getenv, "WMSMOCK_STORE", ""), "keep records in a shared store, `redis://HOST:PORT/DB`, so several replicas serve one state (default: this process's memory) [WMSMOCK_STORE]")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
@@ -92,6 +96,13 @@ func (c serveConfig) validate() error {
 	for _, t := range c.tokens {
 		if !token68.Valid(t) {
 			errs = append(errs, fmt.Sprintf("--token: %q is not a valid bearer token (letters, digits and -._~+/ only)", t))
+		}
+	}
+	if c.store != "" {
+		if _, err := redisstore.ParseURL(c.store); err != nil {
+			errs = append(errs, fmt.Sprintf("--store %q: %v", c.store, err))
+		} else if c.stateFile != "" {
+			errs = append(errs, "--store and --state-file do not go together: Redis keeps the state")
 		}
 	}
 	if c.rateLimit != "" && c.rateLimit != "off" {
@@ -165,6 +176,13 @@ func (c serveConfig) options(logger *slog.Logger) ([]mock.Option, error) {
 	}
 	if c.adminToken != "" {
 		opts = append(opts, mock.WithAdminToken(c.adminToken))
+	}
+	if c.store != "" {
+		st, err := redisstore.Open(c.store, 2*time.Second)
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, mock.WithStore(st))
 	}
 	switch c.rateLimit {
 	case "":

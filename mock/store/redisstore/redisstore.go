@@ -554,3 +554,32 @@ func sortNewestFirst(rs []store.Record) {
 		return cmp.Compare(b.Seq, a.Seq)
 	})
 }
+
+// Open connects to the Redis a URL names (redis://[user:password@]host:port/db)
+// and returns a store on it with the fake's key prefix, after checking
+// that Redis answers. Close the store to release the connection.
+func Open(url string, timeout time.Duration) (*Store, error) {
+	opt, err := ParseURL(url)
+	if err != nil {
+		return nil, err
+	}
+	s := New(redis.NewClient(opt), "wmsmock", timeout)
+	if err := s.Ping(); err != nil {
+		_ = s.Close()
+		return nil, fmt.Errorf("redis at %s: %w", opt.Addr, err)
+	}
+	return s, nil
+}
+
+// ParseURL checks a store URL: redis:// (or rediss:// for TLS) with a
+// host and port and an optional database number.
+func ParseURL(url string) (*redis.Options, error) {
+	opt, err := redis.ParseURL(url)
+	if err != nil {
+		return nil, fmt.Errorf("not a Redis URL (redis://HOST:PORT/DB): %w", err)
+	}
+	return opt, nil
+}
+
+// Close releases the connection to Redis.
+func (s *Store) Close() error { return s.c.Close() }
