@@ -1,7 +1,10 @@
 package mock_test
 
 import (
+	"context"
+	"net"
 	"net/http"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -29,9 +32,43 @@ func replica(t *testing.T, addr string, clk *clock.Fake) *mock.Server {
 // and cancelled on A, every replica lists it once, and a replica started
 // again finds everything (the seed is not added twice).
 func TestReplicasShareRecords(t *testing.T) {
-	mr := miniredis.RunT(t)
+	replicasShareRecords(t, miniredis.RunT(t).Addr())
+}
+
+// TestReplicasShareRecordsRealRedis is the same on a real redis-server,
+// started by the test on a free loopback port (the Debian package
+// redis-server; .ci/run installs it).
+func TestReplicasShareRecordsRealRedis(t *testing.T) {
+	bin, err := exec.LookPath("redis-server")
+	if err != nil {
+		t.Skip("redis-server is not installed (apt-get install redis-server): the real-Redis replica test is skipped; the miniredis one ran")
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	_, port, _ := net.SplitHostPort(addr)
+	_ = l.Close()
+	cmd := exec.Command(bin, "--bind", "127.0.0.1", "--port", port, "--save", "", "--appendonly", "no", "--dir", t.TempDir())
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	c := redis.NewClient(&redis.Options{Addr: addr})
+	defer c.Close()
+	for i := 0; c.Ping(context.Background()).Err() != nil; i++ {
+		if i > 200 {
+			t.Fatal("redis-server did not answer within 10 s")
+		}
+		time.Sleep(50 * time.Millisecond) // waiting for a process to listen, not for time to pass
+	}
+	replicasShareRecords(t, addr)
+}
+
+func replicasShareRecords(t *testing.T, addr string) {
 	clk := clock.NewFake(epoch)
-	a, b, c := replica(t, mr.Addr(), clk), replica(t, mr.Addr(), clk), replica(t, mr.Addr(), clk)
+	a, b, c := replica(t, addr, clk), replica(t, addr, clk), replica(t, addr, clk)
 	_, seeded, _ := listIDs(t, a.Handler(), "?max=100")
 
 	id := launch(t, b.Handler(), "shared-run", "")
@@ -52,7 +89,7 @@ func TestReplicasShareRecords(t *testing.T) {
 	// A replica started again (a deploy, a crash) loses nothing and adds
 	// no second seed.
 	_ = a.Close()
-	a = replica(t, mr.Addr(), clk)
+	a = replica(t, addr, clk)
 	if _, total, _ := listIDs(t, a.Handler(), "?max=100"); total != seeded+1 {
 		t.Errorf("after restarting A: %d runs, want %d", total, seeded+1)
 	}
