@@ -38,6 +38,19 @@ func (a admin) Reference(version string) ([]byte, error) { return a.s.reference(
 func (a admin) Ready() bool        { return a.s.ready.Load() }
 func (a admin) Versions() []string { return a.s.Versions() }
 
+// Unhealthy reports why the fake cannot serve its state: a shared store
+// (Redis) that does not answer. Nil when healthy or when the store lives
+// in this process.
+func (a admin) Unhealthy() error {
+	if a.s.state == nil {
+		return nil
+	}
+	if p, ok := a.s.state.records.(interface{ Ping() error }); ok {
+		return p.Ping()
+	}
+	return nil
+}
+
 func (a admin) DefaultVersion() string { return a.s.profile.Versions.Default }
 
 func (a admin) Document(version string) (*spec.Document, bool) { return a.s.Document(version) }

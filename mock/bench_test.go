@@ -1,12 +1,16 @@
 package mock_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/wmsmock/wmsmock/internal/testenv"
 	"github.com/wmsmock/wmsmock/mock"
@@ -168,5 +172,80 @@ func BenchmarkHandlerListLargeStore(b *testing.B) {
 			}
 			b.ReportMetric(perRun, "B-heap/run") // after the loop: ResetTimer drops reported metrics
 		})
+	}
+}
+
+// BenchmarkStoreScale measures the workflow operations with 1,000 and
+// 100,000 stored runs, and 1,000,000 when WMSMOCK_BENCH_1M=1 is set (filling
+// that many takes a while, so it is left out of a plain -bench run):
+//
+//	WMSMOCK_BENCH_1M=1 go test ./mock -run '^$' -bench 'StoreScale' -benchtime 2000x
+//
+// Every operation's cost should stay flat as the store grows: list reads
+// a page of the workspace's list kept in order by the store, describe one
+// record, launch appends one, and search looks at a bounded window of the
+// newest runs. Each case reports its median (p50-ns), and list its heap per
+// stored run (B-heap/run).
+func BenchmarkStoreScale(b *testing.B) {
+	sizes := []int{1_000, 100_000}
+	if os.Getenv("WMSMOCK_BENCH_1M") == "1" {
+		sizes = append(sizes, 1_000_000)
+	}
+	const launch = `{"launch":{"computeEnvId":"4cLCtSsDAtUSmBKD9rXyQw","pipeline":"https://github.com/nf-core/rnaseq"}}`
+	for _, n := range sizes {
+		srv, err := mock.New(mock.WithRateLimit(nil), mock.WithoutSeed())
+		if err != nil {
+			b.Fatal(err)
+		}
+		h := srv.Handler()
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		var middle string
+		for i := range n {
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, newBenchRequest("POST", "/api/workflow/launch", launch, "wmsmock-dev-token"))
+			if rec.Code != 200 {
+				b.Fatalf("launch %d: %d %s", i, rec.Code, rec.Body.String())
+			}
+			if i == n/2 {
+				var l struct{ WorkflowID string }
+				_ = json.Unmarshal(rec.Body.Bytes(), &l)
+				middle = l.WorkflowID
+			}
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		perRun := float64(int64(after.HeapAlloc)-int64(before.HeapAlloc)) / float64(n)
+		cases := []struct{ name, method, target, body string }{
+			{"list", "GET", "/api/workflow?max=20", ""},
+			{"list-deep", "GET", fmt.Sprintf("/api/workflow?max=20&offset=%d", n/2), ""},
+			{"describe", "GET", "/api/workflow/" + middle, ""},
+			{"launch", "POST", "/api/workflow/launch", launch},
+			{"search", "GET", "/api/workflow?max=20&search=happy", ""},
+		}
+		for _, c := range cases {
+			b.Run(fmt.Sprintf("runs=%d/%s", n, c.name), func(b *testing.B) {
+				var took []time.Duration
+				b.ReportAllocs()
+				for b.Loop() {
+					rec := httptest.NewRecorder()
+					req := newBenchRequest(c.method, c.target, c.body, "wmsmock-dev-token")
+					start := time.Now()
+					h.ServeHTTP(rec, req)
+					took = append(took, time.Since(start))
+					if rec.Code != 200 {
+						b.Fatalf("%s: %d %s", c.name, rec.Code, rec.Body.String())
+					}
+				}
+				slices.Sort(took)
+				b.ReportMetric(float64(took[len(took)/2].Nanoseconds()), "p50-ns")
+				if c.name == "list" {
+					b.ReportMetric(perRun, "B-heap/run")
+				}
+			})
+		}
+		runtime.KeepAlive(srv)
+		_ = srv.Close()
 	}
 }

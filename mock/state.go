@@ -33,6 +33,9 @@ type state struct {
 	seed     *resources.Seed
 	file     string
 	logger   *slog.Logger
+	// shared is set when the records live in a store other replicas use
+	// too (WithStore): the first replica to start seeds it, once.
+	shared bool
 	// configured are the tokens the fake was started with (built-in,
 	// profile and --token ones), pinned, as first created: a reset goes
 	// back to them.
@@ -71,7 +74,10 @@ func (s *Server) setupState(cfg settings) error {
 		}
 		return nil
 	}
-	st.records = store.NewMemory()
+	st.records, st.shared = cfg.state.records, cfg.state.records != nil
+	if st.records == nil {
+		st.records = store.NewMemory()
+	}
 	if !cfg.state.noSeed {
 		if st.seed, err = loadSeed(cfg.state.fixturesDir); err != nil {
 			return fmt.Errorf("fixtures: %w", err)
@@ -155,11 +161,18 @@ func (st *state) autosave(interval time.Duration) {
 // must not run on (and later save over) a state it could not read.
 func (st *state) load() error {
 	if st.file == "" {
-		return st.seedWith.Seed(st.seed)
+		return st.seedOnce()
+	}
+	// Saves this process never finished (a kill, a crash) leave their
+	// temporary files behind; they hold nothing the state file needs.
+	if n, err := store.RemoveTemporary(st.file); err != nil {
+		st.logger.Warn("removing temporary files of interrupted saves", "file", st.file, "error", err)
+	} else if n > 0 {
+		st.logger.Info("removed temporary files of interrupted saves", "file", st.file, "count", n)
 	}
 	f, err := store.ReadFile(st.file)
 	if errors.Is(err, store.ErrNoFile) {
-		return st.seedWith.Seed(st.seed)
+		return st.seedOnce()
 	}
 	if err == nil {
 		err = st.restore(f)
@@ -256,6 +269,12 @@ func (st *state) save() error {
 	}
 	st.saveMu.Lock()
 	defer st.saveMu.Unlock()
+	// The stamp comes before the snapshots, never after: a call answered
+	// before savedAt had finished its write before the stamp was taken, so
+	// the snapshots below hold it. Stamping afterwards would let calls
+	// waiting on the store's lock finish, and be answered, between the
+	// snapshot and the stamp, and a file would claim writes it lacks.
+	savedAt := st.clock.Now().UTC()
 	snap, err := st.records.Snapshot()
 	if err != nil {
 		return err
@@ -265,7 +284,7 @@ func (st *state) save() error {
 		return err
 	}
 	parts := map[string]any{partRecords: snap, partTokens: tokens, partClock: clockPart{Advanced: st.clock.Skew()}}
-	f := store.File{SavedAt: st.clock.Now().UTC(), Parts: map[string]json.RawMessage{}}
+	f := store.File{SavedAt: savedAt, Parts: map[string]json.RawMessage{}}
 	for name, v := range parts {
 		b, err := json.Marshal(v)
 		if err != nil {
@@ -276,6 +295,28 @@ func (st *state) save() error {
 	return store.WriteFile(st.file, f)
 }
 
+// Where a shared store notes that it has been seeded.
+const (
+	metaCollection = "wmsmock-meta"
+	seededID       = "seeded"
+)
+
+// seedOnce seeds the records, unless they are shared and another replica
+// has seeded them already: the replica that inserts the marker seeds, the
+// others find it and leave the store alone.
+func (st *state) seedOnce() error {
+	if st.shared {
+		_, err := st.records.Insert(metaCollection, store.Record{ID: seededID, Created: st.clock.Now(), Data: []byte("true")})
+		if errors.Is(err, store.ErrExists) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return st.seedWith.Seed(st.seed)
+}
+
 // reset puts the fake back as it started: the seed's records, the
 // configured tokens only. The clock is left where it is.
 func (st *state) reset() error {
@@ -283,7 +324,7 @@ func (st *state) reset() error {
 		if err := st.records.Restore(store.Snapshot{}); err != nil {
 			return err
 		}
-		if err := st.seedWith.Seed(st.seed); err != nil {
+		if err := st.seedOnce(); err != nil {
 			return err
 		}
 	}

@@ -2,6 +2,8 @@ package mock
 
 import (
 	"errors"
+
+	"github.com/wmsmock/wmsmock/mock/store"
 	"strings"
 	"time"
 )
@@ -15,6 +17,23 @@ type stateSettings struct {
 	adminToken  string
 	noSeed      bool
 	disabled    bool
+	records     store.Store
+}
+
+// WithStore keeps the fake's records in st instead of in this process's
+// memory. Replicas of the fake given one shared store (redisstore, on one
+// Redis) serve the same runs, pipelines and other records: what one
+// creates, the others list, describe and change. A store that is already
+// filled is not seeded again: the seed's records are only added where
+// they are missing.
+func WithStore(st store.Store) Option {
+	return func(s *settings) error {
+		if st == nil {
+			return errors.New("WithStore: nil store")
+		}
+		s.state.records = st
+		return nil
+	}
 }
 
 // WithStateFile keeps the fake's state (records, tokens, the clock's

@@ -357,14 +357,32 @@ func TestWorkflowCancel(t *testing.T) {
 	}
 }
 
-// TestWorkflowDelete: after DELETE, describing the run (or anything below
-// it) is a 403 with no body, as on the real service.
+// TestWorkflowDelete: a run that has not ended is deleted only with
+// force=true (without it: the profile's delete_active reply, a 400 with an
+// Error ID, and the run stays); a finished run needs no force. After
+// DELETE, describing the run (or anything below it) is a 403 with no body,
+// as on the real service.
 func TestWorkflowDelete(t *testing.T) {
 	for _, dc := range documents {
 		t.Run(dc.name, func(t *testing.T) {
-			srv, _ := strictServer(t, dc.doc(t))
+			srv, clk := strictServer(t, dc.doc(t))
 			id := launch(t, srv.Handler(), "to-delete", "")
-			ok(t, srv.Handler(), call(t, srv.Handler(), "DELETE", "/api/workflow/"+id, devToken, nil), 204, "delete")
+			for _, q := range []string{"", "?force=false"} {
+				a := call(t, srv.Handler(), "DELETE", "/api/workflow/"+id+q, devToken, nil)
+				if m := errorIDMessage.FindStringSubmatch(a.message(t)); a.status != 400 || m == nil ||
+					!strings.HasPrefix(a.message(t), "Workflow is still active, use force=true to delete it - Error ID: ") {
+					t.Errorf("DELETE%s of a SUBMITTED run: %d %s, want 400 with the delete_active message and an Error ID", q, a.status, a.body)
+				}
+			}
+			ok(t, srv.Handler(), call(t, srv.Handler(), "GET", "/api/workflow/"+id, devToken, nil), 200, "describe after a refused delete")
+			clk.Advance(time.Minute) // RUNNING: still active
+			if a := call(t, srv.Handler(), "DELETE", "/api/workflow/"+id, devToken, nil); a.status != 400 {
+				t.Errorf("DELETE of a RUNNING run without force: %d, want 400", a.status)
+			}
+			ok(t, srv.Handler(), call(t, srv.Handler(), "DELETE", "/api/workflow/"+id+"?force=true", devToken, nil), 204, "forced delete")
+			done := launch(t, srv.Handler(), "to-finish", "")
+			clk.Advance(time.Hour)
+			ok(t, srv.Handler(), call(t, srv.Handler(), "DELETE", "/api/workflow/"+done, devToken, nil), 204, "delete of a finished run")
 			for _, p := range []string{"", "/progress", "/tasks", "/log"} {
 				if a := call(t, srv.Handler(), "GET", "/api/workflow/"+id+p, devToken, nil); a.status != 403 || len(a.body) != 0 {
 					t.Errorf("GET %s after delete: %d %q, want 403 and no body", p, a.status, a.body)
@@ -503,7 +521,7 @@ func TestConcurrentLaunchesAndDeletes(t *testing.T) {
 	// for concurrent use (see the report on this issue).
 	warm := launch(t, srv.Handler(), "warm-up", "")
 	ok(t, srv.Handler(), call(t, srv.Handler(), "GET", "/api/workflow?max=100", devToken, nil), 200, "warm-up list")
-	ok(t, srv.Handler(), call(t, srv.Handler(), "DELETE", "/api/workflow/"+warm, devToken, nil), 204, "warm-up delete")
+	ok(t, srv.Handler(), call(t, srv.Handler(), "DELETE", "/api/workflow/"+warm+"?force=true", devToken, nil), 204, "warm-up delete")
 	const clients, each = 8, 12
 	var mu sync.Mutex
 	var kept, deleted []string
@@ -515,7 +533,7 @@ func TestConcurrentLaunchesAndDeletes(t *testing.T) {
 			for i := range each {
 				id := launch(t, srv.Handler(), fmt.Sprintf("c%d-%d", c, i), "")
 				if i%3 == 0 {
-					if a := call(t, srv.Handler(), "DELETE", "/api/workflow/"+id, devToken, nil); a.status != 204 {
+					if a := call(t, srv.Handler(), "DELETE", "/api/workflow/"+id+"?force=true", devToken, nil); a.status != 204 {
 						t.Errorf("delete %s: %d", id, a.status)
 					}
 					mu.Lock()
@@ -554,7 +572,7 @@ func TestConcurrentLaunchesAndDeletes(t *testing.T) {
 		wins.Add(1)
 		go func() {
 			defer wins.Done()
-			a := call(t, srv.Handler(), "DELETE", "/api/workflow/"+id, devToken, nil)
+			a := call(t, srv.Handler(), "DELETE", "/api/workflow/"+id+"?force=true", devToken, nil)
 			mu.Lock()
 			defer mu.Unlock()
 			switch a.status {

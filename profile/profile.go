@@ -216,6 +216,10 @@ type Workflows struct {
 	SubmittedFor time.Duration `yaml:"submitted_for"`
 	RunningFor   time.Duration `yaml:"running_for"`
 	Outcomes     []Outcome     `yaml:"outcomes"`
+	// DeleteActive answers a DELETE of a run that has not ended yet
+	// (SUBMITTED or RUNNING) made without force=true; the documents say
+	// force is what deleting an active run takes.
+	DeleteActive Reply `yaml:"delete_active"`
 }
 
 // Outcome makes runs whose name contains RunNameContains end in Status.

@@ -47,6 +47,7 @@ func TestDefaultValues(t *testing.T) {
 		{"workflows.submitted_for", p.Workflows.SubmittedFor, 30 * time.Second},
 		{"workflows.running_for", p.Workflows.RunningFor, 2 * time.Minute},
 		{"workflows.outcomes", p.Workflows.Outcomes, []Outcome{{RunNameContains: "wmsmock-fail", Status: "FAILED"}}},
+		{"workflows.delete_active", p.Workflows.DeleteActive, Reply{Status: 400, Body: BodyMessage, Message: "Workflow is still active, use force=true to delete it"}},
 		{"compute_envs.creating_for", p.ComputeEnvs.CreatingFor, 20 * time.Second},
 		{"compute_envs.deleting_for", p.ComputeEnvs.DeletingFor, 10 * time.Second},
 		{"tokens", p.Tokens, []TokenSpec{}},

@@ -28,7 +28,8 @@ type composeFile struct {
 		DependsOn map[string]struct {
 			Condition string `yaml:"condition"`
 		} `yaml:"depends_on"`
-		Volumes []string `yaml:"volumes"`
+		Volumes  []string `yaml:"volumes"`
+		Profiles []string `yaml:"profiles"`
 	} `yaml:"services"`
 }
 
@@ -46,9 +47,16 @@ func TestComposeFile(t *testing.T) {
 	if err := yaml.Unmarshal(b, &c); err != nil {
 		t.Fatalf("docker-compose.yml: %v", err)
 	}
-	if len(c.Services) != 2 {
-		t.Errorf("want two services (the fake and the conformance run), got %d", len(c.Services))
+	plain := 0
+	for _, svc := range c.Services {
+		if len(svc.Profiles) == 0 {
+			plain++
+		}
 	}
+	if plain != 2 {
+		t.Errorf("want two services outside profiles (the fake and the conformance run), got %d", plain)
+	}
+	checkReplicasProfile(t, c)
 	fake, ok := c.Services["wmsmock"]
 	if !ok {
 		t.Fatal("no service wmsmock")
@@ -185,4 +193,56 @@ func mounted(volumes []string, dir string) bool {
 func isLoopback(host string) bool {
 	ip := net.ParseIP(host)
 	return host == "localhost" || ip != nil && ip.IsLoopback()
+}
+
+// checkReplicasProfile: the "replicas" profile runs three fakes on one
+// Redis, by its service name, behind a load balancer that waits for all
+// three to be healthy and whose configuration names all three.
+func checkReplicasProfile(t *testing.T, c composeFile) {
+	t.Helper()
+	redis, ok := c.Services["redis"]
+	if !ok || !slicesContains(redis.Profiles, "replicas") {
+		t.Fatal("no redis service in the replicas profile")
+	}
+	lb, ok := c.Services["lb"]
+	if !ok || !slicesContains(lb.Profiles, "replicas") {
+		t.Fatal("no lb service in the replicas profile")
+	}
+	conf, err := os.ReadFile(filepath.Join(testenv.RepoRoot(t), "compose", "nginx-replicas.conf"))
+	if err != nil {
+		t.Fatalf("the load balancer's configuration: %v", err)
+	}
+	for _, name := range []string{"wmsmock-1", "wmsmock-2", "wmsmock-3"} {
+		r, ok := c.Services[name]
+		if !ok || !slicesContains(r.Profiles, "replicas") {
+			t.Errorf("no %s in the replicas profile", name)
+			continue
+		}
+		sc, err := parseServe(r.Command[1:], env(nil), io.Discard)
+		if err != nil || r.Command[0] != "serve" {
+			t.Errorf("%s command %q: %v", name, r.Command, err)
+			continue
+		}
+		if u, _ := url.Parse(sc.store); u == nil || u.Scheme != "redis" || u.Hostname() != "redis" {
+			t.Errorf("%s keeps records in %q; want redis://redis:PORT/DB", name, sc.store)
+		}
+		if d := r.DependsOn["redis"].Condition; d != "service_healthy" {
+			t.Errorf("%s depends_on redis: %q, want service_healthy", name, d)
+		}
+		if d := lb.DependsOn[name].Condition; d != "service_healthy" {
+			t.Errorf("lb depends_on %s: %q, want service_healthy", name, d)
+		}
+		if _, port, _ := net.SplitHostPort(sc.addr); !strings.Contains(string(conf), name+":"+port) {
+			t.Errorf("the load balancer's configuration does not send calls to %s:%s", name, port)
+		}
+	}
+}
+
+func slicesContains(s []string, v string) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
 }

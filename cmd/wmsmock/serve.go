@@ -15,6 +15,7 @@ import (
 	"github.com/wmsmock/wmsmock/internal/ratewindow"
 	"github.com/wmsmock/wmsmock/internal/token68"
 	"github.com/wmsmock/wmsmock/mock"
+	"github.com/wmsmock/wmsmock/mock/store/redisstore"
 	"github.com/wmsmock/wmsmock/profile"
 )
 
@@ -40,6 +41,8 @@ type serveConfig struct {
 	// replay is a session recorded by `wmsmock proxy --record`.
 	replay string
 	tls    tlsConfig // serve_tls.go
+	// store is where records live: "" (this process) or a redis:// URL.
+	store string
 }
 
 func parseServe(args []string, getenv func(string) string, stderr io.Writer) (serveConfig, error) {
@@ -65,6 +68,7 @@ func parseServe(args []string, getenv func(string) string, stderr io.Writer) (se
 	fs.StringVar(&c.adminToken, "admin-token", envString(getenv, "WMSMOCK_ADMIN_TOKEN", ""), "open /_mock/admin/ to any caller sending this bearer `TOKEN` (default: loopback callers only) [WMSMOCK_ADMIN_TOKEN]")
 	fs.StringVar(&c.replay, "replay", envString(getenv, "WMSMOCK_REPLAY", ""), "answer the calls recorded in `FILE` (by wmsmock proxy --record) as the service answered them [WMSMOCK_REPLAY]")
 	tlsHosts := c.tls.declare(fs, getenv, &envErrs) // serve_tls.go
+	fs.StringVar(&c.store, "store", envString(getenv, "WMSMOCK_STORE", ""), "keep records in a shared store, `redis://HOST:PORT/DB`, so several replicas serve one state (default: this process's memory) [WMSMOCK_STORE]")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
@@ -97,6 +101,13 @@ func (c serveConfig) validate() error {
 	for _, t := range c.tokens {
 		if !token68.Valid(t) {
 			errs = append(errs, fmt.Sprintf("--token: %q is not a valid bearer token (letters, digits and -._~+/ only)", t))
+		}
+	}
+	if c.store != "" {
+		if _, err := redisstore.ParseURL(c.store); err != nil {
+			errs = append(errs, fmt.Sprintf("--store %q: %v", c.store, err))
+		} else if c.stateFile != "" {
+			errs = append(errs, "--store and --state-file do not go together: Redis keeps the state")
 		}
 	}
 	if c.rateLimit != "" && c.rateLimit != "off" {
@@ -181,6 +192,13 @@ func (c serveConfig) options(logger *slog.Logger) ([]mock.Option, error) {
 		opts = append(opts, mock.WithReplay(c.replay))
 	}
 	opts = append(opts, c.tls.options()...)
+	if c.store != "" {
+		st, err := redisstore.Open(c.store, 2*time.Second)
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, mock.WithStore(st))
+	}
 	switch c.rateLimit {
 	case "":
 	case "off":

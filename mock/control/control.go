@@ -59,6 +59,7 @@ type handlers struct{ b Backend }
 
 type healthBody struct {
 	Status         string   `json:"status"`
+	Error          string   `json:"error,omitempty"`
 	Versions       []string `json:"versions"`
 	DefaultVersion string   `json:"defaultVersion"`
 }
@@ -67,6 +68,14 @@ func (h *handlers) health(w http.ResponseWriter, _ *http.Request) {
 	if !h.b.Ready() {
 		writeJSON(w, http.StatusServiceUnavailable, healthBody{Status: "starting"})
 		return
+	}
+	// A backend whose state lives elsewhere (a shared store) says when it
+	// cannot reach it; a load balancer then sends calls to other replicas.
+	if u, ok := h.b.(interface{ Unhealthy() error }); ok {
+		if err := u.Unhealthy(); err != nil {
+			writeJSON(w, http.StatusServiceUnavailable, healthBody{Status: "unhealthy", Error: err.Error()})
+			return
+		}
 	}
 	writeJSON(w, http.StatusOK, healthBody{Status: "ok", Versions: h.b.Versions(), DefaultVersion: h.b.DefaultVersion()})
 }

@@ -25,6 +25,9 @@ var (
 	// errBadInput: the request passed the document's checks but still
 	// cannot be acted on; 400, with the message shown to the client.
 	errBadInput = errors.New("bad input")
+	// errActive: the call would delete a run that has not ended, without
+	// force; answered with the profile's delete_active reply.
+	errActive = errors.New("active")
 )
 
 // failure is a domain error of one kind with its message.
@@ -54,6 +57,8 @@ func (s *Service) reply(err error) error {
 		return apierror.Forbiddenf("%s", msg).WithReply(s.d.Profile.MissingResource)
 	case errors.Is(err, errDuplicate), errors.Is(err, auth.ErrDuplicateName), errors.Is(err, store.ErrExists):
 		return apierror.Conflictf(msg)
+	case errors.Is(err, errActive):
+		return apierror.BadRequestf("%s", msg).WithReply(s.d.Profile.Workflows.DeleteActive)
 	case errors.Is(err, errBadInput), errors.Is(err, auth.ErrInvalidName), errors.Is(err, workflow.ErrInvalidStatus):
 		return apierror.BadRequestf("%s", msg)
 	}

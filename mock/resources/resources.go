@@ -121,6 +121,11 @@ func Register(doc *spec.Document, d Deps) (*Service, error) {
 	} {
 		register()
 	}
+	// The store files runs by workspace, in list order, as they are
+	// written (see fileRun).
+	if err := d.Store.Index(WorkflowsCollection, fileRun); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 

@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/pb33f/libopenapi/datamodel/high/base"
@@ -54,7 +53,7 @@ type workflows struct {
 	renders *memo.Map[renderKey, json.RawMessage]
 	// decoded holds read-only decodings of stored runs, keyed by id and
 	// content hash, so reading one run does not decode it on every call
-	// (lists read the index instead). Entries are shared: callers must not
+	// Entries are shared: callers must not
 	// modify them.
 	decoded *memo.Map[decodedKey, *workflow.Run]
 	pages   *memo.Map[pageKey, listPage]
@@ -62,9 +61,6 @@ type workflows struct {
 	// the same launch (a CI job, a retry, a load test), and decoding is the
 	// largest part of a launch's own work.
 	launches *memo.Map[string, *launchBody]
-
-	idxMu sync.Mutex
-	idx   *runIndex
 }
 
 type decodedKey struct {
@@ -93,63 +89,27 @@ func (w *workflows) readOnly(r store.Record) (*workflow.Run, uint64, error) {
 	return wf, h, err
 }
 
-// indexedRun is a stored run as the list reads it: the record without its
-// content, which is decoded once into wf and fingerprinted by hash.
-type indexedRun struct {
-	r    store.Record
-	wf   *workflow.Run
-	hash uint64
+// runList names the store's ordered list of the runs in one workspace
+// (0: the user's personal context).
+func runList(ws int64) string { return "workspace:" + strconv.FormatInt(ws, 10) }
+
+// runFiling is the part of a stored run the store's index reads.
+type runFiling struct {
+	RunName     string `json:"runName"`
+	ProjectName string `json:"projectName"`
+	WorkspaceID int64  `json:"workspaceId"`
 }
 
-// runIndex is every stored run, newest first, as of one store version.
-type runIndex struct {
-	version uint64
-	runs    []*indexedRun
-	byID    map[string]*indexedRun
-}
-
-// index returns every stored run, newest first. It is rebuilt only when
-// the store's version of the collection moves on, and a rebuild decodes
-// only the runs that changed, so a list costs one pass over decoded runs
-// however many the fake holds. The entries are shared: callers must not
-// modify them.
-func (w *workflows) index() ([]*indexedRun, error) {
-	st := w.s.d.Store
-	v, err := st.Version(WorkflowsCollection)
-	if err != nil {
-		return nil, err
+// fileRun is the store's indexer for runs: each run is listed in its
+// workspace, newest first, and a search matches its run name or project
+// name, in lower case (the two joined by a NUL, which a search term never
+// holds, so no match spans both).
+func fileRun(r store.Record) ([]string, string) {
+	var f runFiling
+	if json.Unmarshal(r.Data, &f) != nil {
+		return nil, "" // not a run: listed nowhere
 	}
-	w.idxMu.Lock()
-	defer w.idxMu.Unlock()
-	if w.idx != nil && w.idx.version == v {
-		return w.idx.runs, nil
-	}
-	recs, err := st.List(WorkflowsCollection)
-	if err != nil {
-		return nil, err
-	}
-	next := &runIndex{version: v, runs: make([]*indexedRun, 0, len(recs)), byID: make(map[string]*indexedRun, len(recs))}
-	for _, r := range recs {
-		h := w.s.hash.bytes(r.Data)
-		e := (*indexedRun)(nil)
-		if w.idx != nil {
-			if old := w.idx.byID[r.ID]; old != nil && old.hash == h && old.r.Seq == r.Seq {
-				e = old
-			}
-		}
-		if e == nil {
-			wf, err := decodeWorkflow(r)
-			if err != nil {
-				return nil, err
-			}
-			r.Data = nil
-			e = &indexedRun{r: r, wf: wf, hash: h}
-		}
-		next.runs = append(next.runs, e)
-		next.byID[r.ID] = e
-	}
-	w.idx = next
-	return next.runs, nil
+	return []string{runList(f.WorkspaceID)}, strings.ToLower(f.RunName) + "\x00" + strings.ToLower(f.ProjectName)
 }
 
 func (s *Service) registerWorkflows() {
@@ -350,29 +310,38 @@ func (w *workflows) list(req *handler.Request) (*handler.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	ws, inWorkspace, err := workspaceOf(req.Query)
+	ws, _, err := workspaceOf(req.Query) // none: the personal context, 0
 	if err != nil {
 		return nil, err
 	}
-	search := strings.TrimSpace(req.Query.Get("search"))
-	runs, err := w.index()
-	if err != nil {
-		return nil, err
+	// The store keeps each workspace's runs in list order, so a page costs
+	// its own size; a search looks at a bounded window of the newest runs
+	// (store.DefaultSearchWindow).
+	search := strings.ToLower(strings.TrimSpace(req.Query.Get("search")))
+	limit := pg.Max
+	if pg.All { // a document without paging parameters: still a bounded page
+		limit = w.s.d.Profile.Paging.MaxLimit
 	}
-	// One pass counts the matches and keeps only the page.
+	var recs []store.Record
 	total := 0
-	var page []*indexedRun
-	for _, e := range runs {
-		if inWorkspace && e.wf.WorkspaceID != ws || !inWorkspace && e.wf.WorkspaceID != 0 {
-			continue
+	if !strings.Contains(search, "\x00") {
+		recs, total, err = w.s.d.Store.Page(WorkflowsCollection, store.Query{List: runList(ws), Offset: pg.Offset, Limit: limit, Contains: search})
+		if err != nil {
+			return nil, err
 		}
-		if search != "" && !lowerContains(e.wf.RunName, search) && !lowerContains(e.wf.ProjectName, search) {
-			continue
+	}
+	type listed struct {
+		r    store.Record
+		wf   *workflow.Run
+		hash uint64
+	}
+	page := make([]listed, 0, len(recs))
+	for _, r := range recs {
+		wf, h, err := w.readOnly(r)
+		if err != nil {
+			return nil, err
 		}
-		if pg.Holds(total) {
-			page = append(page, e)
-		}
-		total++
+		page = append(page, listed{r, wf, h})
 	}
 	hasMore := pg.More(total)
 	sch := successSchema(req.Op)
@@ -440,9 +409,15 @@ func (w *workflows) cancel(req *handler.Request) (*handler.Response, error) {
 }
 
 func (w *workflows) remove(req *handler.Request) (*handler.Response, error) {
-	r, _, err := w.get(req)
+	r, wf, err := w.get(req)
 	if err != nil {
 		return nil, err
+	}
+	// The documents: force deletes a run even while it is active. Any
+	// value but "true" is no force (a value that is not a boolean at all
+	// has been refused by request validation already).
+	if req.Query.Get("force") != "true" && !workflow.Final(wf.At(req.Now).Status) {
+		return nil, fail(errActive, "workflow %q is %s: deleting it takes force=true", r.ID, wf.At(req.Now).Status)
 	}
 	if err := w.s.d.Store.Delete(WorkflowsCollection, r.ID); errors.Is(err, store.ErrNotFound) {
 		return nil, fail(errMissing, "no workflow %q", r.ID)

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -88,7 +89,7 @@ func WriteFile(path string, f File) error {
 	}
 	b = append(b, '\n')
 	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	tmp, err := os.CreateTemp(dir, tempPattern(path))
 	if err != nil {
 		return fmt.Errorf("saving state: %w", err)
 	}
@@ -119,6 +120,39 @@ func WriteFile(path string, f File) error {
 		_ = d.Close()
 	}
 	return nil
+}
+
+// tempPattern names the temporary files WriteFile makes for path (the
+// "*" is CreateTemp's random part).
+func tempPattern(path string) string { return "." + filepath.Base(path) + ".tmp-*" }
+
+// RemoveTemporary deletes the temporary files that saves of path left
+// behind when they were interrupted (the process killed between creating
+// one and renaming it), and returns how many it removed. Call it at start,
+// before any save of this process runs: a save in progress elsewhere on
+// the same path would lose its file.
+func RemoveTemporary(path string) (int, error) {
+	// Names are compared as text, not as a glob, so a path holding glob
+	// characters ("[", "*") matches only its own files.
+	dir := filepath.Dir(path)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return 0, err
+	}
+	prefix := strings.TrimSuffix(tempPattern(path), "*")
+	n := 0
+	var errs []error
+	for _, e := range entries {
+		if e.IsDir() || !strings.HasPrefix(e.Name(), prefix) {
+			continue
+		}
+		if err := os.Remove(filepath.Join(dir, e.Name())); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, err)
+			continue
+		}
+		n++
+	}
+	return n, errors.Join(errs...)
 }
 
 // Autosave calls save at every tick until ctx ends, and reports failures to

@@ -5,24 +5,103 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 )
 
 // Memory is the in-process Store. The zero value is not usable; call
 // NewMemory.
+//
+// Each collection keeps its records by id, and, when it has an indexer,
+// one slice per ordered list, oldest first, updated on every write: a new
+// record (the newest, almost always) is appended, a deleted or moved one
+// found by binary search. Reading a page indexes the slice from its end.
 type Memory struct {
 	mu       sync.RWMutex
-	colls    map[string]map[string]*Record
+	colls    map[string]*collection
 	counters map[string]int64
 	seq      uint64
 	versions map[string]uint64 // see Version
+	indexers map[string]Indexer
+}
+
+// collection is one named collection's records and lists.
+type collection struct {
+	recs  map[string]*item
+	lists map[string][]*item // oldest first: by Created, then Seq
+	// names interns the lists items are filed under: records of one
+	// workspace share one slice of names instead of holding a copy each.
+	names map[string][]string
+}
+
+// item is a stored record and where its collection's indexer filed it.
+type item struct {
+	rec   Record
+	lists []string
+	text  string
 }
 
 var _ Store = (*Memory)(nil)
 
 // NewMemory returns an empty store.
 func NewMemory() *Memory {
-	return &Memory{colls: map[string]map[string]*Record{}, counters: map[string]int64{}, versions: map[string]uint64{}}
+	return &Memory{colls: map[string]*collection{}, counters: map[string]int64{}, versions: map[string]uint64{}, indexers: map[string]Indexer{}}
+}
+
+func newCollection() *collection {
+	return &collection{recs: map[string]*item{}, lists: map[string][]*item{}, names: map[string][]string{}}
+}
+
+// older orders items oldest first.
+func older(a, b *item) int {
+	if c := a.rec.Created.Compare(b.rec.Created); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.rec.Seq, b.rec.Seq)
+}
+
+// file asks ix where it goes and adds it to those lists, in order.
+func (c *collection) file(it *item, ix Indexer) {
+	if ix == nil {
+		it.lists, it.text = nil, ""
+		return
+	}
+	lists, text := ix(it.rec)
+	if len(lists) > 0 {
+		key := strings.Join(lists, "\x00")
+		shared, ok := c.names[key]
+		if !ok {
+			shared = slices.Clone(lists)
+			c.names[key] = shared
+		}
+		lists = shared
+	}
+	it.lists, it.text = lists, text
+	for _, name := range lists {
+		l := c.lists[name]
+		if n := len(l); n == 0 || older(l[n-1], it) < 0 {
+			c.lists[name] = append(l, it) // the usual case: the newest record
+			continue
+		}
+		i, _ := slices.BinarySearchFunc(l, it, older)
+		c.lists[name] = slices.Insert(l, i, it)
+	}
+}
+
+// unfile removes it from the lists it is filed under.
+func (c *collection) unfile(it *item) {
+	for _, name := range it.lists {
+		l := c.lists[name]
+		if i, found := slices.BinarySearchFunc(l, it, older); found {
+			l = slices.Delete(l, i, i+1)
+		}
+		if len(l) == 0 {
+			delete(c.lists, name)
+		} else {
+			c.lists[name] = l
+		}
+	}
+	it.lists, it.text = nil, ""
 }
 
 // Insert implements Store.
@@ -34,18 +113,19 @@ func (m *Memory) Insert(coll string, r Record) (Record, error) {
 	defer m.mu.Unlock()
 	c := m.colls[coll]
 	if c == nil {
-		c = map[string]*Record{}
+		c = newCollection()
 		m.colls[coll] = c
 	}
-	if _, dup := c[r.ID]; dup {
+	if _, dup := c.recs[r.ID]; dup {
 		return Record{}, ErrExists
 	}
 	m.seq++
 	r.Seq = m.seq
 	// The store keeps its own copy; the caller keeps r, whose bytes the
 	// store never sees again, so r is returned as it is.
-	stored := clone(r)
-	c[r.ID] = &stored
+	it := &item{rec: clone(r)}
+	c.recs[r.ID] = it
+	c.file(it, m.indexers[coll])
 	m.versions[coll]++
 	return r, nil
 }
@@ -54,11 +134,15 @@ func (m *Memory) Insert(coll string, r Record) (Record, error) {
 func (m *Memory) Get(coll, id string) (Record, error) {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	r, ok := m.colls[coll][id]
+	c := m.colls[coll]
+	if c == nil {
+		return Record{}, ErrNotFound
+	}
+	it, ok := c.recs[id]
 	if !ok {
 		return Record{}, ErrNotFound
 	}
-	return clone(*r), nil
+	return clone(it.rec), nil
 }
 
 // Update implements Store. fn runs under the store's lock, so it must not
@@ -66,16 +150,24 @@ func (m *Memory) Get(coll, id string) (Record, error) {
 func (m *Memory) Update(coll, id string, fn func(*Record) error) (Record, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	r, ok := m.colls[coll][id]
+	c := m.colls[coll]
+	if c == nil {
+		return Record{}, ErrNotFound
+	}
+	it, ok := c.recs[id]
 	if !ok {
 		return Record{}, ErrNotFound
 	}
-	work := clone(*r)
+	work := clone(it.rec)
 	if err := fn(&work); err != nil {
 		return Record{}, err
 	}
-	work.ID, work.Seq = r.ID, r.Seq
-	*r = clone(work)
+	work.ID, work.Seq = it.rec.ID, it.rec.Seq
+	// Out of the lists under the old record, back in under the new one:
+	// its time, lists or text may have changed.
+	c.unfile(it)
+	it.rec = clone(work)
+	c.file(it, m.indexers[coll])
 	m.versions[coll]++
 	return work, nil
 }
@@ -85,11 +177,16 @@ func (m *Memory) Delete(coll, id string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	c := m.colls[coll]
-	if _, ok := c[id]; !ok {
+	if c == nil {
 		return ErrNotFound
 	}
-	delete(c, id)
-	if len(c) == 0 {
+	it, ok := c.recs[id]
+	if !ok {
+		return ErrNotFound
+	}
+	c.unfile(it)
+	delete(c.recs, id)
+	if len(c.recs) == 0 {
 		delete(m.colls, coll)
 	}
 	m.versions[coll]++
@@ -106,13 +203,94 @@ func (m *Memory) Version(coll string) (uint64, error) {
 // List implements Store.
 func (m *Memory) List(coll string) ([]Record, error) {
 	m.mu.RLock()
-	out := make([]Record, 0, len(m.colls[coll]))
-	for _, r := range m.colls[coll] {
-		out = append(out, clone(*r))
+	out := []Record{}
+	if c := m.colls[coll]; c != nil {
+		out = make([]Record, 0, len(c.recs))
+		for _, it := range c.recs {
+			out = append(out, clone(it.rec))
+		}
 	}
 	m.mu.RUnlock()
 	sortNewestFirst(out)
 	return out, nil
+}
+
+// Index implements Store.
+func (m *Memory) Index(coll string, ix Indexer) error {
+	if coll == "" {
+		return fmt.Errorf("%w: empty collection name", ErrInvalid)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if ix == nil {
+		delete(m.indexers, coll)
+	} else {
+		m.indexers[coll] = ix
+	}
+	if c := m.colls[coll]; c != nil {
+		c.refile(ix)
+	}
+	m.versions[coll]++
+	return nil
+}
+
+// refile files every record again with ix, sorting each list once.
+func (c *collection) refile(ix Indexer) {
+	c.lists, c.names = map[string][]*item{}, map[string][]string{}
+	for _, it := range c.recs {
+		it.lists, it.text = nil, ""
+		if ix == nil {
+			continue
+		}
+		lists, text := ix(it.rec)
+		key := strings.Join(lists, "\x00")
+		shared, ok := c.names[key]
+		if !ok {
+			shared = slices.Clone(lists)
+			c.names[key] = shared
+		}
+		it.lists, it.text = shared, text
+		for _, name := range shared {
+			c.lists[name] = append(c.lists[name], it)
+		}
+	}
+	for _, l := range c.lists {
+		slices.SortFunc(l, older)
+	}
+}
+
+// Page implements Store. A page costs time in its size; a search, in
+// the search window.
+func (m *Memory) Page(coll string, q Query) ([]Record, int, error) {
+	if q.Offset < 0 || q.Limit < 0 {
+		return nil, 0, fmt.Errorf("%w: negative offset or limit", ErrInvalid)
+	}
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	var l []*item
+	if c := m.colls[coll]; c != nil {
+		l = c.lists[q.List]
+	}
+	n := len(l)
+	var out []Record
+	if q.Contains == "" {
+		for i := q.Offset; i < n && i-q.Offset < q.Limit; i++ {
+			out = append(out, clone(l[n-1-i].rec))
+		}
+		return out, n, nil
+	}
+	total := 0
+	for i := 0; i < n && i < q.window(); i++ {
+		it := l[n-1-i]
+		if !strings.Contains(it.text, q.Contains) {
+			continue
+		}
+		if total >= q.Offset && total-q.Offset < q.Limit {
+			out = append(out, clone(it.rec))
+		}
+		total++
+	}
+	return out, total, nil
 }
 
 // NextSeq implements Store.
@@ -129,9 +307,9 @@ func (m *Memory) Snapshot() (Snapshot, error) {
 	defer m.mu.RUnlock()
 	s := Snapshot{Collections: make(map[string][]Record, len(m.colls)), Counters: make(map[string]int64, len(m.counters)), Seq: m.seq}
 	for name, c := range m.colls {
-		rs := make([]Record, 0, len(c))
-		for _, r := range c {
-			rs = append(rs, clone(*r))
+		rs := make([]Record, 0, len(c.recs))
+		for _, it := range c.recs {
+			rs = append(rs, clone(it.rec))
 		}
 		sortNewestFirst(rs)
 		s.Collections[name] = rs
@@ -144,21 +322,22 @@ func (m *Memory) Snapshot() (Snapshot, error) {
 
 // Restore implements Store. It refuses a snapshot with an empty collection
 // name, an empty or repeated id, a repeated Seq or content that is not JSON,
-// since any of those means the snapshot was damaged.
+// since any of those means the snapshot was damaged. The collections'
+// indexers stay, and file the restored records.
 func (m *Memory) Restore(s Snapshot) error {
-	colls := make(map[string]map[string]*Record, len(s.Collections))
+	colls := make(map[string]*collection, len(s.Collections))
 	seqs := map[uint64]bool{}
 	maxSeq := s.Seq
 	for name, rs := range s.Collections {
 		if name == "" {
 			return fmt.Errorf("%w: a collection has no name", ErrInvalid)
 		}
-		c := make(map[string]*Record, len(rs))
+		c := newCollection()
 		for i, r := range rs {
 			switch {
 			case r.ID == "":
 				return fmt.Errorf("%w: collection %q, record %d has no id", ErrInvalid, name, i)
-			case c[r.ID] != nil:
+			case c.recs[r.ID] != nil:
 				return fmt.Errorf("%w: collection %q holds id %q twice", ErrInvalid, name, r.ID)
 			case r.Seq == 0 || seqs[r.Seq]:
 				return fmt.Errorf("%w: collection %q, record %q has a missing or repeated seq %d", ErrInvalid, name, r.ID, r.Seq)
@@ -167,10 +346,9 @@ func (m *Memory) Restore(s Snapshot) error {
 			}
 			seqs[r.Seq] = true
 			maxSeq = max(maxSeq, r.Seq)
-			stored := clone(r)
-			c[r.ID] = &stored
+			c.recs[r.ID] = &item{rec: clone(r)}
 		}
-		if len(c) > 0 {
+		if len(c.recs) > 0 {
 			colls[name] = c
 		}
 	}
@@ -183,6 +361,9 @@ func (m *Memory) Restore(s Snapshot) error {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	for name, c := range colls {
+		c.refile(m.indexers[name])
+	}
 	// Every collection before or after the restore may have changed.
 	for name := range m.colls {
 		m.versions[name]++

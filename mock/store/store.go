@@ -67,6 +67,15 @@ type Store interface {
 	// NextSeq returns the next value of a counter named after the
 	// collection, starting at 1, for collections whose ids are numbers.
 	NextSeq(coll string) (int64, error)
+	// Index sets the collection's indexer (nil drops it) and files the
+	// records already stored by it. From then on every write of the
+	// collection keeps its lists in order.
+	Index(coll string, ix Indexer) error
+	// Page returns one page of one of the collection's ordered lists,
+	// newest first (by Created, then by Seq), and the list's length (with
+	// q.Contains: the matches within the search window). A list no record
+	// is filed under is empty.
+	Page(coll string, q Query) ([]Record, int, error)
 	// Snapshot returns the whole store, for saving.
 	Snapshot() (Snapshot, error)
 	// Restore replaces the whole store with a snapshot (after checking all
@@ -82,4 +91,36 @@ type Snapshot struct {
 	Counters map[string]int64 `json:"counters,omitempty"`
 	// Seq is the last insertion counter handed out.
 	Seq uint64 `json:"seq"`
+}
+
+// Indexer files a record of a collection: the names of the ordered lists
+// it belongs to (the runs of one workspace, say) and the text a search of
+// those lists matches (already lower case). Stores call it on every write,
+// so their lists stay in order as records come, change and go, and a page
+// costs time in the page size rather than in the collection's size. It
+// must be a pure function of the record.
+type Indexer func(Record) (lists []string, text string)
+
+// DefaultSearchWindow is how many of a list's newest records a search
+// looks at when the query does not say.
+const DefaultSearchWindow = 10_000
+
+// Query asks for one page of an ordered list.
+type Query struct {
+	List          string
+	Offset, Limit int
+	// Contains, when not empty, keeps only the records whose text holds
+	// it; give it in lower case. A search looks at the newest Window
+	// records of the list only (0: DefaultSearchWindow), so its cost is
+	// bounded by the window, not by the list's length; records older than
+	// the window are not found.
+	Contains string
+	Window   int
+}
+
+func (q Query) window() int {
+	if q.Window <= 0 {
+		return DefaultSearchWindow
+	}
+	return q.Window
 }

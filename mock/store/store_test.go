@@ -2,12 +2,14 @@ package store_test
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -353,4 +355,115 @@ func TestVersion(t *testing.T) {
 		t.Fatal(err)
 	}
 	expect("restore empties a collection", "things", true)
+}
+
+// TestRemoveTemporary: the temporary files of interrupted saves of one
+// path go, and nothing else does (the state file, another path's files, a
+// name that only looks alike).
+func TestRemoveTemporary(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "st[1].json") // glob characters match literally
+	keep := []string{"st[1].json", ".other.json.tmp-123", "st[1].json.tmp-9", ".st[1].json.bak"}
+	gone := []string{".st[1].json.tmp-1", ".st[1].json.tmp-2345"}
+	for _, n := range append(slices.Clone(keep), gone...) {
+		if err := os.WriteFile(filepath.Join(dir, n), []byte("x"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	n, err := store.RemoveTemporary(path)
+	if err != nil || n != len(gone) {
+		t.Fatalf("RemoveTemporary: %d, %v; want %d removed", n, err, len(gone))
+	}
+	for _, k := range keep {
+		if _, err := os.Stat(filepath.Join(dir, k)); err != nil {
+			t.Errorf("%s was removed: %v", k, err)
+		}
+	}
+	for _, g := range gone {
+		if _, err := os.Stat(filepath.Join(dir, g)); err == nil {
+			t.Errorf("%s survived", g)
+		}
+	}
+}
+
+// TestPageKeepsListsInOrder: an indexer's lists stay newest first through
+// inserts (in and out of time order), updates that move a record in time
+// or to another list, deletes and a restore; a page reads a window of its
+// list, and a search counts only matches within its window.
+func TestPageKeepsListsInOrder(t *testing.T) {
+	m := store.NewMemory()
+	// The list is the record's data ("a" or "b"); the text its id.
+	byData := func(r store.Record) ([]string, string) {
+		var l string
+		_ = json.Unmarshal(r.Data, &l)
+		return []string{l}, r.ID
+	}
+	put := func(id, list string, at time.Duration) {
+		t.Helper()
+		if _, err := m.Insert("c", store.Record{ID: id, Created: t0.Add(at), Data: json.RawMessage(`"` + list + `"`)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put("x1", "a", 1) // filed before the indexer exists
+	if err := m.Index("c", byData); err != nil {
+		t.Fatal(err)
+	}
+	put("x2", "a", 2)
+	put("y3", "b", 3)
+	put("x0", "a", 0) // older than all: goes to the end
+	put("x2b", "a", 2)
+	page := func(q store.Query) ([]string, int) {
+		t.Helper()
+		q.List = cmp.Or(q.List, "a")
+		rs, total, err := m.Page("c", q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids := []string{}
+		for _, r := range rs {
+			ids = append(ids, r.ID)
+		}
+		return ids, total
+	}
+	check := func(what string, q store.Query, want []string, wantTotal int) {
+		t.Helper()
+		if got, total := page(q); !slices.Equal(got, want) || total != wantTotal {
+			t.Errorf("%s: %v (total %d), want %v (total %d)", what, got, total, want, wantTotal)
+		}
+	}
+	check("all of a", store.Query{Limit: 10}, []string{"x2b", "x2", "x1", "x0"}, 4)
+	check("a window", store.Query{Offset: 1, Limit: 2}, []string{"x2", "x1"}, 4)
+	check("past the end", store.Query{Offset: 9, Limit: 2}, []string{}, 4)
+	check("list b", store.Query{List: "b", Limit: 10}, []string{"y3"}, 1)
+	check("no such list", store.Query{List: "z", Limit: 10}, []string{}, 0)
+	check("search", store.Query{Contains: "x2", Limit: 10}, []string{"x2b", "x2"}, 2)
+	check("search, second page", store.Query{Contains: "x", Offset: 1, Limit: 2}, []string{"x2", "x1"}, 4)
+	check("search window", store.Query{Contains: "x", Window: 2, Limit: 10}, []string{"x2b", "x2"}, 2)
+
+	// x0 moves to list b and becomes the newest; x2 is deleted.
+	if _, err := m.Update("c", "x0", func(r *store.Record) error {
+		r.Created, r.Data = t0.Add(9), json.RawMessage(`"b"`)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Delete("c", "x2"); err != nil {
+		t.Fatal(err)
+	}
+	check("a after update and delete", store.Query{Limit: 10}, []string{"x2b", "x1"}, 2)
+	check("b after update", store.Query{List: "b", Limit: 10}, []string{"x0", "y3"}, 2)
+
+	snap, _ := m.Snapshot()
+	if err := m.Restore(store.Snapshot{}); err != nil {
+		t.Fatal(err)
+	}
+	check("a after an empty restore", store.Query{Limit: 10}, []string{}, 0)
+	if err := m.Restore(snap); err != nil {
+		t.Fatal(err)
+	}
+	check("a after restore", store.Query{Limit: 10}, []string{"x2b", "x1"}, 2)
+	check("b after restore", store.Query{List: "b", Limit: 10}, []string{"x0", "y3"}, 2)
+	if _, _, err := m.Page("c", store.Query{List: "a", Offset: -1}); !errors.Is(err, store.ErrInvalid) {
+		t.Errorf("negative offset: %v", err)
+	}
 }
