@@ -283,7 +283,11 @@ func (w *workflows) launch(req *handler.Request) (*handler.Response, error) {
 	if pipeline == "" {
 		return nil, fail(errBadInput, "launch.pipeline is missing")
 	}
-	ws, _, err := workspaceOf(req.Query)
+	ws, given, err := workspaceOf(req.Query)
+	if err != nil {
+		return nil, err
+	}
+	refs, err := w.s.checkLaunch(req, l.ComputeEnvID, ws, given) // launchrefs.go
 	if err != nil {
 		return nil, err
 	}
@@ -295,7 +299,7 @@ func (w *workflows) launch(req *handler.Request) (*handler.Response, error) {
 		Revision:       l.Revision,
 		CommitID:       l.CommitID,
 		WorkDir:        l.WorkDir,
-		ComputeEnvID:   l.ComputeEnvID,
+		ComputeEnvID:   refs.computeEnvID,
 		ConfigText:     l.ConfigText,
 		ParamsText:     l.ParamsText,
 		SessionID:      l.SessionID,
