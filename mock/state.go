@@ -108,6 +108,7 @@ func (s *Server) setupState(cfg settings) error {
 		}
 		if a == s.versions[s.profile.Versions.Default] {
 			st.seedWith = svc
+			a.synth.refs = svc.FixRefs // synthesized ids name held items too
 		}
 	}
 	if err := st.load(); err != nil {

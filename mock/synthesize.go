@@ -3,6 +3,7 @@ package mock
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -20,6 +21,10 @@ type synthesizer struct {
 	api   *api
 	gen   *synth.Generator
 	cache *memo.Map[string, []byte]
+
+	// refs points the identifiers in a generated answer at items the
+	// fake holds (resources.Service.FixRefs); nil leaves them as made.
+	refs func(v any, workspaceID int64)
 
 	mu       sync.Mutex
 	examples map[*spec.Operation][]byte // the operation's valid example, nil when none
@@ -59,6 +64,10 @@ func (s *synthesizer) body(req *handler.Request) (body []byte, timed bool, err e
 		v, err := s.gen.ValueContext(req.HTTP.Context(), succ.Schema.Schema(), req.Key, synth.Response)
 		if err != nil {
 			return nil, false, fmt.Errorf("generating the answer of %s: %w", req.Op.ID, err)
+		}
+		if s.refs != nil {
+			ws, _ := strconv.ParseInt(req.Query.Get("workspaceId"), 10, 64)
+			s.refs(v, ws)
 		}
 		b, err := json.Marshal(v)
 		return b, false, err

@@ -670,6 +670,7 @@ func (h hasher) keys(keys []renderKey) uint64 {
 func (w *workflows) render(sch *base.Schema, purpose string, r store.Record, wf *workflow.Run, now time.Time) map[string]any {
 	key := "workflow/" + r.ID + "/" + purpose
 	root := w.s.bases.object(sch, key)
+	w.s.fixRefs(root, &wf.WorkspaceID, nil) // refs.go
 	v := wf.At(now)
 	// The run itself is synthesized from its id alone, so the list and
 	// describe show the same run.
