@@ -344,3 +344,19 @@ func TestLaunchChecksItsReferences(t *testing.T) {
 	f.clk.Advance(time.Hour)
 	f.refused(apierror.Forbidden, "POST", "/workflow/launch?workspaceId=2001", launch(wsCE))
 }
+
+// TestProgressAgreesWithStatus: a seeded SUCCEEDED run shows its tasks
+// succeeded (not all counters zero) and none pending, running or failed.
+func TestProgressAgreesWithStatus(t *testing.T) {
+	f := newFixture(t, embeddedDoc(t), true)
+	p := f.ok("GET", "/workflow/3cSucceeded003/progress", "").body
+	num := func(path string) float64 { n, _ := get(p, path).(float64); return n }
+	if num("progress.workflowProgress.succeeded") <= 0 {
+		t.Errorf("a SUCCEEDED run shows no succeeded task: %v", p)
+	}
+	for _, k := range []string{"pending", "running", "failed"} {
+		if n := num("progress.workflowProgress." + k); n != 0 {
+			t.Errorf("a SUCCEEDED run shows %v %s tasks", n, k)
+		}
+	}
+}
