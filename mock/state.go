@@ -165,6 +165,9 @@ func (st *state) load() error {
 	if err == nil {
 		err = st.restore(f)
 	}
+	if err == nil {
+		err = st.seedWith.IndexRefs() // the restored records are what answers refer to
+	}
 	if err != nil {
 		return fmt.Errorf("%w (the fake will not start on a state it cannot read; repair the file or move it away)", err)
 	}

@@ -46,12 +46,21 @@ func refersTo(param, listPath string) bool {
 	return strings.EqualFold(base, lit) || strings.EqualFold(base, singular(lit))
 }
 
-// indexRefs records the held ids of every referable collection.
+// IndexRefs records the held ids answers refer to, for a store restored
+// from a state file rather than seeded.
+func (s *Service) IndexRefs() error { return s.indexRefs() }
+
+// indexRefs records the held ids of every referable collection, in id
+// order, so a restored store gives the same references as the seeded one.
 func (s *Service) indexRefs() error {
 	targets := map[string]*refTarget{}
 	add := func(param string, t *refTarget) {
 		if _, taken := targets[param]; taken || len(t.all) == 0 {
 			return
+		}
+		slices.Sort(t.all)
+		for _, ids := range t.byWS {
+			slices.Sort(ids)
 		}
 		targets[param], targets[param+"s"] = t, t
 	}
