@@ -67,7 +67,7 @@ rps() { # url method body
 fake=127.0.0.1:18080
 list="/api/workflow?max=20"
 describe="/api/workflow/3cSucceeded003"
-launch='{"launch":{"computeEnvId":"4cLCtSsDAtUSmBKD9rXyQw","pipeline":"https://github.com/nf-core/rnaseq","workDir":"s3://bucket/work"}}'
+launch='{"launch":{"computeEnvId":"5Fq2Xw8RtLmN3p","pipeline":"https://github.com/nf-core/rnaseq","workDir":"s3://bucket/work"}}'
 
 start_fake() {
   "$work/wmsmock" serve --addr "$fake" --profile "$work/profile.yaml" --log-level warn >>"$work/fake.log" 2>&1 &

@@ -85,7 +85,7 @@ func BenchmarkHandlerDescribeWorkflow(b *testing.B) {
 
 func BenchmarkHandlerLaunchWorkflow(b *testing.B) {
 	benchmarkCall(b, "POST", "/api/workflow/launch",
-		`{"launch":{"computeEnvId":"4cLCtSsDAtUSmBKD9rXyQw","pipeline":"https://github.com/nf-core/rnaseq","workDir":"s3://bucket/work"}}`)
+		`{"launch":{"computeEnvId":"5Fq2Xw8RtLmN3p","pipeline":"https://github.com/nf-core/rnaseq","workDir":"s3://bucket/work"}}`)
 }
 
 // BenchmarkHandlerSynthesized measures an operation the fake answers by
@@ -150,7 +150,7 @@ func BenchmarkHandlerListLargeStore(b *testing.B) {
 			var before, after runtime.MemStats
 			runtime.GC()
 			runtime.ReadMemStats(&before)
-			const launch = `{"launch":{"computeEnvId":"4cLCtSsDAtUSmBKD9rXyQw","pipeline":"https://github.com/nf-core/rnaseq"}}`
+			const launch = `{"launch":{"computeEnvId":"5Fq2Xw8RtLmN3p","pipeline":"https://github.com/nf-core/rnaseq"}}`
 			for i := range n {
 				rec := httptest.NewRecorder()
 				h.ServeHTTP(rec, newBenchRequest("POST", "/api/workflow/launch", launch, "wmsmock-dev-token"))

@@ -114,6 +114,7 @@ func (s *Server) setupState(cfg settings) error {
 		}
 		if a == s.versions[s.profile.Versions.Default] {
 			st.seedWith = svc
+			a.synth.refs = svc.FixRefs // synthesized ids name held items too
 		}
 	}
 	if err := st.load(); err != nil {
@@ -176,6 +177,9 @@ func (st *state) load() error {
 	}
 	if err == nil {
 		err = st.restore(f)
+	}
+	if err == nil {
+		err = st.seedWith.IndexRefs() // the restored records are what answers refer to
 	}
 	if err != nil {
 		return fmt.Errorf("%w (the fake will not start on a state it cannot read; repair the file or move it away)", err)

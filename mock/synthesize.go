@@ -3,6 +3,7 @@ package mock
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -21,12 +22,16 @@ type synthesizer struct {
 	gen   *synth.Generator
 	cache *memo.Map[string, []byte]
 
+	// refs points the identifiers in a generated answer at items the
+	// fake holds (resources.Service.FixRefs); nil leaves them as made.
+	refs func(v any, workspaceID int64)
+
 	mu       sync.Mutex
-	examples map[*spec.Operation]bool // whether the operation's example is valid
+	examples map[*spec.Operation][]byte // the operation's valid example, nil when none
 }
 
 func newSynthesizer(a *api, gen *synth.Generator, caches *memo.Set) *synthesizer {
-	return &synthesizer{api: a, gen: gen, cache: memo.NewIn[string, []byte](caches, "synthesized answers", 16), examples: map[*spec.Operation]bool{}}
+	return &synthesizer{api: a, gen: gen, cache: memo.NewIn[string, []byte](caches, "synthesized answers", 16), examples: map[*spec.Operation][]byte{}}
 }
 
 func (s *synthesizer) answer(req *handler.Request) (*handler.Response, error) {
@@ -53,12 +58,16 @@ func (s *synthesizer) answer(req *handler.Request) (*handler.Response, error) {
 func (s *synthesizer) body(req *handler.Request) (body []byte, timed bool, err error) {
 	succ := req.Op.Success
 	if spec.IsJSON(succ.MediaType) {
-		if succ.Example != nil && s.exampleValid(req.Op) {
-			return succ.Example, false, nil
+		if ex := s.example(req.Op); ex != nil {
+			return ex, false, nil
 		}
 		v, err := s.gen.ValueContext(req.HTTP.Context(), succ.Schema.Schema(), req.Key, synth.Response)
 		if err != nil {
 			return nil, false, fmt.Errorf("generating the answer of %s: %w", req.Op.ID, err)
+		}
+		if s.refs != nil {
+			ws, _ := strconv.ParseInt(req.Query.Get("workspaceId"), 10, 64)
+			s.refs(v, ws)
 		}
 		b, err := json.Marshal(v)
 		return b, false, err
@@ -84,17 +93,28 @@ func (s *synthesizer) nonJSON(req *handler.Request) (body []byte, timed bool) {
 	return []byte(fmt.Sprintf("wmsmock sample file for %s\n", req.Op.Path)), false
 }
 
-// exampleValid checks an operation's example against its schema once.
-// Published documents sometimes carry examples their own schema rejects;
-// those are never served.
-func (s *synthesizer) exampleValid(op *spec.Operation) bool {
+// example finds an operation's example once: the media type's, else the
+// response schema's own when it gives a whole answer. Published documents
+// sometimes carry examples their own schema rejects; those are never
+// served.
+func (s *synthesizer) example(op *spec.Operation) []byte {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if ok, seen := s.examples[op]; seen {
-		return ok
+	if ex, seen := s.examples[op]; seen {
+		return ex
 	}
-	// Checked as an answer, with the compiled schemas answers use.
-	ok := op.Success.Schema == nil || s.api.validator.Answer(op.Success.Schema.Schema(), op.Success.Example) == nil
-	s.examples[op] = ok
-	return ok
+	var found []byte
+	candidates := [][]byte{op.Success.Example}
+	if op.Success.Schema != nil {
+		candidates = append(candidates, spec.SchemaExample(op.Success.Schema.Schema()))
+	}
+	for _, ex := range candidates {
+		// Checked as an answer, with the compiled schemas answers use.
+		if ex != nil && (op.Success.Schema == nil || s.api.validator.Answer(op.Success.Schema.Schema(), ex) == nil) {
+			found = ex
+			break
+		}
+	}
+	s.examples[op] = found
+	return found
 }

@@ -833,6 +833,7 @@ func (c *collection) renderAnswer(sch *base.Schema, purpose, coll string, r stor
 // renderItem lays a record over a synthesized item of schema sch.
 func (c *collection) renderItem(sch *base.Schema, purpose, coll string, r store.Record, d *itemData, now time.Time) map[string]any {
 	m := c.s.bases.object(sch, "rec "+coll+"/"+r.ID+"/"+purpose)
+	c.s.fixRefs(m, d.Workspace, d.Fields)
 	c.s.fit.overlay(sch, m, d.Fields)
 	idProp := c.idProp
 	if prop(sch, idProp) == nil {
@@ -846,6 +847,9 @@ func (c *collection) renderItem(sch *base.Schema, purpose, coll string, r store.
 	server := map[string]any{"dateCreated": stamp(r.Created), "lastUpdated": stamp(r.Updated), "deleted": false}
 	if idProp != "" {
 		server[idProp] = c.idValue(r.ID)
+		if p := prop(sch, idProp); c.numericID && p != nil && hasType(p, "string") && !hasType(p, "integer") {
+			server[idProp] = r.ID // a numeric id the entry's schema writes as a string
+		}
 	}
 	if c.lifecycle {
 		st, _ := c.status(r, d, now)

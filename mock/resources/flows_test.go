@@ -293,3 +293,70 @@ func TestProjectNameAndRunNames(t *testing.T) {
 		t.Errorf("every run got the same name: %v", seen)
 	}
 }
+
+// TestLaunchChecksItsReferences: a launch naming a compute environment or
+// workspace the caller cannot see gets the missing-resource reply (an
+// environment of another context is as missing as one that never
+// existed); a launch in the seeded workspace on its environment, or naming
+// none (the workspace's primary one), is accepted.
+func TestLaunchChecksItsReferences(t *testing.T) {
+	f := newFixture(t, embeddedDoc(t), true)
+	const wsCE, personalCE = "4Gt7Ws2KpQ9vBn", "5Fq2Xw8RtLmN3p"
+	launch := func(ce string) string {
+		if ce == "" {
+			return `{"launch":{"pipeline":"https://github.com/nf-core/rnaseq"}}`
+		}
+		return `{"launch":{"pipeline":"https://github.com/nf-core/rnaseq","computeEnvId":"` + ce + `"}}`
+	}
+	seeded, _ := f.store.List(WorkflowsCollection)
+	f.refused(apierror.Forbidden, "POST", "/workflow/launch", launch("NoSuchEnv00001"))
+	f.refused(apierror.Forbidden, "POST", "/workflow/launch?workspaceId=2001", launch("NoSuchEnv00001"))
+	f.refused(apierror.Forbidden, "POST", "/workflow/launch?workspaceId=2001", launch(personalCE))
+	f.refused(apierror.Forbidden, "POST", "/workflow/launch", launch(wsCE))
+	f.refused(apierror.Forbidden, "POST", "/workflow/launch?workspaceId=999999", launch(""))
+	f.refused(apierror.Forbidden, "POST", "/workflow/launch?workspaceId=2001&sourceWorkspaceId=999999", launch(wsCE))
+	if recs, _ := f.store.List(WorkflowsCollection); len(recs) != len(seeded) {
+		t.Fatalf("refused launches stored %d runs", len(recs)-len(seeded))
+	}
+
+	for _, tc := range []struct{ query, ce, want string }{
+		{"?workspaceId=2001", wsCE, wsCE},
+		{"?workspaceId=2001", "", wsCE},
+		{"", "", personalCE},
+		{"", personalCE, personalCE},
+	} {
+		id, _ := f.ok("POST", "/workflow/launch"+tc.query, launch(tc.ce)).body["workflowId"].(string)
+		f.ok("GET", "/workflow/"+id+tc.query, "")
+		r, err := f.store.Get(WorkflowsCollection, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wf, err := decodeWorkflow(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := wf.ComputeEnvID; got != tc.want {
+			t.Errorf("launch %s naming %q runs on %v, want %s", tc.query, tc.ce, got, tc.want)
+		}
+	}
+	// The environment was deleted: launching on it is refused again.
+	f.ok("DELETE", "/compute-envs/"+wsCE+"?workspaceId=2001", "")
+	f.clk.Advance(time.Hour)
+	f.refused(apierror.Forbidden, "POST", "/workflow/launch?workspaceId=2001", launch(wsCE))
+}
+
+// TestProgressAgreesWithStatus: a seeded SUCCEEDED run shows its tasks
+// succeeded (not all counters zero) and none pending, running or failed.
+func TestProgressAgreesWithStatus(t *testing.T) {
+	f := newFixture(t, embeddedDoc(t), true)
+	p := f.ok("GET", "/workflow/3cSucceeded003/progress", "").body
+	num := func(path string) float64 { n, _ := get(p, path).(float64); return n }
+	if num("progress.workflowProgress.succeeded") <= 0 {
+		t.Errorf("a SUCCEEDED run shows no succeeded task: %v", p)
+	}
+	for _, k := range []string{"pending", "running", "failed"} {
+		if n := num("progress.workflowProgress." + k); n != 0 {
+			t.Errorf("a SUCCEEDED run shows %v %s tasks", n, k)
+		}
+	}
+}

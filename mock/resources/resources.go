@@ -76,6 +76,8 @@ type Service struct {
 	wf       *workflows
 	ids      *idSource
 	hash     hasher
+	// refs holds the ids answers refer to (refs.go).
+	refs refIndex
 	// nameMu serializes creates and renames in collections that refuse a
 	// duplicate name, so two concurrent creates cannot both pass the check.
 	nameMu sync.Mutex

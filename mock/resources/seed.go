@@ -166,7 +166,7 @@ func (s *Service) Seed(seed *Seed) error {
 			return fmt.Errorf("seed: workflow %d: %w", i+1, err)
 		}
 	}
-	return nil
+	return s.seedEveryCollection(now) // seedall.go
 }
 
 func (s *Service) collectionFor(p string) *collection {

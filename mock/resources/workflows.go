@@ -243,7 +243,11 @@ func (w *workflows) launch(req *handler.Request) (*handler.Response, error) {
 	if pipeline == "" {
 		return nil, fail(errBadInput, "launch.pipeline is missing")
 	}
-	ws, _, err := workspaceOf(req.Query)
+	ws, given, err := workspaceOf(req.Query)
+	if err != nil {
+		return nil, err
+	}
+	refs, err := w.s.checkLaunch(req, l.ComputeEnvID, ws, given) // launchrefs.go
 	if err != nil {
 		return nil, err
 	}
@@ -255,7 +259,7 @@ func (w *workflows) launch(req *handler.Request) (*handler.Response, error) {
 		Revision:       l.Revision,
 		CommitID:       l.CommitID,
 		WorkDir:        l.WorkDir,
-		ComputeEnvID:   l.ComputeEnvID,
+		ComputeEnvID:   refs.computeEnvID,
 		ConfigText:     l.ConfigText,
 		ParamsText:     l.ParamsText,
 		SessionID:      l.SessionID,
@@ -641,6 +645,7 @@ func (h hasher) keys(keys []renderKey) uint64 {
 func (w *workflows) render(sch *base.Schema, purpose string, r store.Record, wf *workflow.Run, now time.Time) map[string]any {
 	key := "workflow/" + r.ID + "/" + purpose
 	root := w.s.bases.object(sch, key)
+	w.s.fixRefs(root, &wf.WorkspaceID, nil) // refs.go
 	v := wf.At(now)
 	// The run itself is synthesized from its id alone, so the list and
 	// describe show the same run.

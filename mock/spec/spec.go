@@ -286,6 +286,21 @@ func exampleOf(m *v3.MediaType) []byte {
 			}
 		}
 	}
+	return encodeExample(node)
+}
+
+// SchemaExample is the JSON encoding of a schema's own example when it is
+// an object or an array (a whole answer, written once on the component
+// rather than on each media type), or nil. Scalar examples are left to the
+// generator, which uses them for single values.
+func SchemaExample(s *base.Schema) []byte {
+	if s == nil || s.Example == nil || s.Example.Kind != yaml.MappingNode && s.Example.Kind != yaml.SequenceNode {
+		return nil
+	}
+	return encodeExample(s.Example)
+}
+
+func encodeExample(node *yaml.Node) []byte {
 	if node == nil {
 		return nil
 	}

@@ -38,6 +38,12 @@ type run struct {
 	// nearest optional property or spare array item holding the value is
 	// then dropped, so the document stays valid wherever it can.
 	failed bool
+	// full is the deepest level whose objects keep every property: the
+	// top of an answer always carries its content (a client reads
+	// serviceInfo.version without checking it is there), and so does the
+	// one object a top-level wrapper holds ({"serviceInfo": {...}}). -1
+	// (requests) drops optional properties everywhere.
+	full int
 }
 
 func (c *run) chance(p float64) bool { return c.r.Float64() < p }
@@ -437,6 +443,9 @@ func (c *run) skipForMode(n *node) bool {
 
 func (c *run) object(n *node, fd field, depth int) map[string]any {
 	m := make(map[string]any, len(n.props)+1)
+	if depth == 0 && c.full == 0 && len(n.props) == 1 && isObjectNode(n.props[0].node.f()) {
+		c.full = 1 // a wrapper: the object it holds is the answer's content
+	}
 	deep := depth >= c.g.maxDepth
 	var ot objTimes // shared by this object's timestamps so they line up
 	for i := range n.props {
@@ -446,7 +455,7 @@ func (c *run) object(n *node, fd field, depth int) map[string]any {
 		if c.skipForMode(pf) && !isDisc {
 			continue
 		}
-		if !p.required {
+		if !p.required && depth > c.full {
 			if deep || !c.chance(includeProb(depth)) {
 				continue
 			}
@@ -482,6 +491,8 @@ func (c *run) object(n *node, fd field, depth int) map[string]any {
 	}
 	return m
 }
+
+func isObjectNode(n *node) bool { return n.types&tObject != 0 || len(n.props) > 0 }
 
 // extraValue generates the value of an undeclared key: the matching
 // patternProperties schema, else additionalProperties, else a string.

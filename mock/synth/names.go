@@ -54,7 +54,9 @@ var rules = []rule{
 	{exact: []string{"description", "message", "errormessage", "reason", "comment", "summary", "note", "notes", "details", "error", "errorreport", "statusmessage", "hint", "explanation"}, h: heuristic{str: sentence}},
 	{exact: []string{"title", "label"}, h: heuristic{str: func(c *run) string { return pick(c, titles) }}},
 	{exact: []string{"revision", "branch", "ref", "defaultbranch"}, h: heuristic{str: func(c *run) string { return pick(c, revisions) }}},
-	{exact: []string{"version", "nextflowversion", "manifestversion", "nfversion", "engineversion", "releaseversion", "nextflow"}, h: heuristic{str: func(c *run) string { return pick(c, versions) }}},
+	// Anything named a version (apiVersion, schemaVersion, nextflowVersion)
+	// reads as a version number.
+	{exact: []string{"nextflow"}, suffix: []string{"version"}, h: heuristic{str: func(c *run) string { return pick(c, versions) }}},
 	{exact: []string{"workdir", "workdirectory", "bucket", "bucketname", "storage", "storagepath"}, h: heuristic{str: func(c *run) string { return pick(c, buckets) }}},
 	{suffix: []string{"dir", "path", "directory", "folder"}, h: heuristic{str: func(c *run) string { return "/home/" + personName(c, "-", false) + "/" + pick(c, dirNames) }}},
 	{exact: []string{"scriptname", "mainscript", "script", "entrypoint"}, h: heuristic{str: func(c *run) string { return "main.nf" }}},

@@ -127,6 +127,9 @@ func (g *Generator) ValueContext(ctx context.Context, schema *base.Schema, key s
 func (g *Generator) value(ctx context.Context, schema *base.Schema, key string, mode Mode) any {
 	n := g.node(schema)
 	c := &run{g: g, r: g.Rand(key), mode: mode, ctx: ctx}
+	if mode != Response {
+		c.full = -1
+	}
 	return c.value(n, field{}, 0, nil, true)
 }
 

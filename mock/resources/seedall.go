@@ -1,0 +1,175 @@
+package resources
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/wmsmock/wmsmock/mock/store"
+	"github.com/wmsmock/wmsmock/mock/synth"
+)
+
+// A fresh fake holds a few entries of every collection the document has,
+// not only of those the hand-written seed names, so that whichever
+// endpoints a client integrates with it can list and describe something
+// before it creates anything. A collection the hand-written seed fills is
+// left as the seed has it.
+//
+// Seeding stays cheap because an entry stores little: its name and its
+// context (the personal one, and the seeded workspace where the
+// collection is kept per workspace). The rest of an answer is synthesized
+// when it is first asked for, as for any record. Names and ids come from
+// the generator under fixed keys, so a seed gives the same account every
+// time.
+
+// seededPerContext is how many entries each context of a collection gets.
+const seededPerContext = 2
+
+// seedEveryCollection adds entries to each collection that is still empty
+// after the hand-written seed. Parents come first: a nested collection
+// (/orgs/{orgId}/teams) is seeded under the first held item of each
+// collection its path names.
+func (s *Service) seedEveryCollection(now time.Time) error {
+	colls := slices.Clone(s.colls)
+	slices.SortStableFunc(colls, func(a, b *collection) int {
+		return strings.Count(a.listPath, "/") - strings.Count(b.listPath, "/")
+	})
+	var ws *int64
+	if wc := s.namedBy("workspaceId"); wc != nil {
+		if id, ok := s.firstHeld(wc); ok {
+			if n, err := strconv.ParseInt(id, 10, 64); err == nil {
+				ws = &n
+			}
+		}
+	}
+	for _, c := range colls {
+		if c.list == nil || c.nameKey && prop(c.item, "name") == nil {
+			continue
+		}
+		coll, ok := s.heldPath(c.listPath)
+		if !ok {
+			continue
+		}
+		recs, err := s.d.Store.List(coll)
+		if err != nil {
+			return err
+		}
+		if len(recs) > 0 {
+			continue // the hand-written seed's
+		}
+		contexts := []*int64{nil}
+		if c.scoped && ws != nil {
+			contexts = append(contexts, ws)
+		}
+		n := 0
+		for _, ctx := range contexts {
+			for range seededPerContext {
+				n++
+				if err := c.seedGenerated(coll, n, ctx, now); err != nil {
+					return fmt.Errorf("seed: %s entry %d: %w", coll, n, err)
+				}
+			}
+		}
+	}
+	return s.indexRefs()
+}
+
+// heldPath fills a list path's parameters with held items (the first of
+// each), or reports false when one of them names nothing the fake holds.
+func (s *Service) heldPath(listPath string) (string, bool) {
+	segs := strings.Split(listPath, "/")
+	for i, seg := range segs {
+		if !isParamSeg(seg) {
+			continue
+		}
+		prefix := strings.Join(segs[:i+1], "/")
+		var owner *collection
+		for _, c := range s.colls {
+			if _, ok := sameShape(c.itemPath, prefix); ok {
+				owner = c
+				break
+			}
+		}
+		if owner == nil {
+			owner = s.namedBy(strings.Trim(seg, "{}"))
+		}
+		if owner == nil {
+			return "", false
+		}
+		id, ok := s.firstHeld(owner)
+		if !ok {
+			return "", false
+		}
+		segs[i] = id
+	}
+	return strings.Join(segs, "/"), true
+}
+
+// firstHeld is the id of the oldest item of a collection, under the first
+// parent that holds any.
+func (s *Service) firstHeld(c *collection) (string, bool) {
+	coll, ok := s.heldPath(c.listPath)
+	if !ok {
+		return "", false
+	}
+	recs, err := s.d.Store.List(coll)
+	if err != nil || len(recs) == 0 {
+		return "", false
+	}
+	first := recs[0]
+	for _, r := range recs[1:] {
+		if r.Created.Before(first.Created) || r.Created.Equal(first.Created) && r.ID < first.ID {
+			first = r
+		}
+	}
+	return first.ID, true
+}
+
+// seedGenerated stores the n-th generated entry of coll in context ws.
+func (c *collection) seedGenerated(coll string, n int, ws *int64, now time.Time) error {
+	key := fmt.Sprintf("seeded %s %d", coll, n)
+	d := &itemData{Fields: map[string]any{}, Workspace: ws}
+	if p := prop(c.item, "name"); p != nil {
+		if name, ok := c.s.d.Gen.Value(p, key+" name", synth.Response).(string); ok && name != "" && !strings.Contains(name, "/") {
+			d.Fields["name"] = name
+		}
+	}
+	b, err := json.Marshal(d)
+	if err != nil {
+		return err
+	}
+	created := now.Add(-time.Duration(n) * time.Hour)
+	rec := store.Record{Created: created, Updated: created, Data: b}
+	if c.nameKey {
+		name, _ := d.Fields["name"].(string)
+		if name == "" {
+			return nil
+		}
+		rec.ID = name
+		if _, err := c.s.d.Store.Insert(coll, rec); err != nil {
+			return nil // a name drawn twice: one entry fewer
+		}
+		return c.remember(coll, name)
+	}
+	r := c.s.d.Gen.Rand(key + " id")
+	newID := func() (string, error) {
+		if c.numericID {
+			return c.newID(coll)()
+		}
+		id := synth.IDN(r, c.idLen)
+		if c.idSchema != nil {
+			if v, ok := c.s.d.Gen.Value(c.idSchema, key+" id "+id, synth.Response).(string); ok && v != "" && !strings.Contains(v, "/") {
+				return v, nil
+			}
+		}
+		return id, nil
+	}
+	out, err := insertRecord(c.s.d.Store, coll, newID, func(string) (store.Record, error) { return rec, nil })
+	if err != nil {
+		return err
+	}
+	return c.remember(coll, out.ID)
+}
