@@ -108,7 +108,14 @@ func (a *api) fillAnswerExample(ctx context.Context, op *spec.Operation, operati
 	if media == nil {
 		return
 	}
-	if succ.Example != nil && a.synth.exampleValid(op) {
+	// The example the fake itself serves (the document's, valid), shown
+	// as it is; a schema-level one is moved onto the media type.
+	if ex := a.synth.example(op); ex != nil {
+		var v any
+		if succ.Example == nil && json.Unmarshal(ex, &v) == nil {
+			delete(media, "examples")
+			media["example"] = v
+		}
 		return
 	}
 	// Keyed like a call to the path as written, so for an operation the
@@ -117,6 +124,9 @@ func (a *api) fillAnswerExample(ctx context.Context, op *spec.Operation, operati
 	v, err := a.synth.gen.ValueContext(ctx, succ.Schema.Schema(), op.Method+" "+op.Path, synth.Response)
 	if err != nil {
 		return
+	}
+	if a.synth.refs != nil {
+		a.synth.refs(v, 0) // as the fake's own answer points its ids at held items
 	}
 	delete(media, "examples")
 	media["example"] = v
