@@ -102,7 +102,7 @@ func TestProxyRecordsAndServeReplays(t *testing.T) {
 	// A run launched through the proxy exists only in this fake: the
 	// replaying one can answer its describe only from the recording.
 	req, _ := http.NewRequest("POST", base+"/workflow/launch", strings.NewReader(
-		`{"launch":{"computeEnvId":"4cLCtSsDAtUSmBKD9rXyQw","pipeline":"https://github.com/nf-core/rnaseq","workDir":"s3://bucket/work"}}`))
+		`{"launch":{"computeEnvId":"5Fq2Xw8RtLmN3p","pipeline":"https://github.com/nf-core/rnaseq","workDir":"s3://bucket/work"}}`))
 	req.Header.Set("Authorization", "Bearer "+mock.DevToken)
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := http.DefaultClient.Do(req)

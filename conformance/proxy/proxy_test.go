@@ -125,7 +125,7 @@ func clientFlow(t *testing.T, base, tag string) (steps []flowStep, accessKey str
 		return a
 	}
 	launch := do("launch", "POST", "/workflow/launch", mock.DevToken,
-		`{"launch":{"computeEnvId":"4cLCtSsDAtUSmBKD9rXyQw","pipeline":"https://github.com/nf-core/rnaseq","workDir":"s3://bucket/work"}}`, 200)
+		`{"launch":{"computeEnvId":"5Fq2Xw8RtLmN3p","pipeline":"https://github.com/nf-core/rnaseq","workDir":"s3://bucket/work"}}`, 200)
 	var launched struct{ WorkflowID string }
 	if err := json.Unmarshal(launch.body, &launched); err != nil || launched.WorkflowID == "" {
 		t.Fatalf("launch answered %s", launch.body)
