@@ -23,6 +23,7 @@ type Memory struct {
 	seq      uint64
 	versions map[string]uint64 // see Version
 	indexers map[string]Indexer
+	track    tracking // see Changes
 }
 
 // collection is one named collection's records and lists.
@@ -127,6 +128,7 @@ func (m *Memory) Insert(coll string, r Record) (Record, error) {
 	c.recs[r.ID] = it
 	c.file(it, m.indexers[coll])
 	m.versions[coll]++
+	m.track.mark(coll, r.ID)
 	return r, nil
 }
 
@@ -169,6 +171,7 @@ func (m *Memory) Update(coll, id string, fn func(*Record) error) (Record, error)
 	it.rec = clone(work)
 	c.file(it, m.indexers[coll])
 	m.versions[coll]++
+	m.track.mark(coll, id)
 	return work, nil
 }
 
@@ -190,6 +193,7 @@ func (m *Memory) Delete(coll, id string) error {
 		delete(m.colls, coll)
 	}
 	m.versions[coll]++
+	m.track.mark(coll, id)
 	return nil
 }
 
@@ -374,6 +378,7 @@ func (m *Memory) Restore(s Snapshot) error {
 		}
 	}
 	m.colls, m.counters, m.seq = colls, counters, maxSeq
+	m.track.replaced()
 	return nil
 }
 
