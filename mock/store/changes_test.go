@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"testing"
 	"time"
@@ -181,7 +182,8 @@ func TestMirrorSnapshotIsStable(t *testing.T) {
 // whole-copy is the store's Snapshot (what a save copied before, all of
 // it under the lock), changes is the Tracker's Changes (all a save does
 // under the lock now), and mirror the whole of a save's copy, most of it
-// outside the lock (applying the changes, sorting).
+// outside the lock (applying the changes, sorting), with the heap its
+// copy of the store takes per record.
 func BenchmarkSaveLockHold(b *testing.B) {
 	const n = 100_000
 	m := store.NewMemory()
@@ -229,8 +231,14 @@ func BenchmarkSaveLockHold(b *testing.B) {
 		}
 	})
 	b.Run("mirror", func(b *testing.B) {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
 		mr := store.NewMirror(m)
 		_, _ = mr.Snapshot()
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		perRecord := float64(int64(after.HeapAlloc)-int64(before.HeapAlloc)) / n
 		i := 0
 		for b.Loop() {
 			b.StopTimer()
@@ -245,5 +253,6 @@ func BenchmarkSaveLockHold(b *testing.B) {
 				b.Fatalf("%d runs saved, want %d", len(s.Collections["runs"]), n)
 			}
 		}
+		b.ReportMetric(perRecord, "B-mirror/record") // after the loop, which resets metrics
 	})
 }
