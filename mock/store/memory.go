@@ -131,6 +131,36 @@ func (c *collection) file(it *item, ix Indexer) {
 	}
 }
 
+// refileInPlace stores work as it's record when that keeps its place in
+// every list (the same time and lists: a cancel, a status set), changing
+// only its entries' texts, and reports whether it did. Taking the entry
+// out of a long list and putting it back would move every newer entry
+// twice.
+func (c *collection) refileInPlace(it *item, work Record, ix Indexer) bool {
+	if ix == nil || !work.Created.Equal(it.rec.Created) {
+		return false
+	}
+	lists, text := ix(work)
+	if !slices.Equal(lists, it.lists) {
+		return false
+	}
+	at := make([]int, len(it.lists))
+	for k, name := range it.lists {
+		i, found := slices.BinarySearchFunc(c.lists[name], it, olderEntry)
+		if !found {
+			return false
+		}
+		at[k] = i
+	}
+	it.rec = clone(work)
+	for k, name := range it.lists {
+		if e := &c.lists[name][at[k]]; string(e.text) != text {
+			e.text = c.texts.add(text)
+		}
+	}
+	return true
+}
+
 // unfile removes it from the lists it is filed under.
 func (c *collection) unfile(it *item) {
 	for _, name := range it.lists {
@@ -207,11 +237,13 @@ func (m *Memory) Update(coll, id string, fn func(*Record) error) (Record, error)
 		return Record{}, err
 	}
 	work.ID, work.Seq = it.rec.ID, it.rec.Seq
-	// Out of the lists under the old record, back in under the new one:
-	// its time, lists or text may have changed.
-	c.unfile(it)
-	it.rec = clone(work)
-	c.file(it, m.indexers[coll])
+	if ix := m.indexers[coll]; !c.refileInPlace(it, work, ix) {
+		// Out of the lists under the old record, back in under the new
+		// one: its time or lists changed.
+		c.unfile(it)
+		it.rec = clone(work)
+		c.file(it, ix)
+	}
 	m.versions[coll]++
 	m.track.mark(coll, id)
 	return work, nil
