@@ -131,7 +131,7 @@ func (c *collection) file(it *item, ix Indexer) {
 	}
 }
 
-// refileInPlace stores work as it's record when that keeps its place in
+// refileInPlace stores work as the item's record when that keeps its place in
 // every list (the same time and lists: a cancel, a status set), changing
 // only its entries' texts, and reports whether it did. Taking the entry
 // out of a long list and putting it back would move every newer entry
