@@ -27,7 +27,7 @@ import (
 // BenchmarkStoreScale, not here.
 //
 // update-oldest changes the oldest record in place; its cost should not
-// grow with the list either.
+// grow with the list either. delete-oldest does grow: see its comment.
 func BenchmarkSearchScale(b *testing.B) {
 	sizes := []int{1_000, 100_000}
 	if os.Getenv("WMSMOCK_BENCH_1M") == "1" {
@@ -80,6 +80,17 @@ func BenchmarkSearchScale(b *testing.B) {
 					r.Data = json.RawMessage(fmt.Sprintf(`{"name":"cancelled-%d","project":"nf-core/rnaseq"}`, k))
 					return nil
 				}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		// Deleting one of the oldest records closes its gap: the newer
+		// entries of the list move (the cost that does grow with a list).
+		b.Run(fmt.Sprintf("records=%d/delete-oldest", n), func(b *testing.B) {
+			k := 0
+			for b.Loop() {
+				k++
+				if err := m.Delete("runs", strconv.Itoa(k)); err != nil {
 					b.Fatal(err)
 				}
 			}
