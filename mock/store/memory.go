@@ -13,9 +13,10 @@ import (
 // NewMemory.
 //
 // Each collection keeps its records by id, and, when it has an indexer,
-// one slice per ordered list, oldest first, updated on every write: a new
-// record (the newest, almost always) is appended, a deleted or moved one
-// found by binary search. Reading a page indexes the slice from its end.
+// one ordered list per list name, oldest first, in blocks (see list),
+// updated on every write: a new record (the newest, almost always) is
+// appended, a deleted or moved one found by binary search. Reading a page
+// walks the blocks from the newest end.
 type Memory struct {
 	mu       sync.RWMutex
 	colls    map[string]*collection
@@ -29,7 +30,7 @@ type Memory struct {
 // collection is one named collection's records and lists.
 type collection struct {
 	recs  map[string]*item
-	lists map[string][]entry // oldest first: by Created, then Seq
+	lists map[string]*list // by name
 	// names interns the lists items are filed under: records of one
 	// workspace share one slice of names instead of holding a copy each.
 	names map[string][]string
@@ -51,7 +52,7 @@ type item struct {
 // memory rather than following a pointer to each record, wherever the
 // allocator put it. That is what keeps a search of a window of 10,000 at
 // the same cost in a store of 1,000,000 records (whose items are spread
-// over gigabytes of heap) as in one of 100,000.
+// over hundreds of megabytes of heap) as in one of 100,000.
 type entry struct {
 	it   *item
 	text []byte // in the arena; never written after it is filed
@@ -84,7 +85,7 @@ func NewMemory() *Memory {
 }
 
 func newCollection() *collection {
-	return &collection{recs: map[string]*item{}, lists: map[string][]entry{}, names: map[string][]string{}}
+	return &collection{recs: map[string]*item{}, lists: map[string]*list{}, names: map[string][]string{}}
 }
 
 // older orders items oldest first.
@@ -120,14 +121,12 @@ func (c *collection) file(it *item, ix Indexer) {
 	lists, text := ix(it.rec)
 	it.lists = c.intern(lists)
 	for _, name := range it.lists {
-		e := entry{it, c.texts.add(text)}
 		l := c.lists[name]
-		if n := len(l); n == 0 || older(l[n-1].it, it) < 0 {
-			c.lists[name] = append(l, e) // the usual case: the newest record
-			continue
+		if l == nil {
+			l = &list{}
+			c.lists[name] = l
 		}
-		i, _ := slices.BinarySearchFunc(l, it, olderEntry)
-		c.lists[name] = slices.Insert(l, i, e)
+		l.add(entry{it, c.texts.add(text)})
 	}
 }
 
@@ -144,17 +143,22 @@ func (c *collection) refileInPlace(it *item, work Record, ix Indexer) bool {
 	if !slices.Equal(lists, it.lists) {
 		return false
 	}
-	at := make([]int, len(it.lists))
+	type place struct{ b, i int }
+	at := make([]place, len(it.lists))
 	for k, name := range it.lists {
-		i, found := slices.BinarySearchFunc(c.lists[name], it, olderEntry)
+		l := c.lists[name]
+		if l == nil {
+			return false
+		}
+		b, i, found := l.find(it)
 		if !found {
 			return false
 		}
-		at[k] = i
+		at[k] = place{b, i}
 	}
 	it.rec = clone(work)
 	for k, name := range it.lists {
-		if e := &c.lists[name][at[k]]; string(e.text) != text {
+		if e := &c.lists[name].blocks[at[k].b][at[k].i]; string(e.text) != text {
 			e.text = c.texts.add(text)
 		}
 	}
@@ -165,13 +169,12 @@ func (c *collection) refileInPlace(it *item, work Record, ix Indexer) bool {
 func (c *collection) unfile(it *item) {
 	for _, name := range it.lists {
 		l := c.lists[name]
-		if i, found := slices.BinarySearchFunc(l, it, olderEntry); found {
-			l = slices.Delete(l, i, i+1)
+		if l == nil {
+			continue
 		}
-		if len(l) == 0 {
+		l.remove(it)
+		if l.len() == 0 {
 			delete(c.lists, name)
-		} else {
-			c.lists[name] = l
 		}
 	}
 	it.lists = nil
@@ -315,7 +318,8 @@ func (m *Memory) Index(coll string, ix Indexer) error {
 // refile files every record again with ix, sorting each list once and
 // then writing its texts in list order.
 func (c *collection) refile(ix Indexer) {
-	c.lists, c.names, c.texts = map[string][]entry{}, map[string][]string{}, arena{}
+	c.lists, c.names, c.texts = map[string]*list{}, map[string][]string{}, arena{}
+	pending := map[string][]entry{}
 	texts := map[*item]string{}
 	for _, it := range c.recs {
 		it.lists = nil
@@ -326,14 +330,17 @@ func (c *collection) refile(ix Indexer) {
 		it.lists = c.intern(lists)
 		texts[it] = text
 		for _, name := range it.lists {
-			c.lists[name] = append(c.lists[name], entry{it: it})
+			pending[name] = append(pending[name], entry{it: it})
 		}
 	}
-	for _, l := range c.lists {
-		slices.SortFunc(l, func(a, b entry) int { return older(a.it, b.it) })
-		for i := range l {
-			l[i].text = c.texts.add(texts[l[i].it])
+	for name, es := range pending {
+		l := sorted(es)
+		for _, blk := range l.blocks {
+			for i := range blk {
+				blk[i].text = c.texts.add(texts[blk[i].it])
+			}
 		}
+		c.lists[name] = l
 	}
 }
 
@@ -345,32 +352,38 @@ func (m *Memory) Page(coll string, q Query) ([]Record, int, error) {
 	}
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	var l []entry
-	if c := m.colls[coll]; c != nil {
+	l := &list{}
+	if c := m.colls[coll]; c != nil && c.lists[q.List] != nil {
 		l = c.lists[q.List]
 	}
-	n := len(l)
+	n := l.len()
 	var out []Record
 	if q.Contains == "" {
-		for i := q.Offset; i < n && i-q.Offset < q.Limit; i++ {
-			out = append(out, clone(l[n-1-i].it.rec))
+		if q.Limit > 0 && q.Offset < n {
+			l.newest(q.Offset, func(e *entry) bool {
+				out = append(out, clone(e.it.rec))
+				return len(out) < q.Limit
+			})
 		}
 		return out, n, nil
 	}
 	// Only the entries are read here, not the records (see entry); a
 	// record is read when it is on the page.
 	needle := []byte(q.Contains)
-	total := 0
-	for i := 0; i < n && i < q.window(); i++ {
-		e := &l[n-1-i]
-		if !bytes.Contains(e.text, needle) {
-			continue
+	total, seen, window := 0, 0, q.window()
+	l.newest(0, func(e *entry) bool {
+		if seen == window {
+			return false
 		}
-		if total >= q.Offset && total-q.Offset < q.Limit {
-			out = append(out, clone(e.it.rec))
+		seen++
+		if bytes.Contains(e.text, needle) {
+			if total >= q.Offset && total-q.Offset < q.Limit {
+				out = append(out, clone(e.it.rec))
+			}
+			total++
 		}
-		total++
-	}
+		return true
+	})
 	return out, total, nil
 }
 
