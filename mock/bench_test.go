@@ -191,9 +191,11 @@ func BenchmarkStoreScale(b *testing.B) {
 	if os.Getenv("WMSMOCK_BENCH_1M") == "1" {
 		sizes = append(sizes, 1_000_000)
 	}
-	const launch = `{"launch":{"computeEnvId":"4cLCtSsDAtUSmBKD9rXyQw","pipeline":"https://github.com/nf-core/rnaseq"}}`
+	// A launch must name a compute environment the caller sees, so the
+	// fake keeps its seed (a few records, next to n runs).
+	const launch = `{"launch":{"computeEnvId":"5Fq2Xw8RtLmN3p","pipeline":"https://github.com/nf-core/rnaseq"}}`
 	for _, n := range sizes {
-		srv, err := mock.New(mock.WithRateLimit(nil), mock.WithoutSeed())
+		srv, err := mock.New(mock.WithRateLimit(nil))
 		if err != nil {
 			b.Fatal(err)
 		}

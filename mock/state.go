@@ -26,7 +26,10 @@ import (
 // the records live in package resources; the admin adapter (admin.go)
 // drives this part for the control API.
 type state struct {
-	records  store.Store // nil when the server runs WithoutState
+	records store.Store // nil when the server runs WithoutState
+	// saved is the last saved copy of records, so that a save holds the
+	// store's lock only to copy what changed since the previous one.
+	saved    *store.Mirror
 	tokens   auth.Store
 	clock    *clock.Offset
 	seedWith *resources.Service // the default version's service seeds the records
@@ -78,6 +81,7 @@ func (s *Server) setupState(cfg settings) error {
 	if st.records == nil {
 		st.records = store.NewMemory()
 	}
+	st.saved = store.NewMirror(st.records)
 	if !cfg.state.noSeed {
 		if st.seed, err = loadSeed(cfg.state.fixturesDir); err != nil {
 			return fmt.Errorf("fixtures: %w", err)
@@ -278,8 +282,11 @@ func (st *state) save() error {
 	// the snapshots below hold it. Stamping afterwards would let calls
 	// waiting on the store's lock finish, and be answered, between the
 	// snapshot and the stamp, and a file would claim writes it lacks.
+	// The mirror copies only the records changed since the last save
+	// under the store's lock; the rest of the file (sorting, encoding,
+	// writing) is done outside it.
 	savedAt := st.clock.Now().UTC()
-	snap, err := st.records.Snapshot()
+	snap, err := st.saved.Snapshot()
 	if err != nil {
 		return err
 	}

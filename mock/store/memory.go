@@ -13,9 +13,10 @@ import (
 // NewMemory.
 //
 // Each collection keeps its records by id, and, when it has an indexer,
-// one slice per ordered list, oldest first, updated on every write: a new
-// record (the newest, almost always) is appended, a deleted or moved one
-// found by binary search. Reading a page indexes the slice from its end.
+// one ordered list per list name, oldest first, in blocks (see list),
+// updated on every write: a new record (the newest, almost always) is
+// appended, a deleted or moved one found by binary search. Reading a page
+// walks the blocks from the newest end.
 type Memory struct {
 	mu       sync.RWMutex
 	colls    map[string]*collection
@@ -23,22 +24,57 @@ type Memory struct {
 	seq      uint64
 	versions map[string]uint64 // see Version
 	indexers map[string]Indexer
+	track    tracking // see Changes
 }
 
 // collection is one named collection's records and lists.
 type collection struct {
 	recs  map[string]*item
-	lists map[string][]*item // oldest first: by Created, then Seq
+	lists map[string]*list // by name
 	// names interns the lists items are filed under: records of one
 	// workspace share one slice of names instead of holding a copy each.
 	names map[string][]string
+	// texts is where the entries' search texts are written, one after the
+	// other (see entry).
+	texts arena
 }
 
 // item is a stored record and where its collection's indexer filed it.
 type item struct {
 	rec   Record
 	lists []string
-	text  string
+}
+
+// entry is one record's place in an ordered list, with the text a search
+// matches. A search reads the newest entries of a list one after the
+// other; with the text in the entry, and its bytes written in filing
+// order into the collection's arena, it reads two runs of consecutive
+// memory rather than following a pointer to each record, wherever the
+// allocator put it. That is what keeps a search of a window of 10,000 at
+// the same cost in a store of 1,000,000 records (whose items are spread
+// over hundreds of megabytes of heap) as in one of 100,000.
+type entry struct {
+	it   *item
+	text []byte // in the arena; never written after it is filed
+}
+
+// arena hands out room for search texts from blocks of consecutive bytes,
+// so texts filed one after the other lie one after the other. A block is
+// never written again once a text is in it, and it is freed by the
+// garbage collector when no entry refers to it any more; the text of a
+// record refiled by an update stays in its old block until then (at most
+// the text of every update since, a few dozen bytes each).
+type arena struct{ block []byte }
+
+const arenaBlock = 64 << 10
+
+func (a *arena) add(text string) []byte {
+	if len(text) > cap(a.block)-len(a.block) {
+		a.block = make([]byte, 0, max(arenaBlock, len(text)))
+	}
+	start := len(a.block)
+	a.block = append(a.block, text...)
+	return a.block[start:len(a.block):len(a.block)]
 }
 
 var _ Store = (*Memory)(nil)
@@ -49,7 +85,7 @@ func NewMemory() *Memory {
 }
 
 func newCollection() *collection {
-	return &collection{recs: map[string]*item{}, lists: map[string][]*item{}, names: map[string][]string{}}
+	return &collection{recs: map[string]*item{}, lists: map[string]*list{}, names: map[string][]string{}}
 }
 
 // older orders items oldest first.
@@ -60,48 +96,88 @@ func older(a, b *item) int {
 	return cmp.Compare(a.rec.Seq, b.rec.Seq)
 }
 
+func olderEntry(e entry, it *item) int { return older(e.it, it) }
+
+// intern returns the collection's shared copy of a set of list names.
+func (c *collection) intern(lists []string) []string {
+	if len(lists) == 0 {
+		return nil
+	}
+	key := strings.Join(lists, "\x00")
+	shared, ok := c.names[key]
+	if !ok {
+		shared = slices.Clone(lists)
+		c.names[key] = shared
+	}
+	return shared
+}
+
 // file asks ix where it goes and adds it to those lists, in order.
 func (c *collection) file(it *item, ix Indexer) {
 	if ix == nil {
-		it.lists, it.text = nil, ""
+		it.lists = nil
 		return
 	}
 	lists, text := ix(it.rec)
-	if len(lists) > 0 {
-		key := strings.Join(lists, "\x00")
-		shared, ok := c.names[key]
-		if !ok {
-			shared = slices.Clone(lists)
-			c.names[key] = shared
-		}
-		lists = shared
-	}
-	it.lists, it.text = lists, text
-	for _, name := range lists {
+	it.lists = c.intern(lists)
+	for _, name := range it.lists {
 		l := c.lists[name]
-		if n := len(l); n == 0 || older(l[n-1], it) < 0 {
-			c.lists[name] = append(l, it) // the usual case: the newest record
-			continue
+		if l == nil {
+			l = &list{}
+			c.lists[name] = l
 		}
-		i, _ := slices.BinarySearchFunc(l, it, older)
-		c.lists[name] = slices.Insert(l, i, it)
+		l.add(entry{it, c.texts.add(text)})
 	}
+}
+
+// refileInPlace stores work as the item's record when that keeps its place in
+// every list (the same time and lists: a cancel, a status set), changing
+// only its entries' texts, and reports whether it did. Taking the entry
+// out of a long list and putting it back would move every newer entry
+// twice.
+func (c *collection) refileInPlace(it *item, work Record, ix Indexer) bool {
+	if ix == nil || !work.Created.Equal(it.rec.Created) {
+		return false
+	}
+	lists, text := ix(work)
+	if !slices.Equal(lists, it.lists) {
+		return false
+	}
+	type place struct{ b, i int }
+	at := make([]place, len(it.lists))
+	for k, name := range it.lists {
+		l := c.lists[name]
+		if l == nil {
+			return false
+		}
+		b, i, found := l.find(it)
+		if !found {
+			return false
+		}
+		at[k] = place{b, i}
+	}
+	it.rec = clone(work)
+	for k, name := range it.lists {
+		if e := &c.lists[name].blocks[at[k].b][at[k].i]; string(e.text) != text {
+			e.text = c.texts.add(text)
+		}
+	}
+	return true
 }
 
 // unfile removes it from the lists it is filed under.
 func (c *collection) unfile(it *item) {
 	for _, name := range it.lists {
 		l := c.lists[name]
-		if i, found := slices.BinarySearchFunc(l, it, older); found {
-			l = slices.Delete(l, i, i+1)
+		if l == nil {
+			continue
 		}
-		if len(l) == 0 {
+		l.remove(it)
+		if l.len() == 0 {
 			delete(c.lists, name)
-		} else {
-			c.lists[name] = l
 		}
 	}
-	it.lists, it.text = nil, ""
+	it.lists = nil
 }
 
 // Insert implements Store.
@@ -127,6 +203,7 @@ func (m *Memory) Insert(coll string, r Record) (Record, error) {
 	c.recs[r.ID] = it
 	c.file(it, m.indexers[coll])
 	m.versions[coll]++
+	m.track.mark(coll, r.ID)
 	return r, nil
 }
 
@@ -163,12 +240,15 @@ func (m *Memory) Update(coll, id string, fn func(*Record) error) (Record, error)
 		return Record{}, err
 	}
 	work.ID, work.Seq = it.rec.ID, it.rec.Seq
-	// Out of the lists under the old record, back in under the new one:
-	// its time, lists or text may have changed.
-	c.unfile(it)
-	it.rec = clone(work)
-	c.file(it, m.indexers[coll])
+	if ix := m.indexers[coll]; !c.refileInPlace(it, work, ix) {
+		// Out of the lists under the old record, back in under the new
+		// one: its time or lists changed.
+		c.unfile(it)
+		it.rec = clone(work)
+		c.file(it, ix)
+	}
 	m.versions[coll]++
+	m.track.mark(coll, id)
 	return work, nil
 }
 
@@ -190,6 +270,7 @@ func (m *Memory) Delete(coll, id string) error {
 		delete(m.colls, coll)
 	}
 	m.versions[coll]++
+	m.track.mark(coll, id)
 	return nil
 }
 
@@ -234,28 +315,32 @@ func (m *Memory) Index(coll string, ix Indexer) error {
 	return nil
 }
 
-// refile files every record again with ix, sorting each list once.
+// refile files every record again with ix, sorting each list once and
+// then writing its texts in list order.
 func (c *collection) refile(ix Indexer) {
-	c.lists, c.names = map[string][]*item{}, map[string][]string{}
+	c.lists, c.names, c.texts = map[string]*list{}, map[string][]string{}, arena{}
+	pending := map[string][]entry{}
+	texts := map[*item]string{}
 	for _, it := range c.recs {
-		it.lists, it.text = nil, ""
+		it.lists = nil
 		if ix == nil {
 			continue
 		}
 		lists, text := ix(it.rec)
-		key := strings.Join(lists, "\x00")
-		shared, ok := c.names[key]
-		if !ok {
-			shared = slices.Clone(lists)
-			c.names[key] = shared
-		}
-		it.lists, it.text = shared, text
-		for _, name := range shared {
-			c.lists[name] = append(c.lists[name], it)
+		it.lists = c.intern(lists)
+		texts[it] = text
+		for _, name := range it.lists {
+			pending[name] = append(pending[name], entry{it: it})
 		}
 	}
-	for _, l := range c.lists {
-		slices.SortFunc(l, older)
+	for name, es := range pending {
+		l := sorted(es)
+		for _, blk := range l.blocks {
+			for i := range blk {
+				blk[i].text = c.texts.add(texts[blk[i].it])
+			}
+		}
+		c.lists[name] = l
 	}
 }
 
@@ -267,29 +352,38 @@ func (m *Memory) Page(coll string, q Query) ([]Record, int, error) {
 	}
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	var l []*item
-	if c := m.colls[coll]; c != nil {
+	l := &list{}
+	if c := m.colls[coll]; c != nil && c.lists[q.List] != nil {
 		l = c.lists[q.List]
 	}
-	n := len(l)
+	n := l.len()
 	var out []Record
 	if q.Contains == "" {
-		for i := q.Offset; i < n && i-q.Offset < q.Limit; i++ {
-			out = append(out, clone(l[n-1-i].rec))
+		if q.Limit > 0 && q.Offset < n {
+			l.newest(q.Offset, func(e *entry) bool {
+				out = append(out, clone(e.it.rec))
+				return len(out) < q.Limit
+			})
 		}
 		return out, n, nil
 	}
-	total := 0
-	for i := 0; i < n && i < q.window(); i++ {
-		it := l[n-1-i]
-		if !strings.Contains(it.text, q.Contains) {
-			continue
+	// Only the entries are read here, not the records (see entry); a
+	// record is read when it is on the page.
+	needle := []byte(q.Contains)
+	total, seen, window := 0, 0, q.window()
+	l.newest(0, func(e *entry) bool {
+		if seen == window {
+			return false
 		}
-		if total >= q.Offset && total-q.Offset < q.Limit {
-			out = append(out, clone(it.rec))
+		seen++
+		if bytes.Contains(e.text, needle) {
+			if total >= q.Offset && total-q.Offset < q.Limit {
+				out = append(out, clone(e.it.rec))
+			}
+			total++
 		}
-		total++
-	}
+		return true
+	})
 	return out, total, nil
 }
 
@@ -374,6 +468,7 @@ func (m *Memory) Restore(s Snapshot) error {
 		}
 	}
 	m.colls, m.counters, m.seq = colls, counters, maxSeq
+	m.track.replaced()
 	return nil
 }
 

@@ -7,7 +7,9 @@
 // is opaque JSON: the store orders and guards records, the resources package
 // decides what they mean. Memory is the in-process implementation; File
 // saves and loads a whole store (and other parts of the fake's state) to one
-// file, atomically.
+// file, atomically. A Mirror keeps the last saved copy of a store, so that a
+// save holds the store's lock only to copy what changed since the one
+// before (Memory is a Tracker: it notes what each write touches).
 package store
 
 import (
@@ -76,7 +78,8 @@ type Store interface {
 	// q.Contains: the matches within the search window). A list no record
 	// is filed under is empty.
 	Page(coll string, q Query) ([]Record, int, error)
-	// Snapshot returns the whole store, for saving.
+	// Snapshot returns the whole store, for saving. A save goes through a
+	// Mirror, which uses Snapshot only for a store that is not a Tracker.
 	Snapshot() (Snapshot, error)
 	// Restore replaces the whole store with a snapshot (after checking all
 	// of it: a snapshot that fails leaves the store as it was).

@@ -467,3 +467,53 @@ func TestPageKeepsListsInOrder(t *testing.T) {
 		t.Errorf("negative offset: %v", err)
 	}
 }
+
+// A search matches each record's current text: after an update that
+// changes it, after a restore, and for texts larger than a block of the
+// store's text arena.
+func TestSearchFollowsText(t *testing.T) {
+	m := store.NewMemory()
+	byData := func(r store.Record) ([]string, string) {
+		var s string
+		_ = json.Unmarshal(r.Data, &s)
+		return []string{"l"}, s
+	}
+	if err := m.Index("c", byData); err != nil {
+		t.Fatal(err)
+	}
+	big := strings.Repeat("z", 70_000) + "needle"
+	for i, text := range []string{"alpha", "beta", big, "gamma"} {
+		b, _ := json.Marshal(text)
+		if _, err := m.Insert("c", store.Record{ID: fmt.Sprint(i), Created: t0.Add(time.Duration(i)), Data: b}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	search := func(what, s string, want ...string) {
+		t.Helper()
+		rs, total, err := m.Page("c", store.Query{List: "l", Limit: 10, Contains: s})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := []string{}
+		for _, r := range rs {
+			got = append(got, r.ID)
+		}
+		if !slices.Equal(got, want) || total != len(want) {
+			t.Errorf("%s: search %q found %v (total %d), want %v", what, s, got, total, want)
+		}
+	}
+	search("filed", "needle", "2")
+	search("filed", "a", "3", "1", "0")
+	if _, err := m.Update("c", "0", func(r *store.Record) error { r.Data = json.RawMessage(`"delta"`); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	search("after an update", "alpha")
+	search("after an update", "delta", "0")
+	snap, _ := m.Snapshot()
+	if err := m.Restore(snap); err != nil {
+		t.Fatal(err)
+	}
+	search("after a restore", "delta", "0")
+	search("after a restore", "a", "3", "1", "0")
+	search("after a restore", "needle", "2")
+}

@@ -1,0 +1,68 @@
+package mock_test
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/wmsmock/wmsmock/mock"
+	"github.com/wmsmock/wmsmock/mock/store"
+)
+
+// countingStore is the in-memory store, counting what saves take from it.
+type countingStore struct {
+	*store.Memory
+	snapshots int   // whole copies
+	changed   []int // records handed out by each Changes
+}
+
+func (c *countingStore) Snapshot() (store.Snapshot, error) {
+	c.snapshots++
+	return c.Memory.Snapshot()
+}
+
+func (c *countingStore) Changes(since uint64) (store.Changes, error) {
+	ch, err := c.Memory.Changes(since)
+	n := 0
+	for _, rs := range ch.Records {
+		n += len(rs)
+	}
+	c.changed = append(c.changed, n)
+	return ch, err
+}
+
+// A save of the state file copies, under the store's lock, the records
+// changed since the previous save, never the whole store; and the file it
+// writes is still complete: a restart finds every run.
+func TestSaveCopiesOnlyChanges(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "state.json")
+	cs := &countingStore{Memory: store.NewMemory()}
+	srv, _ := newServer(t, embedded(t), mock.WithStore(cs), mock.WithStateFile(file, 0))
+	h := srv.Handler()
+	save := func() {
+		t.Helper()
+		if a := adminCall(t, h, "POST", "/_mock/admin/state/save", "", nil); a.status != 200 {
+			t.Fatalf("save: %d %s", a.status, a.body)
+		}
+	}
+	var ids []string
+	for range 30 {
+		ids = append(ids, launch(t, h, "many", ""))
+	}
+	save()
+	last := launch(t, h, "late", "")
+	ok(t, h, call(t, h, "POST", "/api/workflow/"+ids[3]+"/cancel", devToken, nil), 204, "cancel")
+	save()
+	if cs.snapshots != 0 {
+		t.Errorf("saves took %d whole copies of the store", cs.snapshots)
+	}
+	if len(cs.changed) != 2 || cs.changed[0] < 30 || cs.changed[1] != 2 {
+		t.Fatalf("records copied by each save: %v, want everything (at least 30), then the 2 changed", cs.changed)
+	}
+	if err := srv.Shutdown(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	again, _ := newServer(t, embedded(t), mock.WithStateFile(file, 0))
+	for _, id := range append(ids, last) {
+		ok(t, again.Handler(), call(t, again.Handler(), "GET", "/api/workflow/"+id, devToken, nil), 200, "describe after restart")
+	}
+}
