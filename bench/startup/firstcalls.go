@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"time"
 
@@ -24,30 +25,27 @@ type firstCall struct {
 	took   time.Duration
 }
 
+// firstCallModes are the two fakes a first call is measured on.
+var firstCallModes = []struct {
+	name string
+	opts []mock.Option
+}{
+	{"without state (synthesized)", []mock.Option{mock.WithoutState()}},
+	{"with state (resource behaviours)", nil},
+}
+
 // measureFirstCalls sends one valid call (built by callgen) to every
 // operation, each on a fresh fake over a freshly loaded document, twice:
 // on a fake without state, where every call is synthesized from the
 // schema, and on the default fake, where the resource behaviours answer.
 func measureFirstCalls(specPath string, out io.Writer) error {
-	load := func() (*spec.Document, error) { return spec.Load(fixtures.OpenAPI()) }
-	name := "embedded"
-	if _, err := os.Stat(specPath); err == nil {
-		load, name = func() (*spec.Document, error) { return spec.LoadFile(specPath) }, "published"
-	} else {
-		fmt.Fprintf(out, "%s is absent: measuring the embedded document\n", specPath)
-	}
+	load, name := loader(specPath, out)
 	doc, err := load()
 	if err != nil {
 		return err
 	}
 	n := len(doc.Operations)
-	for _, mode := range []struct {
-		name string
-		opts []mock.Option
-	}{
-		{"without state (synthesized)", []mock.Option{mock.WithoutState()}},
-		{"with state (resource behaviours)", nil},
-	} {
+	for _, mode := range firstCallModes {
 		var calls []firstCall
 		for i := 0; i < n; i++ {
 			c, err := oneFirstCall(load, i, mode.opts)
@@ -69,6 +67,53 @@ func measureFirstCalls(specPath string, out io.Writer) error {
 		for _, c := range calls[:min(5, n)] {
 			fmt.Fprintf(out, "  %7.2f ms  %d  %s\n", ms(c.took), c.status, c.op)
 		}
+	}
+	return nil
+}
+
+// loader loads the published schema when it is there, the embedded
+// document otherwise, and names it.
+func loader(specPath string, out io.Writer) (func() (*spec.Document, error), string) {
+	if _, err := os.Stat(specPath); err == nil {
+		return func() (*spec.Document, error) { return spec.LoadFile(specPath) }, "published"
+	}
+	fmt.Fprintf(out, "%s is absent: measuring the embedded document\n", specPath)
+	return func() (*spec.Document, error) { return spec.Load(fixtures.OpenAPI()) }, "embedded"
+}
+
+// measureOneFirstCall makes the first call to the operation id, on a
+// fresh fake each time, runs times, without state and with it.
+func measureOneFirstCall(specPath, id string, runs int, cpuProfile string, out io.Writer) error {
+	load, name := loader(specPath, out)
+	doc, err := load()
+	if err != nil {
+		return err
+	}
+	i := slices.IndexFunc(doc.Operations, func(o *spec.Operation) bool { return o.ID == id })
+	if i < 0 {
+		return fmt.Errorf("the %s document has no operation %q", name, id)
+	}
+	if cpuProfile != "" {
+		f, err := os.Create(cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
+	for _, mode := range firstCallModes {
+		fmt.Fprintf(out, "%s %s, %s:", name, id, mode.name)
+		for range runs {
+			c, err := oneFirstCall(load, i, mode.opts)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(out, " %.2f ms (%d)", ms(c.took), c.status)
+		}
+		fmt.Fprintln(out)
 	}
 	return nil
 }

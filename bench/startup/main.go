@@ -7,6 +7,7 @@
 //
 //	go run ./bench/startup [-runs 9] [-spec FILE] [-tls]
 //	go run ./bench/startup -first-calls [-spec FILE]
+//	go run ./bench/startup -first-calls -op ID [-runs 9] [-cpuprofile FILE]
 //
 // Ready is the time from starting the process to the first 200 on
 // /_mock/health. The floor is the time from starting a bare Go program
@@ -24,6 +25,9 @@
 // every operation of the document, each on a fresh fake with a freshly
 // loaded document and a collected heap (as a new process would have): the
 // pieces the fake builds lazily per operation are all paid by that call.
+// With -op it makes that first call to one operation only, -runs times,
+// and reports each; -cpuprofile profiles those runs (look under
+// ServeHTTP for the call itself, the rest is loading and New).
 package main
 
 import (
@@ -56,9 +60,13 @@ func main() {
 	bin := flag.String("bin", "", "a built wmsmock binary (default: build ./cmd/wmsmock)")
 	firstCalls := flag.Bool("first-calls", false, "measure the first call to every operation instead")
 	withTLS := flag.Bool("tls", false, "also measure each document served with --tls")
+	op := flag.String("op", "", "with -first-calls: only this operationId, -runs times")
+	cpuProfile := flag.String("cpuprofile", "", "with -first-calls -op: write a CPU profile to `FILE`")
 	flag.Parse()
 	var err error
 	switch {
+	case *firstCalls && *op != "":
+		err = measureOneFirstCall(*specPath, *op, *runs, *cpuProfile, os.Stdout)
 	case *firstCalls:
 		err = measureFirstCalls(*specPath, os.Stdout)
 	default:

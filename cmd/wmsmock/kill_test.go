@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -51,6 +52,10 @@ type ack struct {
 // be in the file, and, after the restart, served; leftover temporary files
 // of saves (one is planted before every start) are gone once the fake is
 // up.
+//
+// The test catches the bug it was written for: with savedAt stamped after
+// the parts are encoded instead of before they are copied, it fails with
+// calls acknowledged before savedAt missing from the file.
 func TestKillLosesNothingAcknowledged(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts and kills ten server processes")
@@ -84,7 +89,14 @@ func TestKillLosesNothingAcknowledged(t *testing.T) {
 		acks := hammer(base, round, time.Duration(40+rng.IntN(160))*time.Millisecond)
 		kill()
 		f, err := store.ReadFile(file)
-		if err != nil {
+		switch {
+		case errors.Is(err, store.ErrNoFile):
+			// Killed before its first save (a loaded machine can delay
+			// it past the round): the fake claimed nothing, so nothing is
+			// owed. The round still checks the start's clean-up.
+			t.Logf("round %d: killed before the first save", round)
+			continue
+		case err != nil:
 			t.Fatalf("round %d: reading the state file after kill -9: %v", round, err)
 		}
 		runs, tokens := fileContent(t, f)

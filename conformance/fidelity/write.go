@@ -2,10 +2,11 @@ package fidelity
 
 import (
 	"encoding/json"
-	"encoding/xml"
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/wmsmock/wmsmock/internal/junit"
 )
 
 // Markdown writes the report for people: the figures at the top, then each
@@ -58,51 +59,20 @@ func (r *Report) JSON(w io.Writer) error {
 // JUnit writes the report for CI: a test case per scenario, failed where
 // the servers disagree, skipped where they were not compared.
 func (r *Report) JUnit(w io.Writer) error {
-	type failure struct {
-		Message string `xml:"message,attr"`
-		Text    string `xml:",chardata"`
-	}
-	type skipped struct {
-		Message string `xml:"message,attr"`
-	}
-	type testcase struct {
-		Name      string   `xml:"name,attr"`
-		Classname string   `xml:"classname,attr"`
-		Failure   *failure `xml:"failure,omitempty"`
-		Skipped   *skipped `xml:"skipped,omitempty"`
-	}
-	type testsuite struct {
-		XMLName  xml.Name   `xml:"testsuite"`
-		Name     string     `xml:"name,attr"`
-		Tests    int        `xml:"tests,attr"`
-		Failures int        `xml:"failures,attr"`
-		Skipped  int        `xml:"skipped,attr"`
-		Cases    []testcase `xml:"testcase"`
-	}
-	ts := testsuite{Name: fmt.Sprintf("fidelity of %s against %s", r.A, r.B), Tests: len(r.Scenarios),
-		Failures: r.Total.Disagreed, Skipped: r.Total.NotCompared}
+	ts := junit.Suite{Name: fmt.Sprintf("fidelity of %s against %s", r.A, r.B)}
 	for _, s := range r.Scenarios {
-		tc := testcase{Name: s.Name, Classname: s.Feature + " (" + string(s.Tier) + ")"}
+		tc := junit.Case{Name: s.Name, Classname: s.Feature + " (" + string(s.Tier) + ")"}
 		switch s.Verdict {
 		case Disagree:
-			tc.Failure = &failure{Message: "the servers disagree",
+			tc.Failure = &junit.Failure{Message: "the servers disagree",
 				Text: fmt.Sprintf("%s: %s\n  %s\n%s: %s\n  %s", r.A, outcome(s.A), strings.Join(s.A.Observations, "\n  "),
 					r.B, outcome(s.B), strings.Join(s.B.Observations, "\n  "))}
 		case NotCompared:
-			tc.Skipped = &skipped{Message: s.Why}
+			tc.Skipped = &junit.Skipped{Message: s.Why}
 		}
 		ts.Cases = append(ts.Cases, tc)
 	}
-	if _, err := io.WriteString(w, xml.Header); err != nil {
-		return err
-	}
-	enc := xml.NewEncoder(w)
-	enc.Indent("", "  ")
-	if err := enc.Encode(ts); err != nil {
-		return err
-	}
-	_, err := io.WriteString(w, "\n")
-	return err
+	return junit.Write(w, ts.Counted())
 }
 
 func percent(f Figures) string {

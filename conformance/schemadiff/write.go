@@ -2,10 +2,11 @@ package schemadiff
 
 import (
 	"encoding/json"
-	"encoding/xml"
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/wmsmock/wmsmock/internal/junit"
 )
 
 // Formats are the report's renderings.
@@ -152,32 +153,6 @@ func (r *Report) JSON(w io.Writer) error {
 	return enc.Encode(r)
 }
 
-type junitSuites struct {
-	XMLName xml.Name     `xml:"testsuites"`
-	Name    string       `xml:"name,attr"`
-	Suites  []junitSuite `xml:"testsuite"`
-}
-
-type junitSuite struct {
-	Name     string      `xml:"name,attr"`
-	Tests    int         `xml:"tests,attr"`
-	Failures int         `xml:"failures,attr"`
-	Cases    []junitCase `xml:"testcase"`
-}
-
-type junitCase struct {
-	Name      string        `xml:"name,attr"`
-	Classname string        `xml:"classname,attr"`
-	Failure   *junitFailure `xml:"failure,omitempty"`
-	SystemOut string        `xml:"system-out,omitempty"`
-}
-
-type junitFailure struct {
-	Message string `xml:"message,attr"`
-	Type    string `xml:"type,attr"`
-	Text    string `xml:",chardata"`
-}
-
 // JUnit is the report for a CI server: a test case per changed operation,
 // and one per affected scenario or call, failed when a change there is at
 // least failOn (breaking when "").
@@ -185,8 +160,8 @@ func (r *Report) JUnit(w io.Writer, failOn Severity) error {
 	if failOn == "" {
 		failOn = Breaking
 	}
-	doc := junitSuites{Name: "wmsmock diff " + sideName(r.Old) + " -> " + sideName(r.New)}
-	ops := junitSuite{Name: "operations"}
+	doc := junit.Suites{Name: "wmsmock diff " + sideName(r.Old) + " -> " + sideName(r.New)}
+	ops := junit.Suite{Name: "operations"}
 	var order []string
 	byOp := map[string][]Change{}
 	for _, c := range r.Changes {
@@ -199,7 +174,7 @@ func (r *Report) JUnit(w io.Writer, failOn Severity) error {
 	for _, k := range order {
 		ops.Cases = append(ops.Cases, junitCaseOf(k, "operations", byOp[k], failOn))
 	}
-	doc.Suites = append(doc.Suites, ops.count())
+	doc.Suites = append(doc.Suites, ops.Counted())
 	for _, imp := range []struct {
 		name string
 		i    *Impact
@@ -207,38 +182,19 @@ func (r *Report) JUnit(w io.Writer, failOn Severity) error {
 		if imp.i == nil {
 			continue
 		}
-		s := junitSuite{Name: imp.name}
+		s := junit.Suite{Name: imp.name}
 		for _, a := range imp.i.Affected {
 			s.Cases = append(s.Cases, junitCaseOf(a.Name, imp.name, a.Changes, failOn))
 		}
-		doc.Suites = append(doc.Suites, s.count())
+		doc.Suites = append(doc.Suites, s.Counted())
 	}
-	if _, err := io.WriteString(w, xml.Header); err != nil {
-		return err
-	}
-	enc := xml.NewEncoder(w)
-	enc.Indent("", "  ")
-	if err := enc.Encode(doc); err != nil {
-		return err
-	}
-	_, err := io.WriteString(w, "\n")
-	return err
+	return junit.Write(w, doc)
 }
 
-func (s junitSuite) count() junitSuite {
-	s.Tests = len(s.Cases)
-	for _, c := range s.Cases {
-		if c.Failure != nil {
-			s.Failures++
-		}
-	}
-	return s
-}
-
-// junitCase is one case; it fails with the changes at least failOn, and
+// junitCaseOf is one case; it fails with the changes at least failOn, and
 // lists the others as output.
-func junitCaseOf(name, class string, changes []Change, failOn Severity) junitCase {
-	tc := junitCase{Name: name, Classname: class}
+func junitCaseOf(name, class string, changes []Change, failOn Severity) junit.Case {
+	tc := junit.Case{Name: name, Classname: class}
 	var failing, other []string
 	for _, c := range changes {
 		line := c.Severity.Label() + " " + c.Operation.String() + " " + where(c)
@@ -249,7 +205,7 @@ func junitCaseOf(name, class string, changes []Change, failOn Severity) junitCas
 		}
 	}
 	if len(failing) > 0 {
-		tc.Failure = &junitFailure{
+		tc.Failure = &junit.Failure{
 			Message: fmt.Sprintf("%d changes at least %s", len(failing), failOn.Label()),
 			Type:    string(failOn),
 			Text:    strings.Join(failing, "\n"),
