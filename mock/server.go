@@ -419,7 +419,12 @@ func (s *Server) serveAPI(r *http.Request, prog *progress) (*handler.Response, e
 	// 1. Authentication: a usable Bearer token on every call, including
 	//    operations whose document declares no security (CONTRACT A1, A3),
 	//    unless the profile lets those through.
-	tok, result := auth.CheckHeaders(s.tokens, r.Header.Values("Authorization"), now)
+	tok, result, authErr := auth.CheckHeaders(s.tokens, r.Header.Values("Authorization"), now)
+	if authErr != nil {
+		// The token store (Redis) did not answer: the fake's failure, not
+		// the caller's, so never a 403 and never a pass.
+		return nil, &apierror.Error{Kind: apierror.Internal, Reason: "checking the token: " + authErr.Error()}
+	}
 	anonymousOK := !s.profile.Auth.RequireOnUnsecured && routed && !op.Secured
 	if result != auth.OK && !anonymousOK {
 		reply := authReply(&s.profile.Auth, result)
