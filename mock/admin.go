@@ -101,6 +101,12 @@ func (a admin) TokenInfos() []control.TokenInfo {
 
 func (a admin) RecentRequests(n int) []control.RequestEntry { return a.s.requests.Recent(n) }
 
-func (a admin) RateCounters() []ratelimit.Counter { return a.s.limiter.Snapshot() }
+func (a admin) RateCounters() []ratelimit.Counter {
+	cs, err := a.s.limiter.Counters()
+	if err != nil {
+		a.s.logger.Warn("reading rate counters for the control API", "error", err)
+	}
+	return cs
+}
 
 func (a admin) CacheStats() []memo.Stat { return a.s.caches.Stats() }

@@ -434,14 +434,18 @@ func (s *Server) serveAPI(r *http.Request, prog *progress) (*handler.Response, e
 	// 2. Rate limit, counted per token over every API call (CONTRACT L1).
 	prog.at(stageRateLimit)
 	key := rateKey(s.profile.RateLimit.Key, tok, result)
-	decision := s.limiter.Allow(key)
-	if hold := s.profile.RateLimit.Hold; hold > 0 && !decision.Allowed && decision.RetryAfter <= hold {
+	decision, rateErr := s.limiter.Decide(key)
+	if hold := s.profile.RateLimit.Hold; rateErr == nil && hold > 0 && !decision.Allowed && decision.RetryAfter <= hold {
 		// The profile holds a call that would have room soon: it waits on
 		// the fake's clock (bounded by the call's deadline) and is asked
 		// for once more.
 		if clock.Sleep(r.Context(), s.clock, decision.RetryAfter) == nil {
-			decision = s.limiter.Allow(key)
+			decision, rateErr = s.limiter.Decide(key)
 		}
+	}
+	if rateErr != nil {
+		// The counters (Redis) did not answer: neither a pass nor a 429.
+		return nil, &apierror.Error{Kind: apierror.Internal, Reason: "counting the call: " + rateErr.Error()}
 	}
 	if !decision.Allowed {
 		return nil, s.tooManyRequests(decision, now)
