@@ -61,11 +61,21 @@ func (a admin) AdminToken() string { return a.token }
 
 func (a admin) Now() time.Time { return a.s.clock.Now() }
 
-func (a admin) ResetState() error { return a.s.state.reset() }
+// ResetState puts the fake back as it started: records, tokens and rate
+// counters. With WithRedis they are the shared ones, so the reset is seen
+// by every replica.
+func (a admin) ResetState() error {
+	if err := a.s.state.reset(); err != nil {
+		return err
+	}
+	return a.s.limiter.Reset()
+}
 
 func (a admin) SaveState() error { return a.s.state.save() }
 
-func (a admin) AdvanceClock(d time.Duration) (time.Time, error) { return a.s.clock.Advance(d), nil }
+// AdvanceClock moves the fake's time; with WithRedis the shared clock, so
+// every replica sees the move on its next call.
+func (a admin) AdvanceClock(d time.Duration) (time.Time, error) { return a.s.clock.Move(d) }
 
 func (a admin) SetWorkflowStatus(id, status, endStatus string) (string, error) {
 	records := a.s.state.records

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/wmsmock/wmsmock/internal/ratewindow"
 	"github.com/wmsmock/wmsmock/internal/token68"
 	"github.com/wmsmock/wmsmock/mock"
@@ -193,11 +195,13 @@ func (c serveConfig) options(logger *slog.Logger) ([]mock.Option, error) {
 	}
 	opts = append(opts, c.tls.options()...)
 	if c.store != "" {
-		st, err := redisstore.Open(c.store, 2*time.Second)
+		// Records, tokens, rate counters and the clock's advance, all in
+		// the one Redis the replicas share.
+		client, err := dialRedis(c.store)
 		if err != nil {
 			return nil, err
 		}
-		opts = append(opts, mock.WithStore(st))
+		opts = append(opts, mock.WithRedis(client, "wmsmock"))
 	}
 	switch c.rateLimit {
 	case "":
@@ -211,6 +215,23 @@ func (c serveConfig) options(logger *slog.Logger) ([]mock.Option, error) {
 		opts = append(opts, mock.WithRateLimit(w))
 	}
 	return opts, nil
+}
+
+// dialRedis connects to the Redis a --store URL names and checks that it
+// answers, so a wrong address stops the start with a clear message.
+func dialRedis(url string) (*redis.Client, error) {
+	opt, err := redisstore.ParseURL(url)
+	if err != nil {
+		return nil, err
+	}
+	c := redis.NewClient(opt)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if err := c.Ping(ctx).Err(); err != nil {
+		_ = c.Close()
+		return nil, fmt.Errorf("redis at %s: %w", opt.Addr, err)
+	}
+	return c, nil
 }
 
 func newLogger(c serveConfig, w io.Writer) *slog.Logger {
