@@ -59,7 +59,7 @@ func TestReplicasShareTokensAndLimitsRealRedis(t *testing.T) {
 
 // startRedisServer starts redis-server on a free loopback port for the
 // test, or skips the test where it is not installed.
-func startRedisServer(t *testing.T) string {
+func startRedisServer(t testing.TB) string {
 	t.Helper()
 	bin, err := exec.LookPath("redis-server")
 	if err != nil {

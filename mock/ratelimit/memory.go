@@ -276,7 +276,12 @@ func (m *Memory) create(sh *shard, key string) *entry {
 }
 
 // decide runs under e.mu.
-func (m *Memory) decide(e *entry, now int64) Decision {
+func (m *Memory) decide(e *entry, now int64) Decision { return m.decideOn(e, now, false) }
+
+// decideOn is decide; with enforcedOnly it leaves the windows that are
+// counted but not enforced alone (they cannot change the Decision), for a
+// caller that counts them elsewhere (Redis).
+func (m *Memory) decideOn(e *entry, now int64, enforcedOnly bool) Decision {
 	// Calls racing for the same key may read the clock out of order;
 	// recording the later time keeps each ring sorted, and only delays
 	// when the call leaves the windows.
@@ -286,13 +291,15 @@ func (m *Memory) decide(e *entry, now int64) Decision {
 	e.seen = now
 
 	for i := range m.specs {
-		e.win[i].prepare(&m.specs[i], now)
+		if !enforcedOnly || m.specs[i].enforced {
+			e.win[i].prepare(&m.specs[i], now)
+		}
 	}
 	at, bind := m.acceptAt(e, now)
 	if bind >= 0 {
 		if m.countRejected {
 			// The refused call now stands in the way of the retry too.
-			m.record(e, now)
+			m.record(e, now, enforcedOnly)
 			at, bind = m.acceptAt(e, now)
 		}
 		return Decision{
@@ -301,7 +308,7 @@ func (m *Memory) decide(e *entry, now int64) Decision {
 			RetryAfter: time.Duration(at - now),
 		}
 	}
-	m.record(e, now)
+	m.record(e, now, enforcedOnly)
 
 	d := Decision{Allowed: true}
 	tight := -1
@@ -339,10 +346,12 @@ func (m *Memory) acceptAt(e *entry, now int64) (at int64, bind int) {
 	return at, bind
 }
 
-func (m *Memory) record(e *entry, now int64) {
+func (m *Memory) record(e *entry, now int64, enforcedOnly bool) {
 	e.lastAccept = now
 	for i := range m.specs {
-		e.win[i].record(&m.specs[i], now)
+		if !enforcedOnly || m.specs[i].enforced {
+			e.win[i].record(&m.specs[i], now)
+		}
 	}
 }
 

@@ -117,10 +117,12 @@ func unstamp(s string) (int64, error) {
 // decideScript judges and records one call. KEYS: the state hash, the
 // list, then one bucket hash per window. ARGV: now, count rejected, idle
 // ms, the list length to read, peek (read only), the number of windows,
-// then five values per window: kind (e exact, b bucketed, f fixed), Limit,
+// then six values per window: kind (e exact, b bucketed, f fixed), Limit,
 // enforced, and for e the cut (now-period) as text, for b the oldest
 // bucket in the window, for f the period number; then for b the bucket of
-// now. It returns {-1, seen} when the key has seen a later time (ask again
+// now and twice the number of buckets (when a counted-only window is
+// trimmed). A window that is counted but not enforced (see NewMemory) is
+// only counted, not read, and its state is sent back only when peeking. It returns {-1, seen} when the key has seen a later time (ask again
 // at that time), else {verdict, list, state of window 1, ...}.
 var decideScript = redis.NewScript(`
 local now, peek = ARGV[1], ARGV[5] == '1'
@@ -133,7 +135,7 @@ local ok = 1
 local out = {0, list}
 local fixedCount = {}
 for i = 1, n do
-  local o = 6 + (i - 1) * 5
+  local o = 6 + (i - 1) * 6
   local kind, limit, enf, a = ARGV[o+1], tonumber(ARGV[o+2]), ARGV[o+3] == '1', ARGV[o+4]
   local st = {}
   if kind == 'e' then
@@ -146,7 +148,9 @@ for i = 1, n do
     fixedCount[i] = c
     st = {a, c}
     if enf and c >= limit then ok = 0 end
-  else
+  elseif enf or peek or redis.call('HLEN', KEYS[2 + i]) > tonumber(ARGV[o+6]) then
+    -- A bucketed window is read when it decides, when asked for counts,
+    -- or (counted only) when it has grown past twice its buckets, to trim.
     local bmin, sum = tonumber(a), 0
     local flat = redis.call('HGETALL', KEYS[2 + i])
     for j = 1, #flat, 2 do
@@ -154,8 +158,10 @@ for i = 1, n do
         if not peek then redis.call('HDEL', KEYS[2 + i], flat[j]) end
       else
         sum = sum + tonumber(flat[j + 1])
-        st[#st + 1] = flat[j]
-        st[#st + 1] = flat[j + 1]
+        if enf or peek then
+          st[#st + 1] = flat[j]
+          st[#st + 1] = flat[j + 1]
+        end
       end
     end
     if enf and sum >= limit then ok = 0 end
@@ -173,7 +179,7 @@ if ok == 1 or ARGV[2] == '1' then
     redis.call('PEXPIRE', KEYS[2], idle)
   end
   for i = 1, n do
-    local o = 6 + (i - 1) * 5
+    local o = 6 + (i - 1) * 6
     local kind = ARGV[o+1]
     if kind == 'f' then
       redis.call('HSET', KEYS[1], 'fk' .. i, ARGV[o+4], 'fc' .. i, fixedCount[i] + 1)
@@ -204,17 +210,17 @@ func (r *Redis) keys(key string) []string {
 
 func (r *Redis) args(now int64, peek bool) []any {
 	specs := r.rule.specs
-	args := make([]any, 0, 6+5*len(specs))
+	args := make([]any, 0, 6+6*len(specs))
 	args = append(args, stamp(now), flag(r.rule.countRejected), r.idleMS, r.maxExact, flag(peek), len(specs))
 	for i := range specs {
 		sp := &specs[i]
 		switch {
 		case sp.fixed:
-			args = append(args, "f", sp.Limit, flag(sp.enforced), fixedPeriod(sp, now), "")
+			args = append(args, "f", sp.Limit, flag(sp.enforced), fixedPeriod(sp, now), "", 0)
 		case sp.bucketed:
-			args = append(args, "b", sp.Limit, flag(sp.enforced), bucketMin(sp, now), ceilDiv(now, sp.width))
+			args = append(args, "b", sp.Limit, flag(sp.enforced), bucketMin(sp, now), ceilDiv(now, sp.width), 2*sp.slots)
 		default:
-			args = append(args, "e", sp.Limit, flag(sp.enforced), stamp(now-sp.period), "")
+			args = append(args, "e", sp.Limit, flag(sp.enforced), stamp(now-sp.period), "", 0)
 		}
 	}
 	return args
@@ -251,7 +257,7 @@ func (r *Redis) run(key string, now int64, peek bool) (verdict bool, e *entry, a
 				continue
 			}
 		}
-		e, err := r.rebuild(res, now)
+		e, err := r.rebuild(res, now, peek)
 		if err != nil {
 			return false, nil, 0, err
 		}
@@ -262,7 +268,7 @@ func (r *Redis) run(key string, now int64, peek bool) (verdict bool, e *entry, a
 }
 
 // rebuild turns the state the script sent into a Memory entry at now.
-func (r *Redis) rebuild(res []any, now int64) (*entry, error) {
+func (r *Redis) rebuild(res []any, now int64, peek bool) (*entry, error) {
 	specs := r.rule.specs
 	if len(res) != 2+len(specs) {
 		return nil, fmt.Errorf("ratelimit: unexpected script reply of %d parts", len(res))
@@ -293,6 +299,9 @@ func (r *Redis) rebuild(res []any, now int64) (*entry, error) {
 			c, _ := state[1].(int64)
 			st.n, st.last, st.total = 1, k, c
 		case sp.bucketed:
+			if !sp.enforced && !peek {
+				continue // counted in Redis only; decideOn leaves it alone
+			}
 			st.counts = make([]uint32, sp.slots)
 			st.last = ceilDiv(now, sp.width)
 			st.first = bucketMin(sp, now)
@@ -324,7 +333,7 @@ func (r *Redis) Decide(key string) (Decision, error) {
 	if err != nil {
 		return Decision{}, err
 	}
-	d := r.rule.decide(e, now)
+	d := r.rule.decideOn(e, now, true)
 	if d.Allowed != verdict {
 		return Decision{}, fmt.Errorf("ratelimit: key %q at %d: Redis judged %v, the rule %v", key, now, verdict, d.Allowed)
 	}
