@@ -70,7 +70,7 @@ func parseServe(args []string, getenv func(string) string, stderr io.Writer) (se
 	fs.StringVar(&c.adminToken, "admin-token", envString(getenv, "WMSMOCK_ADMIN_TOKEN", ""), "open /_mock/admin/ to any caller sending this bearer `TOKEN` (default: loopback callers only) [WMSMOCK_ADMIN_TOKEN]")
 	fs.StringVar(&c.replay, "replay", envString(getenv, "WMSMOCK_REPLAY", ""), "answer the calls recorded in `FILE` (by wmsmock proxy --record) as the service answered them [WMSMOCK_REPLAY]")
 	tlsHosts := c.tls.declare(fs, getenv, &envErrs) // serve_tls.go
-	fs.StringVar(&c.store, "store", envString(getenv, "WMSMOCK_STORE", ""), "keep records in a shared store, `redis://HOST:PORT/DB`, so several replicas serve one state (default: this process's memory) [WMSMOCK_STORE]")
+	fs.StringVar(&c.store, "store", envString(getenv, "WMSMOCK_STORE", ""), "keep records, tokens, rate counters and the clock in Redis, `redis://HOST:PORT/DB`, so several replicas serve one state (default: this process's memory) [WMSMOCK_STORE]")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
