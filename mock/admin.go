@@ -95,28 +95,21 @@ func (a admin) SetWorkflowStatus(id, status, endStatus string) (string, error) {
 	return resources.WorkflowStatus(records, id, now)
 }
 
-func (a admin) TokenInfos() []control.TokenInfo {
+func (a admin) TokenInfos() ([]control.TokenInfo, error) {
 	out := []control.TokenInfo{}
 	tokens, err := a.s.tokens.List()
 	if err != nil {
-		// The control API answers what it can: health reports the store.
-		a.s.logger.Warn("listing tokens for the control API", "error", err)
+		return nil, err
 	}
 	for _, t := range tokens {
 		out = append(out, control.TokenInfo{ID: t.ID, Name: t.Name, Created: t.Created, Expires: t.Expires,
 			LastUsed: t.LastUsed, Revoked: t.Revoked, Configured: t.Pinned})
 	}
-	return out
+	return out, nil
 }
 
 func (a admin) RecentRequests(n int) []control.RequestEntry { return a.s.requests.Recent(n) }
 
-func (a admin) RateCounters() []ratelimit.Counter {
-	cs, err := a.s.limiter.Counters()
-	if err != nil {
-		a.s.logger.Warn("reading rate counters for the control API", "error", err)
-	}
-	return cs
-}
+func (a admin) RateCounters() ([]ratelimit.Counter, error) { return a.s.limiter.Counters() }
 
 func (a admin) CacheStats() []memo.Stat { return a.s.caches.Stats() }

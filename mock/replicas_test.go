@@ -278,10 +278,20 @@ func TestReplicaRedisDownIsNeverA403(t *testing.T) {
 	if h := call(t, srv.Handler(), "GET", "/_mock/health", "", nil); h.status != http.StatusServiceUnavailable {
 		t.Errorf("health with Redis down: %d %s", h.status, h.body)
 	}
+	// The admin views of shared state say they cannot read it, rather
+	// than show an empty list.
+	for _, p := range []string{"/_mock/admin/tokens", "/_mock/admin/ratelimit"} {
+		if a := adminCall(t, srv.Handler(), "GET", p, "", nil); a.status != http.StatusServiceUnavailable {
+			t.Errorf("%s with Redis down: %d %s, want 503", p, a.status, a.body)
+		}
+	}
 	if err := mr.Restart(); err != nil {
 		t.Fatal(err)
 	}
 	ok(t, srv.Handler(), call(t, srv.Handler(), "GET", "/api/workflow?max=1", created, nil), 200, "the created token once Redis is back")
+	if a := adminCall(t, srv.Handler(), "GET", "/_mock/admin/ratelimit", "", nil); a.status != 200 || !strings.Contains(string(a.body), `"used":1`) {
+		t.Errorf("rate counters once Redis is back: %d %s", a.status, a.body)
+	}
 	if a := call(t, srv.Handler(), "GET", "/api/workflow?max=1", "never-issued-token", nil); a.status != 403 {
 		t.Errorf("an unknown token once Redis is back: %d, want 403", a.status)
 	}

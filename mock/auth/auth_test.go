@@ -396,6 +396,9 @@ func TestConcurrentUse(t *testing.T) {
 		workers, each := 8, 200
 		if _, ok := m.(*Redis); ok {
 			each = 40 // the same races, at a cost that suits a round trip per call
+			if raceEnabled {
+				each = 10
+			}
 		}
 		ids := make(chan int64, workers*each)
 		var deleted sync.Map

@@ -111,6 +111,9 @@ func checkAgainstReference(t *testing.T, kind string, cfg propConfig, seed uint6
 	horizon := int64(10 * time.Minute)
 	if kind != "memory" {
 		horizon = int64(3 * time.Minute)
+		if raceEnabled {
+			horizon = int64(time.Minute)
+		}
 	}
 	for now < horizon {
 		switch k := rng.IntN(100); {
