@@ -171,6 +171,45 @@ func (r *Redis) Lookup(value string) (Token, bool, error) {
 	return t, true, nil
 }
 
+// useScript is lookupScript that also sets lastUsed to ARGV[3] when the
+// token is usable then: not revoked, and not expired (an expiry at or
+// before now). Times are Unix nanoseconds as decimal text, compared by
+// length, then as text, so no precision is lost to Lua's doubles.
+var useScript = redis.NewScript(`
+local id = redis.call('HGET', KEYS[1], ARGV[1])
+if not id then return false end
+local k = ARGV[2] .. id
+local f = redis.call('HGETALL', k)
+local revoked = redis.call('HGET', k, 'revoked')
+local expires = redis.call('HGET', k, 'expires')
+local now = ARGV[3]
+local expired = expires and (#expires < #now or (#expires == #now and expires <= now))
+if #f > 0 and revoked ~= '1' and not expired then redis.call('HSET', k, 'lastUsed', now) end
+return {id, f}
+`)
+
+// Use implements the one-step check of auth.Check (see user).
+func (r *Redis) Use(value string, now time.Time) (Token, bool, error) {
+	h := HashValue(value)
+	ctx, cancel := r.ctx()
+	defer cancel()
+	res, err := useScript.Run(ctx, r.c, []string{r.p + ":byhash"}, hex.EncodeToString(h[:]), r.tokPrefix(), nanos(now)).Slice()
+	if errors.Is(err, redis.Nil) {
+		return Token{}, false, nil
+	}
+	if err != nil {
+		return Token{}, false, unavailable(err)
+	}
+	t, ok, err := decodeEntry(res)
+	if err != nil || !ok {
+		return Token{}, false, err
+	}
+	if subtle.ConstantTimeCompare(t.Hash[:], h[:]) != 1 {
+		return Token{}, false, nil
+	}
+	return t, true, nil
+}
+
 // touchScript sets lastUsed on a token that still exists.
 var touchScript = redis.NewScript(`
 if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('HSET', KEYS[1], 'lastUsed', ARGV[1]) end
