@@ -112,7 +112,7 @@ func checkAgainstReference(t *testing.T, kind string, cfg propConfig, seed uint6
 	if kind != "memory" {
 		horizon = int64(3 * time.Minute)
 		if raceEnabled {
-			horizon = int64(time.Minute)
+			horizon = int64(30 * time.Second)
 		}
 	}
 	for now < horizon {

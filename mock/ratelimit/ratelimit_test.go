@@ -215,7 +215,11 @@ func TestRejectedCallsAreNotCounted(t *testing.T) {
 	eachKind(t, func(t *testing.T, kind string) {
 		f := newFixtureOf(t, kind, []Window{{Limit: 20, Period: time.Second}, {Limit: 72000, Period: time.Hour}})
 		f.calls("tok", 20)
-		for i, d := range f.at(999*time.Millisecond).calls("tok", 1000) {
+		refused := 1000
+		if kind != "memory" {
+			refused = 100 // a round trip each
+		}
+		for i, d := range f.at(999*time.Millisecond).calls("tok", refused) {
 			if d.Allowed || d.RetryAfter != time.Millisecond {
 				t.Fatalf("rejected call %d: %+v", i, d)
 			}
