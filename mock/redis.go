@@ -11,6 +11,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/wmsmock/wmsmock/mock/auth"
+	"github.com/wmsmock/wmsmock/mock/store"
 	"github.com/wmsmock/wmsmock/mock/store/redisstore"
 )
 
@@ -90,8 +91,38 @@ func (s *Server) seedRedisTokens(r *redisSettings, fx []auth.Fixture) error {
 	if err != nil {
 		return fmt.Errorf("redis: seeding the configured tokens: %w", err)
 	}
-	s.tokens, s.configuredTokens = store, configured
+	s.tokens, s.configuredTokens, s.redisFixtures = store, configured, fx
 	return nil
+}
+
+// recheckIfEmptied handles a token the shared store does not know. A Redis
+// that came back empty (restarted without persistence, or flushed) has
+// lost the seed and the configured tokens, and every replica would answer
+// 403 to wmsmock-dev-token from then on. So an unknown token makes a
+// replica look for the seed's marker (one read, on this error path only);
+// when it is gone, the replica seeds the records again (once for all
+// replicas) and puts the configured tokens back, then checks the token
+// again. Tokens created through the API and runs launched are lost with
+// the data, as they would be on a single fake restarted without a state
+// file.
+func (s *Server) recheckIfEmptied(values []string, now time.Time) (auth.Token, auth.Result, error) {
+	_, err := s.state.records.Get(metaCollection, seededID)
+	switch {
+	case err == nil:
+		return auth.Token{}, auth.Unknown, nil
+	case !errors.Is(err, store.ErrNotFound):
+		return auth.Token{}, auth.Unknown, err
+	}
+	if err := s.state.seedOnce(); err != nil {
+		return auth.Token{}, auth.Unknown, fmt.Errorf("seeding the emptied Redis again: %w", err)
+	}
+	// The configured tokens a reset goes back to stay those of the start:
+	// the same names and values, which is what a reset needs.
+	if _, err := s.tokens.(*auth.Redis).Ensure(s.redisFixtures...); err != nil {
+		return auth.Token{}, auth.Unknown, fmt.Errorf("putting the configured tokens back in the emptied Redis: %w", err)
+	}
+	s.logger.Warn("redis had lost the fake's state: seed and configured tokens put back")
+	return auth.CheckHeaders(s.tokens, values, now)
 }
 
 // redisSkew is the clock's advance in Redis, in nanoseconds.

@@ -296,3 +296,25 @@ func TestReplicaRedisDownIsNeverA403(t *testing.T) {
 		t.Errorf("an unknown token once Redis is back: %d, want 403", a.status)
 	}
 }
+
+// TestReplicaRedisEmptied: a Redis that comes back empty (restarted
+// without persistence) has lost everything; the configured tokens work
+// again on the next call and the seed is back, once, rather than every
+// call getting 403 from then on.
+func TestReplicaRedisEmptied(t *testing.T) {
+	mr := miniredis.RunT(t)
+	clk := clock.NewFake(epoch)
+	a, b := replica(t, mr.Addr(), clk), replica(t, mr.Addr(), clk)
+	_, seeded, _ := listIDs(t, a.Handler(), "?max=100")
+	launch(t, a.Handler(), "lost-with-redis", "")
+	mr.FlushAll()
+	if got := call(t, b.Handler(), "GET", "/api/workflow?max=1", "never-issued-token", nil); got.status != 403 {
+		t.Errorf("an unknown token after the flush: %d, want 403", got.status)
+	}
+	ok(t, a.Handler(), call(t, a.Handler(), "GET", "/api/workflow?max=1", devToken, nil), 200, "the dev token on A after the flush")
+	for name, s := range map[string]*mock.Server{"A": a, "B": b} {
+		if _, total, _ := listIDs(t, s.Handler(), "?max=100"); total != seeded {
+			t.Errorf("runs on %s after the flush: %d, want the %d seeded", name, total, seeded)
+		}
+	}
+}
