@@ -61,11 +61,21 @@ func (a admin) AdminToken() string { return a.token }
 
 func (a admin) Now() time.Time { return a.s.clock.Now() }
 
-func (a admin) ResetState() error { return a.s.state.reset() }
+// ResetState puts the fake back as it started: records, tokens and rate
+// counters. With WithRedis they are the shared ones, so the reset is seen
+// by every replica.
+func (a admin) ResetState() error {
+	if err := a.s.state.reset(); err != nil {
+		return err
+	}
+	return a.s.limiter.Reset()
+}
 
 func (a admin) SaveState() error { return a.s.state.save() }
 
-func (a admin) AdvanceClock(d time.Duration) (time.Time, error) { return a.s.clock.Advance(d), nil }
+// AdvanceClock moves the fake's time; with WithRedis the shared clock, so
+// every replica sees the move on its next call.
+func (a admin) AdvanceClock(d time.Duration) (time.Time, error) { return a.s.clock.Move(d) }
 
 func (a admin) SetWorkflowStatus(id, status, endStatus string) (string, error) {
 	records := a.s.state.records
@@ -85,17 +95,21 @@ func (a admin) SetWorkflowStatus(id, status, endStatus string) (string, error) {
 	return resources.WorkflowStatus(records, id, now)
 }
 
-func (a admin) TokenInfos() []control.TokenInfo {
+func (a admin) TokenInfos() ([]control.TokenInfo, error) {
 	out := []control.TokenInfo{}
-	for _, t := range a.s.tokens.List() {
+	tokens, err := a.s.tokens.List()
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range tokens {
 		out = append(out, control.TokenInfo{ID: t.ID, Name: t.Name, Created: t.Created, Expires: t.Expires,
 			LastUsed: t.LastUsed, Revoked: t.Revoked, Configured: t.Pinned})
 	}
-	return out
+	return out, nil
 }
 
 func (a admin) RecentRequests(n int) []control.RequestEntry { return a.s.requests.Recent(n) }
 
-func (a admin) RateCounters() []ratelimit.Counter { return a.s.limiter.Snapshot() }
+func (a admin) RateCounters() ([]ratelimit.Counter, error) { return a.s.limiter.Counters() }
 
 func (a admin) CacheStats() []memo.Stat { return a.s.caches.Stats() }

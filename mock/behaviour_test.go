@@ -70,7 +70,11 @@ func TestRevokedTokenIsRefused(t *testing.T) {
 	if a := call(t, srv.Handler(), "GET", "/api/workflow", "my-ci-token", nil); a.status != 200 {
 		t.Fatalf("fresh token: %d", a.status)
 	}
-	for _, tok := range srv.Tokens().List() {
+	tokens, err := srv.Tokens().List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tok := range tokens {
 		if tok.Name == "token-1" {
 			if err := srv.Tokens().Revoke(tok.ID); err != nil {
 				t.Fatal(err)

@@ -40,9 +40,10 @@ type settings struct {
 	timeout     time.Duration
 	cacheBudget int
 	handlers    map[string]handler.Func
-	state       stateSettings // state_options.go
-	replay      string        // replay.go
-	tls         tlsSettings   // tls.go
+	state       stateSettings  // state_options.go
+	replay      string         // replay.go
+	tls         tlsSettings    // tls.go
+	redis       *redisSettings // redis.go
 }
 
 type specSource struct {

@@ -2,6 +2,7 @@ package mock_test
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"net/http"
 	"os/exec"
@@ -14,16 +15,18 @@ import (
 
 	"github.com/wmsmock/wmsmock/mock"
 	"github.com/wmsmock/wmsmock/mock/clock"
-	"github.com/wmsmock/wmsmock/mock/store/redisstore"
+	"github.com/wmsmock/wmsmock/mock/ratelimit"
 )
 
 // replica starts one fake on the shared Redis at addr, on the shared
-// clock, as one replica behind a load balancer.
-func replica(t *testing.T, addr string, clk *clock.Fake) *mock.Server {
+// clock, as one replica behind a load balancer: records, tokens, rate
+// counters and the clock's advance in Redis (WithRedis).
+func replica(t *testing.T, addr string, clk *clock.Fake, opts ...mock.Option) *mock.Server {
 	t.Helper()
-	c := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1, DialTimeout: 200 * time.Millisecond})
+	c := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1, DialTimeout: 200 * time.Millisecond,
+		DialerRetries: 1, DialerRetryTimeout: time.Millisecond})
 	t.Cleanup(func() { _ = c.Close() })
-	srv, _ := newServer(t, embedded(t), mock.WithClock(clk), mock.WithStore(redisstore.New(c, "wmsmock", time.Second)))
+	srv, _ := newServer(t, embedded(t), append([]mock.Option{mock.WithClock(clk), mock.WithRedis(c, "wmsmock")}, opts...)...)
 	return srv
 }
 
@@ -39,6 +42,25 @@ func TestReplicasShareRecords(t *testing.T) {
 // started by the test on a free loopback port (the Debian package
 // redis-server; .ci/run installs it).
 func TestReplicasShareRecordsRealRedis(t *testing.T) {
+	replicasShareRecords(t, startRedisServer(t))
+}
+
+// TestReplicasShareTokensAndLimits: on one Redis (miniredis), three
+// replicas share tokens, rate counters, the clock and resets.
+func TestReplicasShareTokensAndLimits(t *testing.T) {
+	replicasShareTokensAndLimits(t, miniredis.RunT(t).Addr())
+}
+
+// TestReplicasShareTokensAndLimitsRealRedis is the same on a real
+// redis-server.
+func TestReplicasShareTokensAndLimitsRealRedis(t *testing.T) {
+	replicasShareTokensAndLimits(t, startRedisServer(t))
+}
+
+// startRedisServer starts redis-server on a free loopback port for the
+// test, or skips the test where it is not installed.
+func startRedisServer(t testing.TB) string {
+	t.Helper()
 	bin, err := exec.LookPath("redis-server")
 	if err != nil {
 		t.Skip("redis-server is not installed (apt-get install redis-server): the real-Redis replica test is skipped; the miniredis one ran")
@@ -63,7 +85,7 @@ func TestReplicasShareRecordsRealRedis(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond) // waiting for a process to listen, not for time to pass
 	}
-	replicasShareRecords(t, addr)
+	return addr
 }
 
 func replicasShareRecords(t *testing.T, addr string) {
@@ -130,4 +152,169 @@ func TestReplicaRedisGoingAway(t *testing.T) {
 		t.Errorf("health once Redis is back: %d %s", h.status, h.body)
 	}
 	ok(t, srv.Handler(), call(t, srv.Handler(), "GET", "/api/workflow/"+id, devToken, nil), 200, "describe once Redis is back")
+}
+
+// contractLimit is the contract's rate limit, on for the replicas that
+// test it (newServer turns it off by default).
+var contractLimit = mock.WithRateLimit([]ratelimit.Window{{Limit: 20, Period: time.Second}, {Limit: 72000, Period: time.Hour}})
+
+// createToken creates a token through h and returns its id and value.
+func createToken(t *testing.T, h http.Handler, name string) (id, value string) {
+	t.Helper()
+	a := ok(t, h, call(t, h, "POST", "/api/tokens", devToken, []byte(`{"name":"`+name+`"}`)), 200, "create token "+name)
+	m := object(t, a)
+	value, _ = m["accessKey"].(string)
+	tok, _ := m["token"].(map[string]any)
+	if value == "" || tok == nil {
+		t.Fatalf("create token: %s", a.body)
+	}
+	return fmt.Sprint(tok["id"]), value
+}
+
+func replicasShareTokensAndLimits(t *testing.T, addr string) {
+	clk := clock.NewFake(epoch)
+	a, b, c := replica(t, addr, clk, contractLimit), replica(t, addr, clk, contractLimit), replica(t, addr, clk, contractLimit)
+	named := map[string]*mock.Server{"A": a, "B": b, "C": c}
+
+	// A token created through A authenticates on B and C; deleted through
+	// B, it is refused on A and C.
+	id, value := createToken(t, a.Handler(), "shared-ci")
+	for name, s := range named {
+		ok(t, s.Handler(), call(t, s.Handler(), "GET", "/api/workflow?max=1", value, nil), 200, "the token created on A, on "+name)
+	}
+	ok(t, b.Handler(), call(t, b.Handler(), "DELETE", "/api/tokens/"+id, devToken, nil), 204, "delete the token on B")
+	for _, name := range []string{"A", "C"} {
+		if got := call(t, named[name].Handler(), "GET", "/api/workflow?max=1", value, nil); got.status != 403 {
+			t.Errorf("the token deleted on B, on %s: %d %s, want 403", name, got.status, got.body)
+		}
+	}
+
+	// 60 calls with one token, spread over the three replicas within one
+	// instant of the shared clock: exactly 20 accepted, 40 refused (429).
+	clk.Advance(time.Second) // the calls above no longer count
+	_, burst := createToken(t, a.Handler(), "burst")
+	clk.Advance(time.Second)
+	servers := []*mock.Server{a, b, c}
+	accepted, refused := 0, 0
+	for i := range 60 {
+		h := servers[i%3].Handler()
+		switch got := call(t, h, "GET", "/api/workflow?max=1", burst, nil); got.status {
+		case 200:
+			accepted++
+		case 429:
+			refused++
+		default:
+			t.Fatalf("call %d: %d %s", i, got.status, got.body)
+		}
+	}
+	if accepted != 20 || refused != 40 {
+		t.Fatalf("60 calls over three replicas: %d accepted, %d refused; want 20 and 40", accepted, refused)
+	}
+
+	// Restarting a replica loses nothing: the token still works, the
+	// counters still hold it back, the runs are there.
+	run := launch(t, b.Handler(), "before-restart", "")
+	_ = a.Close()
+	a = replica(t, addr, clk, contractLimit)
+	named["A"] = a
+	if got := call(t, a.Handler(), "GET", "/api/workflow?max=1", burst, nil); got.status != 429 {
+		t.Errorf("the burst token on the restarted A within the same second: %d, want 429 (counters kept)", got.status)
+	}
+	clk.Advance(time.Second)
+	ok(t, a.Handler(), call(t, a.Handler(), "GET", "/api/workflow?max=1", burst, nil), 200, "the burst token on the restarted A a second later")
+	ok(t, a.Handler(), call(t, a.Handler(), "GET", "/api/workflow/"+run, devToken, nil), 200, "the run on the restarted A")
+
+	// The clock moved through A's admin API is moved for B and C: the run
+	// is RUNNING everywhere a minute later.
+	if got := adminCall(t, a.Handler(), "POST", "/_mock/admin/clock/advance?by=1m", "", nil); got.status != 200 {
+		t.Fatalf("advance on A: %d %s", got.status, got.body)
+	}
+	want := epoch.Add(time.Minute + 3*time.Second).Format("2006-01-02T15:04:05")
+	for name, s := range named {
+		if got := adminCall(t, s.Handler(), "GET", "/_mock/admin/clock", "", nil); !strings.Contains(string(got.body), want) {
+			t.Errorf("clock on %s after the advance on A: %s, want %s", name, got.body, want)
+		}
+		if st := status(t, s.Handler(), run); st != "RUNNING" {
+			t.Errorf("run on %s a minute after launch: %s, want RUNNING", name, st)
+		}
+	}
+
+	// A reset through C resets records, tokens and counters for all.
+	_, kept := createToken(t, b.Handler(), "gone-after-reset")
+	for range 25 {
+		call(t, a.Handler(), "GET", "/api/workflow?max=1", devToken, nil)
+	}
+	if got := call(t, b.Handler(), "GET", "/api/workflow?max=1", devToken, nil); got.status != 429 {
+		t.Fatalf("the dev token after 25 calls in one instant: %d, want 429", got.status)
+	}
+	if got := adminCall(t, c.Handler(), "POST", "/_mock/admin/reset", "", nil); got.status/100 != 2 {
+		t.Fatalf("reset on C: %d %s", got.status, got.body)
+	}
+	ok(t, b.Handler(), call(t, b.Handler(), "GET", "/api/workflow?max=1", devToken, nil), 200, "the dev token on B after the reset on C (counters cleared)")
+	if got := call(t, a.Handler(), "GET", "/api/workflow?max=1", kept, nil); got.status != 403 {
+		t.Errorf("a created token on A after the reset on C: %d, want 403", got.status)
+	}
+	if got := call(t, a.Handler(), "GET", "/api/workflow/"+run, devToken, nil); got.status != 403 {
+		t.Errorf("a launched run on A after the reset on C: %d, want 403 (back to the seed)", got.status)
+	}
+}
+
+// TestReplicaRedisDownIsNeverA403: while Redis is away, a call with any
+// token (the configured ones, a created one, one the fake never held)
+// gets the 500 with an Error ID: the fake cannot tell, so it must not say
+// 403, nor let the call through uncounted.
+func TestReplicaRedisDownIsNeverA403(t *testing.T) {
+	mr := miniredis.RunT(t)
+	clk := clock.NewFake(epoch)
+	srv := replica(t, mr.Addr(), clk, contractLimit)
+	_, created := createToken(t, srv.Handler(), "ci")
+	mr.Close()
+	for _, tok := range []string{devToken, created, "never-issued-token"} {
+		a := call(t, srv.Handler(), "GET", "/api/workflow?max=1", tok, nil)
+		if a.status != http.StatusInternalServerError || errorIDMessage.FindStringSubmatch(a.message(t)) == nil {
+			t.Errorf("token %.8s... with Redis down: %d %s, want 500 with an Error ID", tok, a.status, a.body)
+		}
+	}
+	if h := call(t, srv.Handler(), "GET", "/_mock/health", "", nil); h.status != http.StatusServiceUnavailable {
+		t.Errorf("health with Redis down: %d %s", h.status, h.body)
+	}
+	// The admin views of shared state say they cannot read it, rather
+	// than show an empty list.
+	for _, p := range []string{"/_mock/admin/tokens", "/_mock/admin/ratelimit"} {
+		if a := adminCall(t, srv.Handler(), "GET", p, "", nil); a.status != http.StatusServiceUnavailable {
+			t.Errorf("%s with Redis down: %d %s, want 503", p, a.status, a.body)
+		}
+	}
+	if err := mr.Restart(); err != nil {
+		t.Fatal(err)
+	}
+	ok(t, srv.Handler(), call(t, srv.Handler(), "GET", "/api/workflow?max=1", created, nil), 200, "the created token once Redis is back")
+	if a := adminCall(t, srv.Handler(), "GET", "/_mock/admin/ratelimit", "", nil); a.status != 200 || !strings.Contains(string(a.body), `"used":1`) {
+		t.Errorf("rate counters once Redis is back: %d %s", a.status, a.body)
+	}
+	if a := call(t, srv.Handler(), "GET", "/api/workflow?max=1", "never-issued-token", nil); a.status != 403 {
+		t.Errorf("an unknown token once Redis is back: %d, want 403", a.status)
+	}
+}
+
+// TestReplicaRedisEmptied: a Redis that comes back empty (restarted
+// without persistence) has lost everything; the configured tokens work
+// again on the next call and the seed is back, once, rather than every
+// call getting 403 from then on.
+func TestReplicaRedisEmptied(t *testing.T) {
+	mr := miniredis.RunT(t)
+	clk := clock.NewFake(epoch)
+	a, b := replica(t, mr.Addr(), clk), replica(t, mr.Addr(), clk)
+	_, seeded, _ := listIDs(t, a.Handler(), "?max=100")
+	launch(t, a.Handler(), "lost-with-redis", "")
+	mr.FlushAll()
+	if got := call(t, b.Handler(), "GET", "/api/workflow?max=1", "never-issued-token", nil); got.status != 403 {
+		t.Errorf("an unknown token after the flush: %d, want 403", got.status)
+	}
+	ok(t, a.Handler(), call(t, a.Handler(), "GET", "/api/workflow?max=1", devToken, nil), 200, "the dev token on A after the flush")
+	for name, s := range map[string]*mock.Server{"A": a, "B": b} {
+		if _, total, _ := listIDs(t, s.Handler(), "?max=100"); total != seeded {
+			t.Errorf("runs on %s after the flush: %d, want the %d seeded", name, total, seeded)
+		}
+	}
 }

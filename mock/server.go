@@ -61,17 +61,21 @@ type Server struct {
 	versionList []string
 	profile     *profile.Profile
 	tokens      auth.Store
-	limiter     ratelimit.Limiter
-	clock       *clock.Offset // the control API can move a live server's time
-	errors      *apierror.Writer
-	logger      *slog.Logger
-	control     http.Handler
-	strict      bool
-	timeout     time.Duration // per API call; 0: none
-	bodyLimit   int64
-	ready       atomic.Bool
-	state       *state // state.go
-	requests    *control.RequestJournal
+	// configuredTokens are the configured tokens as a shared store holds
+	// them (WithRedis); nil when tokens live in this process.
+	configuredTokens []auth.Token
+	redisFixtures    []auth.Fixture // the configured tokens, to put back in an emptied Redis
+	limiter          ratelimit.Limiter
+	clock            *clock.Offset // the control API can move a live server's time
+	errors           *apierror.Writer
+	logger           *slog.Logger
+	control          http.Handler
+	strict           bool
+	timeout          time.Duration // per API call; 0: none
+	bodyLimit        int64
+	ready            atomic.Bool
+	state            *state // state.go
+	requests         *control.RequestJournal
 	// caches owns every cache the server's parts keep, within one budget.
 	caches *memo.Set
 	// startup times the steps of New and Start (see StartupTimes).
@@ -137,6 +141,9 @@ func New(opts ...Option) (*Server, error) {
 	if err := srv.loadReplay(s.replay); err != nil { // replay.go
 		return nil, err
 	}
+	if err := srv.setupRedis(&s); err != nil { // redis.go
+		return nil, err
+	}
 	if err := srv.setupTokens(s); err != nil {
 		return nil, err
 	}
@@ -149,6 +156,11 @@ func New(opts ...Option) (*Server, error) {
 	watch.Lap("setup")
 	if err := srv.setupState(s); err != nil { // state.go
 		return nil, err
+	}
+	if srv.configuredTokens != nil {
+		// A shared token store holds every replica's tokens, not only the
+		// configured ones: a reset goes back to these.
+		srv.state.configured = srv.configuredTokens
 	}
 	srv.control = control.New(admin{s: srv, token: s.state.adminToken})
 	watch.Lap("state")
@@ -225,7 +237,6 @@ func (s *Server) installHandlers(handlers map[string]handler.Func) error {
 }
 
 func (s *Server) setupTokens(cfg settings) error {
-	store := auth.NewMemory(auth.WithClock(s.clock))
 	fx := auth.Fixtures()
 	for _, t := range s.profile.Tokens {
 		fx = append(fx, auth.Fixture{Name: t.Name, Value: t.Value, Expires: t.Expires})
@@ -233,6 +244,10 @@ func (s *Server) setupTokens(cfg settings) error {
 	for i, v := range cfg.tokens {
 		fx = append(fx, auth.Fixture{Name: fmt.Sprintf("token-%d", i+1), Value: v})
 	}
+	if cfg.redis != nil {
+		return s.seedRedisTokens(cfg.redis, fx)
+	}
+	store := auth.NewMemory(auth.WithClock(s.clock))
 	if err := auth.Seed(store, fx...); err != nil {
 		return err
 	}
@@ -257,9 +272,14 @@ func (s *Server) setupLimiter(cfg settings) error {
 		s.limiter = ratelimit.Unlimited()
 		return nil
 	}
-	s.limiter = ratelimit.NewMemory(windows, ratelimit.WithClock(s.clock),
+	opts := []ratelimit.Option{ratelimit.WithClock(s.clock),
 		ratelimit.WithCountRejected(s.profile.RateLimit.CountRejected),
-		ratelimit.WithFixedWindows(s.profile.RateLimit.Fixed))
+		ratelimit.WithFixedWindows(s.profile.RateLimit.Fixed)}
+	if r := cfg.redis; r != nil {
+		s.limiter = ratelimit.NewRedis(r.client, r.prefix+":rate", windows, append(opts, ratelimit.WithTimeout(redisTimeout))...)
+		return nil
+	}
+	s.limiter = ratelimit.NewMemory(windows, opts...)
 	return nil
 }
 
@@ -292,6 +312,9 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 
 	// Control routes (/_mock/...) live outside the API: no token, no limits.
 	if strings.HasPrefix(r.URL.EscapedPath(), control.Prefix) {
+		// The control API shows the shared clock when Redis answers; when
+		// it does not, health says so.
+		_ = s.clock.Sync()
 		s.control.ServeHTTP(rec, r)
 		return
 	}
@@ -404,6 +427,10 @@ func (p *progress) operation() string {
 // serveAPI takes an API call through every check the service makes, in the
 // order it makes them, and returns the answer as a value.
 func (s *Server) serveAPI(r *http.Request, prog *progress) (*handler.Response, error) {
+	// A clock shared by replicas (WithRedis) is read once per call.
+	if err := s.clock.Sync(); err != nil {
+		return nil, &apierror.Error{Kind: apierror.Internal, Reason: "reading the shared clock: " + err.Error()}
+	}
 	now := s.clock.Now()
 	// The version and route are found once, up front, since the profile
 	// may let calls to operations without security through unauthenticated;
@@ -419,7 +446,15 @@ func (s *Server) serveAPI(r *http.Request, prog *progress) (*handler.Response, e
 	// 1. Authentication: a usable Bearer token on every call, including
 	//    operations whose document declares no security (CONTRACT A1, A3),
 	//    unless the profile lets those through.
-	tok, result := auth.CheckHeaders(s.tokens, r.Header.Values("Authorization"), now)
+	tok, result, authErr := auth.CheckHeaders(s.tokens, r.Header.Values("Authorization"), now)
+	if authErr == nil && result == auth.Unknown && s.redisFixtures != nil {
+		tok, result, authErr = s.recheckIfEmptied(r.Header.Values("Authorization"), now) // redis.go
+	}
+	if authErr != nil {
+		// The token store (Redis) did not answer: the fake's failure, not
+		// the caller's, so never a 403 and never a pass.
+		return nil, &apierror.Error{Kind: apierror.Internal, Reason: "checking the token: " + authErr.Error()}
+	}
 	anonymousOK := !s.profile.Auth.RequireOnUnsecured && routed && !op.Secured
 	if result != auth.OK && !anonymousOK {
 		reply := authReply(&s.profile.Auth, result)
@@ -429,14 +464,18 @@ func (s *Server) serveAPI(r *http.Request, prog *progress) (*handler.Response, e
 	// 2. Rate limit, counted per token over every API call (CONTRACT L1).
 	prog.at(stageRateLimit)
 	key := rateKey(s.profile.RateLimit.Key, tok, result)
-	decision := s.limiter.Allow(key)
-	if hold := s.profile.RateLimit.Hold; hold > 0 && !decision.Allowed && decision.RetryAfter <= hold {
+	decision, rateErr := s.limiter.Decide(key)
+	if hold := s.profile.RateLimit.Hold; rateErr == nil && hold > 0 && !decision.Allowed && decision.RetryAfter <= hold {
 		// The profile holds a call that would have room soon: it waits on
 		// the fake's clock (bounded by the call's deadline) and is asked
 		// for once more.
 		if clock.Sleep(r.Context(), s.clock, decision.RetryAfter) == nil {
-			decision = s.limiter.Allow(key)
+			decision, rateErr = s.limiter.Decide(key)
 		}
+	}
+	if rateErr != nil {
+		// The counters (Redis) did not answer: neither a pass nor a 429.
+		return nil, &apierror.Error{Kind: apierror.Internal, Reason: "counting the call: " + rateErr.Error()}
 	}
 	if !decision.Allowed {
 		return nil, s.tooManyRequests(decision, now)

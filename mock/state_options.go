@@ -25,7 +25,8 @@ type stateSettings struct {
 // Redis) serve the same runs, pipelines and other records: what one
 // creates, the others list, describe and change. A store that is already
 // filled is not seeded again: the seed's records are only added where
-// they are missing.
+// they are missing. WithStore shares the records only; WithRedis (redis.go)
+// shares tokens, rate counters and the clock too, and is what replicas want.
 func WithStore(st store.Store) Option {
 	return func(s *settings) error {
 		if st == nil {

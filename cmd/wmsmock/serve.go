@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/wmsmock/wmsmock/internal/ratewindow"
 	"github.com/wmsmock/wmsmock/internal/token68"
 	"github.com/wmsmock/wmsmock/mock"
@@ -68,7 +70,7 @@ func parseServe(args []string, getenv func(string) string, stderr io.Writer) (se
 	fs.StringVar(&c.adminToken, "admin-token", envString(getenv, "WMSMOCK_ADMIN_TOKEN", ""), "open /_mock/admin/ to any caller sending this bearer `TOKEN` (default: loopback callers only) [WMSMOCK_ADMIN_TOKEN]")
 	fs.StringVar(&c.replay, "replay", envString(getenv, "WMSMOCK_REPLAY", ""), "answer the calls recorded in `FILE` (by wmsmock proxy --record) as the service answered them [WMSMOCK_REPLAY]")
 	tlsHosts := c.tls.declare(fs, getenv, &envErrs) // serve_tls.go
-	fs.StringVar(&c.store, "store", envString(getenv, "WMSMOCK_STORE", ""), "keep records in a shared store, `redis://HOST:PORT/DB`, so several replicas serve one state (default: this process's memory) [WMSMOCK_STORE]")
+	fs.StringVar(&c.store, "store", envString(getenv, "WMSMOCK_STORE", ""), "keep records, tokens, rate counters and the clock in Redis, `redis://HOST:PORT/DB`, so several replicas serve one state (default: this process's memory) [WMSMOCK_STORE]")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
@@ -193,11 +195,13 @@ func (c serveConfig) options(logger *slog.Logger) ([]mock.Option, error) {
 	}
 	opts = append(opts, c.tls.options()...)
 	if c.store != "" {
-		st, err := redisstore.Open(c.store, 2*time.Second)
+		// Records, tokens, rate counters and the clock's advance, all in
+		// the one Redis the replicas share.
+		client, err := dialRedis(c.store)
 		if err != nil {
 			return nil, err
 		}
-		opts = append(opts, mock.WithStore(st))
+		opts = append(opts, mock.WithRedis(client, "wmsmock"))
 	}
 	switch c.rateLimit {
 	case "":
@@ -211,6 +215,23 @@ func (c serveConfig) options(logger *slog.Logger) ([]mock.Option, error) {
 		opts = append(opts, mock.WithRateLimit(w))
 	}
 	return opts, nil
+}
+
+// dialRedis connects to the Redis a --store URL names and checks that it
+// answers, so a wrong address stops the start with a clear message.
+func dialRedis(url string) (*redis.Client, error) {
+	opt, err := redisstore.ParseURL(url)
+	if err != nil {
+		return nil, err
+	}
+	c := redis.NewClient(opt)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if err := c.Ping(ctx).Err(); err != nil {
+		_ = c.Close()
+		return nil, fmt.Errorf("redis at %s: %w", opt.Addr, err)
+	}
+	return c, nil
 }
 
 func newLogger(c serveConfig, w io.Writer) *slog.Logger {

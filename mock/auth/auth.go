@@ -48,12 +48,18 @@ var (
 	ErrInvalidName    = errors.New("auth: token name must not be empty")
 	ErrInvalidValue   = errors.New("auth: token value must be a non-empty token68 string")
 	ErrNotFound       = errors.New("auth: no token with this id")
+	// ErrUnavailable wraps a failure to reach a shared store (Redis). It
+	// is never a reason to refuse a token: the fake answers it as its own
+	// failure (500 with an Error ID), so a client is not told that a good
+	// token is bad while the store is down.
+	ErrUnavailable = errors.New("auth: token store unavailable")
 )
 
 // Store keeps tokens. It is an interface so that several fake replicas can
-// later share one (for example Redis-backed) store without touching handlers;
-// Memory is the in-process implementation. Every method is safe for
-// concurrent use.
+// share one store without touching handlers: Memory is the in-process
+// implementation, Redis the shared one. Every method is safe for concurrent
+// use. Methods that can fail for want of the store return an error wrapping
+// ErrUnavailable then; Memory never does.
 type Store interface {
 	// Add stores a token whose value the caller chose: the fake's
 	// configured tokens (fixtures, profile tokens, --token), which are
@@ -65,19 +71,19 @@ type Store interface {
 	Create(name string) (Token, string, error)
 	// Lookup finds the token with this value, whatever its state (revoked and
 	// expired tokens are returned too, so the caller can tell why it refuses).
-	Lookup(value string) (Token, bool)
+	Lookup(value string) (Token, bool, error)
 	// Touch records that the token was used at the given time. An unknown id
 	// is ignored: the token may have been deleted by a concurrent request.
-	Touch(id int64, at time.Time)
+	Touch(id int64, at time.Time) error
 	// Revoke keeps the token listed but makes it unusable.
 	Revoke(id int64) error
 	// List returns every token, sorted by ID.
-	List() []Token
+	List() ([]Token, error)
 	// Delete removes one token, or returns ErrNotFound.
 	Delete(id int64) error
 	// DeleteAll removes every token that is not pinned and returns how
 	// many it removed.
-	DeleteAll() int
+	DeleteAll() (int, error)
 	// Snapshot returns every token, for saving. It holds hashes only, so a
 	// snapshot written to disk cannot leak a usable token.
 	Snapshot() ([]Token, error)

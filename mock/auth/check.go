@@ -36,14 +36,14 @@ func (r Result) String() string {
 // proxy or client that adds a second credential has made the request
 // ambiguous, and letting whichever header comes first win would let a
 // valid token vouch for an unknown one.
-func CheckHeaders(store Store, values []string, now time.Time) (Token, Result) {
+func CheckHeaders(store Store, values []string, now time.Time) (Token, Result, error) {
 	switch len(values) {
 	case 0:
-		return Token{}, Missing
+		return Token{}, Missing, nil
 	case 1:
 		return Check(store, values[0], now)
 	}
-	return Token{}, Malformed
+	return Token{}, Malformed, nil
 }
 
 // Check decides whether the value of an Authorization header names a usable
@@ -51,28 +51,56 @@ func CheckHeaders(store Store, values []string, now time.Time) (Token, Result) {
 // case-insensitively (RFC 7235 section 2.1) and may be followed by one or
 // more spaces, and the rest must be a single token68 word. On OK the token's
 // LastUsed is set to now, in the store and in the returned copy.
-func Check(store Store, header string, now time.Time) (Token, Result) {
+//
+// A store that cannot answer gives an error and no Result worth acting on:
+// the caller must answer it as its own failure, never as a refused token
+// (a 403 would tell the client its good token is bad) nor as an accepted
+// one.
+func Check(store Store, header string, now time.Time) (Token, Result, error) {
 	if header == "" {
-		return Token{}, Missing
+		return Token{}, Missing, nil
 	}
 	scheme, rest, _ := strings.Cut(header, " ")
 	if !strings.EqualFold(scheme, "Bearer") {
-		return Token{}, BadScheme
+		return Token{}, BadScheme, nil
 	}
 	value := strings.TrimLeft(rest, " ")
 	if !ValidValue(value) {
-		return Token{}, Malformed
+		return Token{}, Malformed, nil
 	}
-	tok, ok := store.Lookup(value)
+	var tok Token
+	var ok bool
+	var err error
+	u, oneStep := store.(user)
+	if oneStep {
+		tok, ok, err = u.Use(value, now)
+	} else {
+		tok, ok, err = store.Lookup(value)
+	}
 	switch {
+	case err != nil:
+		return Token{}, Unknown, err
 	case !ok:
-		return Token{}, Unknown
+		return Token{}, Unknown, nil
 	case tok.Revoked:
-		return tok, Revoked
+		return tok, Revoked, nil
 	case tok.Expired(now):
-		return tok, Expired
+		return tok, Expired, nil
 	}
-	store.Touch(tok.ID, now)
+	if !oneStep {
+		if err := store.Touch(tok.ID, now); err != nil {
+			return Token{}, Unknown, err
+		}
+	}
 	tok.LastUsed = &now
-	return tok, OK
+	return tok, OK, nil
+}
+
+// user is a Store that can look a token up and, when it is usable at now,
+// record its use in one step: for a shared store, one round trip instead
+// of two on every call.
+type user interface {
+	// Use is Lookup, then Touch(id, now) when the token found is neither
+	// revoked nor expired at now; the token comes back as it was before.
+	Use(value string, now time.Time) (Token, bool, error)
 }

@@ -21,10 +21,7 @@ const valueBytes = 32
 // Memory is the in-process Store. The zero value is not usable; call
 // NewMemory.
 type Memory struct {
-	clock clock.Clock
-
-	randMu sync.Mutex // an injected reader need not be safe for concurrent use
-	rand   io.Reader
+	minter
 
 	mu     sync.RWMutex
 	nextID int64
@@ -35,30 +32,72 @@ type Memory struct {
 
 var _ Store = (*Memory)(nil)
 
-// Option configures a Memory store.
-type Option func(*Memory)
+// Option configures a Store (Memory or Redis).
+type Option func(*config)
+
+type config struct {
+	clock   clock.Clock
+	rand    io.Reader
+	timeout time.Duration
+}
+
+func newConfig(opts []Option) config {
+	c := config{clock: clock.Real{}, rand: rand.Reader, timeout: 2 * time.Second}
+	for _, o := range opts {
+		o(&c)
+	}
+	return c
+}
 
 // WithClock sets the clock that stamps Created (default: the system clock).
-func WithClock(c clock.Clock) Option { return func(m *Memory) { m.clock = c } }
+func WithClock(c clock.Clock) Option { return func(cf *config) { cf.clock = c } }
 
 // WithRand sets the source of new token values (default: crypto/rand), so a
 // test can make Create deterministic.
-func WithRand(r io.Reader) Option { return func(m *Memory) { m.rand = r } }
+func WithRand(r io.Reader) Option { return func(cf *config) { cf.rand = r } }
+
+// WithTimeout bounds each call a Redis store makes (default 2s), so a
+// Redis that stops answering fails calls instead of holding them. Memory
+// ignores it.
+func WithTimeout(d time.Duration) Option {
+	return func(cf *config) {
+		if d > 0 {
+			cf.timeout = d
+		}
+	}
+}
+
+// minter stamps and makes new tokens: the part of a store that is the
+// same wherever the tokens are kept.
+type minter struct {
+	clock  clock.Clock
+	randMu sync.Mutex // an injected reader need not be safe for concurrent use
+	rand   io.Reader
+}
+
+// newValue is 32 random bytes in unpadded base64url: long, opaque and
+// valid token68, like the service's own tokens.
+func (m *minter) newValue() (string, error) {
+	var b [valueBytes]byte
+	m.randMu.Lock()
+	_, err := io.ReadFull(m.rand, b[:])
+	m.randMu.Unlock()
+	if err != nil {
+		return "", fmt.Errorf("auth: generating a token value: %w", err)
+	}
+	return base64.RawURLEncoding.EncodeToString(b[:]), nil
+}
 
 // NewMemory returns an empty store. IDs start at 1.
 func NewMemory(opts ...Option) *Memory {
-	m := &Memory{
-		clock:  clock.Real{},
-		rand:   rand.Reader,
+	c := newConfig(opts)
+	return &Memory{
+		minter: minter{clock: c.clock, rand: c.rand},
 		nextID: 1,
 		byID:   map[int64]*Token{},
 		byHash: map[[32]byte]int64{},
 		byName: map[string]int64{},
 	}
-	for _, o := range opts {
-		o(m)
-	}
-	return m
 }
 
 // Add implements Store.
@@ -72,20 +111,15 @@ func (m *Memory) Add(name, value string, expires *time.Time) (Token, error) {
 	return m.insert(name, HashValue(value), expires, true)
 }
 
-// Create implements Store. The value is 32 random bytes in unpadded
-// base64url: long, opaque and valid token68, like the service's own tokens.
+// Create implements Store (see minter.newValue for the value).
 func (m *Memory) Create(name string) (Token, string, error) {
 	if name == "" {
 		return Token{}, "", ErrInvalidName
 	}
-	var b [valueBytes]byte
-	m.randMu.Lock()
-	_, err := io.ReadFull(m.rand, b[:])
-	m.randMu.Unlock()
+	value, err := m.newValue()
 	if err != nil {
-		return Token{}, "", fmt.Errorf("auth: generating a token value: %w", err)
+		return Token{}, "", err
 	}
-	value := base64.RawURLEncoding.EncodeToString(b[:])
 	t, err := m.insert(name, HashValue(value), nil, false)
 	if err != nil {
 		return Token{}, "", err
@@ -130,34 +164,35 @@ func (m *Memory) remove(t *Token) {
 // byte by byte. The final comparison of the stored and presented hashes is
 // constant-time all the same, so no code path compares secrets with an
 // early-exit loop.
-func (m *Memory) Lookup(value string) (Token, bool) {
+func (m *Memory) Lookup(value string) (Token, bool, error) {
 	h := HashValue(value)
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	id, ok := m.byHash[h]
 	if !ok {
-		return Token{}, false
+		return Token{}, false, nil
 	}
 	t := m.byID[id]
 	if subtle.ConstantTimeCompare(t.Hash[:], h[:]) != 1 {
-		return Token{}, false
+		return Token{}, false, nil
 	}
-	return t.clone(), true
+	return t.clone(), true, nil
 }
 
 // Touch implements Store.
-func (m *Memory) Touch(id int64, at time.Time) {
+func (m *Memory) Touch(id int64, at time.Time) error {
 	at = at.UTC()
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	t, ok := m.byID[id]
 	if !ok {
-		return
+		return nil
 	}
 	if t.LastUsed == nil {
 		t.LastUsed = new(time.Time)
 	}
 	*t.LastUsed = at // safe: callers only ever see copies
+	return nil
 }
 
 // Revoke implements Store.
@@ -173,7 +208,9 @@ func (m *Memory) Revoke(id int64) error {
 }
 
 // List implements Store.
-func (m *Memory) List() []Token {
+func (m *Memory) List() ([]Token, error) { return m.list(), nil }
+
+func (m *Memory) list() []Token {
 	m.mu.RLock()
 	out := make([]Token, 0, len(m.byID))
 	for _, t := range m.byID {
@@ -197,7 +234,7 @@ func (m *Memory) Delete(id int64) error {
 }
 
 // DeleteAll implements Store.
-func (m *Memory) DeleteAll() int {
+func (m *Memory) DeleteAll() (int, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	n := 0
@@ -207,11 +244,11 @@ func (m *Memory) DeleteAll() int {
 			n++
 		}
 	}
-	return n
+	return n, nil
 }
 
 // Snapshot implements Store.
-func (m *Memory) Snapshot() ([]Token, error) { return m.List(), nil }
+func (m *Memory) Snapshot() ([]Token, error) { return m.list(), nil }
 
 // Restore implements Store. New ids continue after the highest one seen, so
 // a restored store never hands out an id twice.

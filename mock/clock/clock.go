@@ -142,9 +142,74 @@ func Sleep(ctx context.Context, c Clock, d time.Duration) error {
 // far the clock was moved (Skew), which the state file saves.
 type Offset struct {
 	base     Clock
+	shared   Shared // nil: the offset is this process's own
 	mu       sync.RWMutex
 	skew     time.Duration
 	sleepers []*offsetSleeper
+}
+
+// Shared is an offset kept outside the process (in Redis), so that several
+// replicas of the fake move one clock: time moved forward through one is
+// seen by all. The offset only ever grows.
+type Shared interface {
+	// Load returns the shared offset.
+	Load() (time.Duration, error)
+	// Advance moves the shared offset to the larger of itself and from,
+	// plus d, and returns the result. from is the caller's own offset, so
+	// a shared one that was lost (Redis emptied) cannot move time back.
+	Advance(from, d time.Duration) (time.Duration, error)
+}
+
+// Share makes o follow a shared offset: Sync adopts it and Move moves it.
+// Call it before o is used by other goroutines.
+func (o *Offset) Share(s Shared) { o.shared = s }
+
+// Sync adopts the shared offset when it is ahead of o's own (it never
+// moves time back); without one it does nothing. The server calls it once
+// per request, so one read of the shared offset serves every reading of
+// the clock the request makes.
+func (o *Offset) Sync() error {
+	if o.shared == nil {
+		return nil
+	}
+	skew, err := o.shared.Load()
+	if err != nil {
+		return err
+	}
+	o.adopt(skew)
+	return nil
+}
+
+// Move advances the clock by d like Advance, but in the shared offset when
+// there is one, so that every replica sees the move on its next request.
+func (o *Offset) Move(d time.Duration) (time.Time, error) {
+	if o.shared == nil || d <= 0 {
+		return o.Advance(d), nil
+	}
+	skew, err := o.shared.Advance(o.Skew(), d)
+	if err != nil {
+		return time.Time{}, err
+	}
+	o.adopt(skew)
+	return o.Now(), nil
+}
+
+// adopt raises the offset to skew, waking sleepers, if skew is ahead.
+func (o *Offset) adopt(skew time.Duration) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if skew > o.skew {
+		o.skew = skew
+		o.wakeLocked()
+	}
+}
+
+func (o *Offset) wakeLocked() {
+	for _, sl := range o.sleepers {
+		sl.wake()
+	}
+	clear(o.sleepers)
+	o.sleepers = o.sleepers[:0]
 }
 
 // offsetSleeper is a Sleep in progress on an Offset: Advance cancels its
@@ -174,11 +239,7 @@ func (o *Offset) Advance(d time.Duration) time.Time {
 	o.mu.Lock()
 	if d > 0 {
 		o.skew += d
-		for _, sl := range o.sleepers {
-			sl.wake()
-		}
-		clear(o.sleepers)
-		o.sleepers = o.sleepers[:0]
+		o.wakeLocked()
 	}
 	now := o.base.Now().Add(o.skew)
 	o.mu.Unlock()

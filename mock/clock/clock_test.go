@@ -2,6 +2,7 @@ package clock
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"testing"
 	"time"
@@ -257,4 +258,69 @@ func TestOffsetSleep(t *testing.T) {
 			t.Errorf("Skew = %v, want 1m", o.Skew())
 		}
 	})
+}
+
+// sharedSkew is an in-process Shared, standing for Redis.
+type sharedSkew struct {
+	mu   sync.Mutex
+	skew time.Duration
+	err  error
+}
+
+func (s *sharedSkew) Load() (time.Duration, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.skew, s.err
+}
+
+func (s *sharedSkew) Advance(from, d time.Duration) (time.Duration, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.err != nil {
+		return 0, s.err
+	}
+	s.skew = max(s.skew, from) + d
+	return s.skew, nil
+}
+
+// TestOffsetShared: two offsets on one base and one shared offset are two
+// replicas: a Move on one is seen by the other at its next Sync, never
+// before and never backwards; a failing shared offset is an error and
+// leaves the clock where it was.
+func TestOffsetShared(t *testing.T) {
+	base := NewFake(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	sh := &sharedSkew{}
+	a, b := NewOffset(base), NewOffset(base)
+	a.Share(sh)
+	b.Share(sh)
+	if _, err := a.Move(time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if !a.Now().Equal(base.Now().Add(time.Minute)) || !b.Now().Equal(base.Now()) {
+		t.Fatalf("after the move on a: a %v, b %v (b moves at its next Sync)", a.Now(), b.Now())
+	}
+	if err := b.Sync(); err != nil || !b.Now().Equal(a.Now()) {
+		t.Fatalf("b after Sync: %v %v, want %v", b.Now(), err, a.Now())
+	}
+	// The shared offset lost (Redis emptied): nobody goes back, and the
+	// next move starts from the mover's own offset.
+	sh.skew = 0
+	if err := a.Sync(); err != nil || a.Skew() != time.Minute {
+		t.Fatalf("a after the shared offset was lost: %v %v", a.Skew(), err)
+	}
+	if _, err := a.Move(time.Second); err != nil || a.Skew() != time.Minute+time.Second {
+		t.Fatalf("a moved after the loss: %v %v", a.Skew(), err)
+	}
+	sh.err = errors.New("down")
+	if err := b.Sync(); err == nil {
+		t.Error("Sync with the shared offset failing: no error")
+	}
+	if _, err := b.Move(time.Hour); err == nil || b.Skew() != time.Minute {
+		t.Errorf("Move with the shared offset failing: %v, skew %v", err, b.Skew())
+	}
+	// Without a shared offset, Move is Advance and Sync does nothing.
+	c := NewOffset(base)
+	if _, err := c.Move(time.Second); err != nil || c.Skew() != time.Second || c.Sync() != nil {
+		t.Errorf("unshared Move: %v %v", c.Skew(), err)
+	}
 }

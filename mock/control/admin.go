@@ -49,12 +49,14 @@ type AdminBackend interface {
 	// end in, and returns the status it shows now. It fails with
 	// ErrNotFound or ErrInvalid.
 	SetWorkflowStatus(id, status, endStatus string) (string, error)
-	// TokenInfos lists the tokens, without values.
-	TokenInfos() []TokenInfo
+	// TokenInfos lists the tokens, without values. It fails when a
+	// shared token store (Redis) does not answer.
+	TokenInfos() ([]TokenInfo, error)
 	// RecentRequests returns up to n journal entries, newest first.
 	RecentRequests(n int) []RequestEntry
-	// RateCounters is the limiter's snapshot.
-	RateCounters() []ratelimit.Counter
+	// RateCounters is the limiter's snapshot. It fails when shared
+	// counters (Redis) cannot be read.
+	RateCounters() ([]ratelimit.Counter, error)
 	// SaveState writes the state file now (a no-op without one).
 	SaveState() error
 	// CacheStats reports the server's caches: entries, limits, hits and
@@ -233,7 +235,12 @@ func (a *admin) workflowStatus(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *admin) tokens(w http.ResponseWriter, _ *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]any{"tokens": a.b.TokenInfos()})
+	tokens, err := a.b.TokenInfos()
+	if err != nil {
+		writeJSON(w, http.StatusServiceUnavailable, message("tokens: "+err.Error()))
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"tokens": tokens})
 }
 
 func (a *admin) requests(w http.ResponseWriter, r *http.Request) {
@@ -260,8 +267,13 @@ type counterBody struct {
 }
 
 func (a *admin) rateLimit(w http.ResponseWriter, _ *http.Request) {
+	counters, err := a.b.RateCounters()
+	if err != nil {
+		writeJSON(w, http.StatusServiceUnavailable, message("rate counters: "+err.Error()))
+		return
+	}
 	out := []counterBody{}
-	for _, c := range a.b.RateCounters() {
+	for _, c := range counters {
 		cb := counterBody{Key: c.Key, Windows: []windowUse{}}
 		for i, win := range c.Windows {
 			used := 0

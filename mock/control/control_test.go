@@ -60,8 +60,8 @@ func (b *backend) SetWorkflowStatus(id, status, end string) (string, error) {
 	}
 	return "RUNNING", nil
 }
-func (b *backend) TokenInfos() []control.TokenInfo {
-	return []control.TokenInfo{{ID: 1, Name: "dev", Configured: true}}
+func (b *backend) TokenInfos() ([]control.TokenInfo, error) {
+	return []control.TokenInfo{{ID: 1, Name: "dev", Configured: true}}, nil
 }
 func (b *backend) RecentRequests(n int) []control.RequestEntry {
 	if n > len(b.requests) {
@@ -69,8 +69,8 @@ func (b *backend) RecentRequests(n int) []control.RequestEntry {
 	}
 	return b.requests[:n]
 }
-func (b *backend) RateCounters() []ratelimit.Counter {
-	return []ratelimit.Counter{{Key: "1", Used: []int{3}, Windows: []ratelimit.Window{{Limit: 20, Period: time.Second}, {Limit: 500, Period: time.Hour}}}}
+func (b *backend) RateCounters() ([]ratelimit.Counter, error) {
+	return []ratelimit.Counter{{Key: "1", Used: []int{3}, Windows: []ratelimit.Window{{Limit: 20, Period: time.Second}, {Limit: 500, Period: time.Hour}}}}, nil
 }
 func (b *backend) SaveState() error { b.saves++; return b.failWith }
 func (b *backend) CacheStats() []memo.Stat {

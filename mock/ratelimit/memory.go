@@ -37,6 +37,7 @@ type config struct {
 	exactMax      int
 	countRejected bool
 	fixed         bool
+	timeout       time.Duration // Redis only
 }
 
 // WithClock sets the clock the limiter reads; tests pass a clock.Fake and
@@ -142,10 +143,20 @@ type entry struct {
 // window with Limit outside 1..ratewindow.MaxLimit or a non-positive Period, which
 // ParseSpec never returns.
 func NewMemory(windows []Window, opts ...Option) *Memory {
+	cfg := newConfig(opts)
+	return newMemory(windows, cfg, cfg.clock.Now())
+}
+
+func newConfig(opts []Option) config {
 	cfg := config{clock: clock.Real{}, sweepEvery: DefaultSweepEvery, exactMax: DefaultExactLimit}
 	for _, o := range opts {
 		o(&cfg)
 	}
+	return cfg
+}
+
+// newMemory builds a Memory whose limiter time counts from epoch.
+func newMemory(windows []Window, cfg config, epoch time.Time) *Memory {
 	m := &Memory{
 		windows:       slices.Clone(windows),
 		clock:         cfg.clock,
@@ -153,7 +164,7 @@ func NewMemory(windows []Window, opts ...Option) *Memory {
 		sweepEvery:    cfg.sweepEvery,
 		countRejected: cfg.countRejected,
 	}
-	m.epoch = m.clock.Now()
+	m.epoch = epoch
 	for _, w := range windows {
 		if w.Limit < 1 || w.Limit > ratewindow.MaxLimit || w.Period <= 0 {
 			panic(fmt.Sprintf("ratelimit: invalid window %d/%s", w.Limit, w.Period))
@@ -196,6 +207,28 @@ func (m *Memory) abs(t int64) time.Time { return m.epoch.Add(time.Duration(t)) }
 
 func (m *Memory) shardFor(key string) *shard {
 	return &m.shards[maphash.String(m.seed, key)%numShards]
+}
+
+// Decide implements Limiter: Allow, which never fails.
+func (m *Memory) Decide(key string) (Decision, error) { return m.Allow(key), nil }
+
+// Counters implements Limiter: Snapshot, which never fails.
+func (m *Memory) Counters() ([]Counter, error) { return m.Snapshot(), nil }
+
+// Reset implements Limiter: every key is dropped.
+func (m *Memory) Reset() error {
+	for i := range m.shards {
+		sh := &m.shards[i]
+		sh.mu.Lock()
+		for k, e := range sh.m {
+			e.mu.Lock()
+			e.dead = true
+			e.mu.Unlock()
+			delete(sh.m, k)
+		}
+		sh.mu.Unlock()
+	}
+	return nil
 }
 
 // Allow decides one call for key; see Memory for the rule.
@@ -243,7 +276,12 @@ func (m *Memory) create(sh *shard, key string) *entry {
 }
 
 // decide runs under e.mu.
-func (m *Memory) decide(e *entry, now int64) Decision {
+func (m *Memory) decide(e *entry, now int64) Decision { return m.decideOn(e, now, false) }
+
+// decideOn is decide; with enforcedOnly it leaves the windows that are
+// counted but not enforced alone (they cannot change the Decision), for a
+// caller that counts them elsewhere (Redis).
+func (m *Memory) decideOn(e *entry, now int64, enforcedOnly bool) Decision {
 	// Calls racing for the same key may read the clock out of order;
 	// recording the later time keeps each ring sorted, and only delays
 	// when the call leaves the windows.
@@ -253,13 +291,15 @@ func (m *Memory) decide(e *entry, now int64) Decision {
 	e.seen = now
 
 	for i := range m.specs {
-		e.win[i].prepare(&m.specs[i], now)
+		if !enforcedOnly || m.specs[i].enforced {
+			e.win[i].prepare(&m.specs[i], now)
+		}
 	}
 	at, bind := m.acceptAt(e, now)
 	if bind >= 0 {
 		if m.countRejected {
 			// The refused call now stands in the way of the retry too.
-			m.record(e, now)
+			m.record(e, now, enforcedOnly)
 			at, bind = m.acceptAt(e, now)
 		}
 		return Decision{
@@ -268,7 +308,7 @@ func (m *Memory) decide(e *entry, now int64) Decision {
 			RetryAfter: time.Duration(at - now),
 		}
 	}
-	m.record(e, now)
+	m.record(e, now, enforcedOnly)
 
 	d := Decision{Allowed: true}
 	tight := -1
@@ -306,10 +346,12 @@ func (m *Memory) acceptAt(e *entry, now int64) (at int64, bind int) {
 	return at, bind
 }
 
-func (m *Memory) record(e *entry, now int64) {
+func (m *Memory) record(e *entry, now int64, enforcedOnly bool) {
 	e.lastAccept = now
 	for i := range m.specs {
-		e.win[i].record(&m.specs[i], now)
+		if !enforcedOnly || m.specs[i].enforced {
+			e.win[i].record(&m.specs[i], now)
+		}
 	}
 }
 

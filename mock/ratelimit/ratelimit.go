@@ -8,11 +8,13 @@
 // boundary. Rejected calls do not use up room (unless the caller asks for
 // that), so a client retrying too fast is not locked out for longer.
 //
-// Memory is the in-process implementation. Limiter is the seam where a
-// shared store (Redis, say) can go when several replicas must share counts.
+// Memory is the in-process implementation; Redis keeps the counts in Redis,
+// so that several replicas of the fake share them, and decides by the same
+// rule (and the same code) as Memory.
 package ratelimit
 
 import (
+	"errors"
 	"time"
 
 	"github.com/wmsmock/wmsmock/internal/ratewindow"
@@ -75,14 +77,24 @@ func (d Decision) ResetUnix() int64 {
 
 // Limiter decides whether a call made under a key (one per access token)
 // may proceed.
+//
+// A limiter whose counts live elsewhere (Redis) can fail to reach them; it
+// then returns an error wrapping ErrUnavailable, and the caller must answer
+// the call as its own failure: neither accepting it uncounted nor refusing
+// it as over the limit.
 type Limiter interface {
-	// Allow decides one call for key and, when it is accepted, counts it.
-	Allow(key string) Decision
-	// Snapshot reports the current use of every key the limiter holds, for
-	// a control endpoint. Keys come back exactly as given to Allow, so
+	// Decide decides one call for key and, when it is accepted, counts it.
+	Decide(key string) (Decision, error)
+	// Counters reports the current use of every key the limiter holds, for
+	// a control endpoint. Keys come back exactly as given to Decide, so
 	// callers must pass a token's id or a hash of it, never the secret.
-	Snapshot() []Counter
+	Counters() ([]Counter, error)
+	// Reset forgets every count, as if no call had been made.
+	Reset() error
 }
+
+// ErrUnavailable wraps a failure to reach a shared limiter's store.
+var ErrUnavailable = errors.New("ratelimit: counter store unavailable")
 
 // Counter is one key's use of each window at the moment of the snapshot.
 // Used[i] belongs to Windows[i]; for a bucketed window it is the
@@ -99,5 +111,6 @@ func Unlimited() Limiter { return unlimited{} }
 
 type unlimited struct{}
 
-func (unlimited) Allow(string) Decision { return Decision{Allowed: true} }
-func (unlimited) Snapshot() []Counter   { return nil }
+func (unlimited) Decide(string) (Decision, error) { return Decision{Allowed: true}, nil }
+func (unlimited) Counters() ([]Counter, error)    { return nil, nil }
+func (unlimited) Reset() error                    { return nil }

@@ -7,23 +7,71 @@ import (
 	"testing"
 	"time"
 
+	"github.com/alicebob/miniredis/v2"
+	"github.com/redis/go-redis/v9"
+
 	"github.com/wmsmock/wmsmock/mock/clock"
 )
 
 var start = time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
 
 // fixture is a limiter on a fake clock that tests move to absolute offsets
-// from start.
+// from start. m holds the rule (for a Redis limiter, the Memory whose code
+// it decides with); lim is the limiter under test.
 type fixture struct {
 	t   *testing.T
 	clk *clock.Fake
 	m   *Memory
+	lim tested
+	// origin is where the limiter's bucket grid starts, as an offset from
+	// start: 0 for Memory (its grid starts at its creation), start's
+	// distance from the Unix epoch for Redis.
+	origin int64
+}
+
+// tested is what the shared behaviour tests call.
+type tested interface {
+	Allow(key string) Decision
+	Counters() ([]Counter, error)
 }
 
 func newFixture(t *testing.T, windows []Window, opts ...Option) *fixture {
 	t.Helper()
+	return newFixtureOf(t, "memory", windows, opts...)
+}
+
+// kinds are the limiters the shared behaviour tests run against.
+var kinds = []string{"memory", "redis"}
+
+func newFixtureOf(t *testing.T, kind string, windows []Window, opts ...Option) *fixture {
+	t.Helper()
 	clk := clock.NewFake(start)
-	return &fixture{t: t, clk: clk, m: NewMemory(windows, append([]Option{WithClock(clk)}, opts...)...)}
+	opts = append([]Option{WithClock(clk)}, opts...)
+	if kind == "memory" {
+		m := NewMemory(windows, opts...)
+		return &fixture{t: t, clk: clk, m: m, lim: m}
+	}
+	mr := miniredis.RunT(t)
+	c := redis.NewClient(&redis.Options{Addr: mr.Addr()})
+	t.Cleanup(func() { _ = c.Close() })
+	r := NewRedis(c, "test:rate", windows, opts...)
+	return &fixture{t: t, clk: clk, m: r.rule, lim: r, origin: start.UnixNano()}
+}
+
+// eachKind runs fn as a subtest per kind of limiter.
+func eachKind(t *testing.T, fn func(t *testing.T, kind string)) {
+	for _, k := range kinds {
+		t.Run(k, func(t *testing.T) { fn(t, k) })
+	}
+}
+
+func (f *fixture) snapshot() []Counter {
+	f.t.Helper()
+	c, err := f.lim.Counters()
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return c
 }
 
 func (f *fixture) at(d time.Duration) *fixture {
@@ -39,7 +87,7 @@ func (f *fixture) at(d time.Duration) *fixture {
 func (f *fixture) calls(key string, n int) []Decision {
 	out := make([]Decision, n)
 	for i := range out {
-		out[i] = f.m.Allow(key)
+		out[i] = f.lim.Allow(key)
 	}
 	return out
 }
@@ -60,132 +108,146 @@ func allowedPrefix(ds []Decision) (int, error) {
 var perSecond = []Window{{Limit: 20, Period: time.Second}}
 
 func TestRollingWindowScenarios(t *testing.T) {
-	type step struct {
-		at      time.Duration
-		n       int
-		allowed int
-		retry   time.Duration // RetryAfter of the first rejected call
-	}
-	ms := time.Millisecond
-	cases := []struct {
-		name  string
-		steps []step
-	}{
-		{"burst of 25 then one period later", []step{
-			{0, 25, 20, time.Second},
-			{999*ms + 999_999, 1, 0, 1},
-			{time.Second, 25, 20, time.Second},
-		}},
-		{"staggered halves roll, not reset", []step{
-			{0, 10, 10, 0},
-			{500 * ms, 11, 10, 500 * ms},
-			{999 * ms, 1, 0, ms},
-			// (0, 1s] no longer holds the calls made at 0: exactly 10 free.
-			{time.Second, 11, 10, 500 * ms},
-			{1500 * ms, 11, 10, 500 * ms},
-			{2 * time.Second, 11, 10, 500 * ms},
-		}},
-		{"a fixed window would reset at 1s, the rolling one does not", []step{
-			{900 * ms, 20, 20, 0},
-			{time.Second, 1, 0, 900 * ms},
-			{1899 * ms, 1, 0, ms},
-			{1900 * ms, 21, 20, time.Second},
-		}},
-		{"spread calls free one slot at a time", []step{
-			{0, 5, 5, 0}, {100 * ms, 5, 5, 0}, {200 * ms, 5, 5, 0}, {300 * ms, 6, 5, 700 * ms},
-			{time.Second, 6, 5, 100 * ms},
-			{1050 * ms, 1, 0, 50 * ms},
-			{1100 * ms, 6, 5, 100 * ms},
-		}},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			f := newFixture(t, perSecond)
-			for i, s := range tc.steps {
-				ds := f.at(s.at).calls("tok", s.n)
-				got, err := allowedPrefix(ds)
-				if err != nil {
-					t.Fatalf("step %d: %v", i, err)
+	eachKind(t, func(t *testing.T, kind string) {
+		type step struct {
+			at      time.Duration
+			n       int
+			allowed int
+			retry   time.Duration // RetryAfter of the first rejected call
+		}
+		ms := time.Millisecond
+		cases := []struct {
+			name  string
+			steps []step
+		}{
+			{"burst of 25 then one period later", []step{
+				{0, 25, 20, time.Second},
+				{999*ms + 999_999, 1, 0, 1},
+				{time.Second, 25, 20, time.Second},
+			}},
+			{"staggered halves roll, not reset", []step{
+				{0, 10, 10, 0},
+				{500 * ms, 11, 10, 500 * ms},
+				{999 * ms, 1, 0, ms},
+				// (0, 1s] no longer holds the calls made at 0: exactly 10 free.
+				{time.Second, 11, 10, 500 * ms},
+				{1500 * ms, 11, 10, 500 * ms},
+				{2 * time.Second, 11, 10, 500 * ms},
+			}},
+			{"a fixed window would reset at 1s, the rolling one does not", []step{
+				{900 * ms, 20, 20, 0},
+				{time.Second, 1, 0, 900 * ms},
+				{1899 * ms, 1, 0, ms},
+				{1900 * ms, 21, 20, time.Second},
+			}},
+			{"spread calls free one slot at a time", []step{
+				{0, 5, 5, 0}, {100 * ms, 5, 5, 0}, {200 * ms, 5, 5, 0}, {300 * ms, 6, 5, 700 * ms},
+				{time.Second, 6, 5, 100 * ms},
+				{1050 * ms, 1, 0, 50 * ms},
+				{1100 * ms, 6, 5, 100 * ms},
+			}},
+		}
+		for _, tc := range cases {
+			t.Run(tc.name, func(t *testing.T) {
+				f := newFixtureOf(t, kind, perSecond)
+				for i, s := range tc.steps {
+					ds := f.at(s.at).calls("tok", s.n)
+					got, err := allowedPrefix(ds)
+					if err != nil {
+						t.Fatalf("step %d: %v", i, err)
+					}
+					if got != s.allowed {
+						t.Fatalf("step %d at %v: %d of %d allowed, want %d", i, s.at, got, s.n, s.allowed)
+					}
+					if got < s.n && ds[got].RetryAfter != s.retry {
+						t.Errorf("step %d at %v: RetryAfter %v, want %v", i, s.at, ds[got].RetryAfter, s.retry)
+					}
 				}
-				if got != s.allowed {
-					t.Fatalf("step %d at %v: %d of %d allowed, want %d", i, s.at, got, s.n, s.allowed)
-				}
-				if got < s.n && ds[got].RetryAfter != s.retry {
-					t.Errorf("step %d at %v: RetryAfter %v, want %v", i, s.at, ds[got].RetryAfter, s.retry)
-				}
-			}
-		})
-	}
+			})
+		}
+	})
 }
 
 func TestBurstHeaders(t *testing.T) {
-	f := newFixture(t, perSecond)
-	ds := f.calls("tok", 25)
-	for i, d := range ds[:20] {
-		want := Decision{Allowed: true, Limit: 20, Remaining: 19 - i, Reset: start.Add(time.Second)}
-		if d != want {
-			t.Errorf("call %d: %+v, want %+v", i, d, want)
+	eachKind(t, func(t *testing.T, kind string) {
+		f := newFixtureOf(t, kind, perSecond)
+		ds := f.calls("tok", 25)
+		for i, d := range ds[:20] {
+			want := Decision{Allowed: true, Limit: 20, Remaining: 19 - i, Reset: start.Add(time.Second)}
+			if d != want {
+				t.Errorf("call %d: %+v, want %+v", i, d, want)
+			}
 		}
-	}
-	for i, d := range ds[20:] {
-		want := Decision{Limit: 20, Remaining: 0, Reset: start.Add(time.Second), RetryAfter: time.Second}
-		if d != want {
-			t.Errorf("call %d: %+v, want %+v", 20+i, d, want)
+		for i, d := range ds[20:] {
+			want := Decision{Limit: 20, Remaining: 0, Reset: start.Add(time.Second), RetryAfter: time.Second}
+			if d != want {
+				t.Errorf("call %d: %+v, want %+v", 20+i, d, want)
+			}
+			if d.RetryAfterSeconds() != 1 || d.ResetUnix() != start.Unix()+1 {
+				t.Errorf("call %d: headers Retry-After %d Reset %d", 20+i, d.RetryAfterSeconds(), d.ResetUnix())
+			}
 		}
-		if d.RetryAfterSeconds() != 1 || d.ResetUnix() != start.Unix()+1 {
-			t.Errorf("call %d: headers Retry-After %d Reset %d", 20+i, d.RetryAfterSeconds(), d.ResetUnix())
+		f.at(300 * time.Millisecond)
+		if d := f.lim.Allow("tok"); d.Allowed || d.RetryAfter != 700*time.Millisecond || d.RetryAfterSeconds() != 1 {
+			t.Errorf("at 0.3s: %+v", d)
 		}
-	}
-	f.at(300 * time.Millisecond)
-	if d := f.m.Allow("tok"); d.Allowed || d.RetryAfter != 700*time.Millisecond || d.RetryAfterSeconds() != 1 {
-		t.Errorf("at 0.3s: %+v", d)
-	}
-	f.at(time.Second)
-	if d := f.m.Allow("tok"); !d.Allowed || d.Remaining != 19 || !d.Reset.Equal(start.Add(2*time.Second)) {
-		t.Errorf("after 1s: %+v", d)
-	}
+		f.at(time.Second)
+		if d := f.lim.Allow("tok"); !d.Allowed || d.Remaining != 19 || !d.Reset.Equal(start.Add(2*time.Second)) {
+			t.Errorf("after 1s: %+v", d)
+		}
+	})
 }
 
 func TestKeysAreIsolated(t *testing.T) {
-	f := newFixture(t, []Window{{Limit: 20, Period: time.Second}, {Limit: 72000, Period: time.Hour}})
-	if n, _ := allowedPrefix(f.calls("A", 100)); n != 20 {
-		t.Fatalf("A: %d allowed, want 20", n)
-	}
-	ds := f.calls("B", 21)
-	if n, _ := allowedPrefix(ds); n != 20 || ds[0].Remaining != 19 {
-		t.Fatalf("B after A is exhausted: %d allowed (first %+v), want 20", n, ds[0])
-	}
+	eachKind(t, func(t *testing.T, kind string) {
+		f := newFixtureOf(t, kind, []Window{{Limit: 20, Period: time.Second}, {Limit: 72000, Period: time.Hour}})
+		if n, _ := allowedPrefix(f.calls("A", 100)); n != 20 {
+			t.Fatalf("A: %d allowed, want 20", n)
+		}
+		ds := f.calls("B", 21)
+		if n, _ := allowedPrefix(ds); n != 20 || ds[0].Remaining != 19 {
+			t.Fatalf("B after A is exhausted: %d allowed (first %+v), want 20", n, ds[0])
+		}
+	})
 }
 
 func TestRejectedCallsAreNotCounted(t *testing.T) {
-	f := newFixture(t, []Window{{Limit: 20, Period: time.Second}, {Limit: 72000, Period: time.Hour}})
-	f.calls("tok", 20)
-	for i, d := range f.at(999*time.Millisecond).calls("tok", 1000) {
-		if d.Allowed || d.RetryAfter != time.Millisecond {
-			t.Fatalf("rejected call %d: %+v", i, d)
+	eachKind(t, func(t *testing.T, kind string) {
+		f := newFixtureOf(t, kind, []Window{{Limit: 20, Period: time.Second}, {Limit: 72000, Period: time.Hour}})
+		f.calls("tok", 20)
+		refused := 1000
+		if kind != "memory" {
+			refused = 100 // a round trip each
 		}
-	}
-	ds := f.at(time.Second).calls("tok", 21)
-	if n, _ := allowedPrefix(ds); n != 20 {
-		t.Fatalf("after 1000 rejected calls and 1s: %d allowed, want 20", n)
-	}
-	if got := f.m.Snapshot()[0].Used; got[0] != 20 || got[1] != 40 {
-		t.Errorf("Used %v, want [20 40]", got)
-	}
+		for i, d := range f.at(999*time.Millisecond).calls("tok", refused) {
+			if d.Allowed || d.RetryAfter != time.Millisecond {
+				t.Fatalf("rejected call %d: %+v", i, d)
+			}
+		}
+		ds := f.at(time.Second).calls("tok", 21)
+		if n, _ := allowedPrefix(ds); n != 20 {
+			t.Fatalf("after 1000 rejected calls and 1s: %d allowed, want 20", n)
+		}
+		if got := f.snapshot()[0].Used; got[0] != 20 || got[1] != 40 {
+			t.Errorf("Used %v, want [20 40]", got)
+		}
+	})
 }
 
 func TestCountRejected(t *testing.T) {
-	f := newFixture(t, perSecond, WithCountRejected(true))
-	f.calls("tok", 20)
-	f.at(500*time.Millisecond).calls("tok", 20) // counted although rejected
-	if d := f.at(time.Second).m.Allow("tok"); d.Allowed || d.RetryAfter != 500*time.Millisecond {
-		t.Fatalf("at 1s: %+v, want rejected until 1.5s", d)
-	}
-	// The refused call at 1s still counts until 2s.
-	ds := f.at(1500*time.Millisecond).calls("tok", 21)
-	if n, _ := allowedPrefix(ds); n != 19 {
-		t.Fatalf("at 1.5s: %d allowed, want 19", n)
-	}
+	eachKind(t, func(t *testing.T, kind string) {
+		f := newFixtureOf(t, kind, perSecond, WithCountRejected(true))
+		f.calls("tok", 20)
+		f.at(500*time.Millisecond).calls("tok", 20) // counted although rejected
+		if d := f.at(time.Second).lim.Allow("tok"); d.Allowed || d.RetryAfter != 500*time.Millisecond {
+			t.Fatalf("at 1s: %+v, want rejected until 1.5s", d)
+		}
+		// The refused call at 1s still counts until 2s.
+		ds := f.at(1500*time.Millisecond).calls("tok", 21)
+		if n, _ := allowedPrefix(ds); n != 19 {
+			t.Fatalf("at 1.5s: %d allowed, want 19", n)
+		}
+	})
 }
 
 // The contract's windows: 20/s makes 72000/h redundant, so an hour of
@@ -259,38 +321,40 @@ func TestHourBucketedWindowBinds(t *testing.T) {
 
 // A scaled-down pair of windows, small enough to read: 3/s and 10/min.
 func TestMinuteWindowScaled(t *testing.T) {
-	f := newFixture(t, []Window{{Limit: 3, Period: time.Second}, {Limit: 10, Period: time.Minute}})
-	type want struct {
-		at            time.Duration
-		n, allowed    int
-		limit, remain int // of the last allowed call
-		rejLimit      int
-		rejRetry      time.Duration
-	}
-	s := time.Second
-	for i, w := range []want{
-		{0, 4, 3, 3, 0, 3, s},
-		{s, 4, 3, 3, 0, 3, s},
-		{2 * s, 3, 3, 3, 0, 0, 0},
-		// Ninth and tenth minute calls: the minute is now the tighter window.
-		{3 * s, 2, 1, 10, 0, 10, 57 * s},
-		{4 * s, 1, 0, 0, 0, 10, 56 * s},
-		{59*s + 999*time.Millisecond, 1, 0, 0, 0, 10, time.Millisecond},
-		// The three calls made at 0 leave the minute at 60s.
-		{60 * s, 4, 3, 3, 0, 3, s},
-	} {
-		ds := f.at(w.at).calls("tok", w.n)
-		n, _ := allowedPrefix(ds)
-		if n != w.allowed {
-			t.Fatalf("step %d at %v: %d allowed, want %d", i, w.at, n, w.allowed)
+	eachKind(t, func(t *testing.T, kind string) {
+		f := newFixtureOf(t, kind, []Window{{Limit: 3, Period: time.Second}, {Limit: 10, Period: time.Minute}})
+		type want struct {
+			at            time.Duration
+			n, allowed    int
+			limit, remain int // of the last allowed call
+			rejLimit      int
+			rejRetry      time.Duration
 		}
-		if n > 0 && (ds[n-1].Limit != w.limit || ds[n-1].Remaining != w.remain) {
-			t.Errorf("step %d: last allowed %+v, want Limit %d Remaining %d", i, ds[n-1], w.limit, w.remain)
+		s := time.Second
+		for i, w := range []want{
+			{0, 4, 3, 3, 0, 3, s},
+			{s, 4, 3, 3, 0, 3, s},
+			{2 * s, 3, 3, 3, 0, 0, 0},
+			// Ninth and tenth minute calls: the minute is now the tighter window.
+			{3 * s, 2, 1, 10, 0, 10, 57 * s},
+			{4 * s, 1, 0, 0, 0, 10, 56 * s},
+			{59*s + 999*time.Millisecond, 1, 0, 0, 0, 10, time.Millisecond},
+			// The three calls made at 0 leave the minute at 60s.
+			{60 * s, 4, 3, 3, 0, 3, s},
+		} {
+			ds := f.at(w.at).calls("tok", w.n)
+			n, _ := allowedPrefix(ds)
+			if n != w.allowed {
+				t.Fatalf("step %d at %v: %d allowed, want %d", i, w.at, n, w.allowed)
+			}
+			if n > 0 && (ds[n-1].Limit != w.limit || ds[n-1].Remaining != w.remain) {
+				t.Errorf("step %d: last allowed %+v, want Limit %d Remaining %d", i, ds[n-1], w.limit, w.remain)
+			}
+			if n < w.n && (ds[n].Limit != w.rejLimit || ds[n].RetryAfter != w.rejRetry) {
+				t.Errorf("step %d: rejected %+v, want Limit %d RetryAfter %v", i, ds[n], w.rejLimit, w.rejRetry)
+			}
 		}
-		if n < w.n && (ds[n].Limit != w.rejLimit || ds[n].RetryAfter != w.rejRetry) {
-			t.Errorf("step %d: rejected %+v, want Limit %d RetryAfter %v", i, ds[n], w.rejLimit, w.rejRetry)
-		}
-	}
+	})
 }
 
 // Off the bucket grid a bucketed window rejects early, by less than one
@@ -341,36 +405,38 @@ func TestEviction(t *testing.T) {
 }
 
 func TestSnapshot(t *testing.T) {
-	ws := []Window{{Limit: 3, Period: time.Second}, {Limit: 10, Period: time.Minute}}
-	f := newFixture(t, ws)
-	f.calls("b", 5)
-	f.calls("a", 1)
-	f.at(2*time.Second).calls("b", 1)
-	got := f.m.Snapshot()
-	if len(got) != 2 || got[0].Key != "a" || got[1].Key != "b" {
-		t.Fatalf("keys %+v", got)
-	}
-	if u := got[0].Used; u[0] != 0 || u[1] != 1 {
-		t.Errorf("a: %v", u)
-	}
-	if u := got[1].Used; u[0] != 1 || u[1] != 4 {
-		t.Errorf("b: %v", u)
-	}
-	got[0].Windows[0].Limit = 99 // a copy: must not reach the limiter
-	if f.m.Snapshot()[0].Windows[0].Limit != 3 || f.m.Windows()[0].Limit != 3 {
-		t.Error("Snapshot shares its Windows with the limiter")
-	}
+	eachKind(t, func(t *testing.T, kind string) {
+		ws := []Window{{Limit: 3, Period: time.Second}, {Limit: 10, Period: time.Minute}}
+		f := newFixtureOf(t, kind, ws)
+		f.calls("b", 5)
+		f.calls("a", 1)
+		f.at(2*time.Second).calls("b", 1)
+		got := f.snapshot()
+		if len(got) != 2 || got[0].Key != "a" || got[1].Key != "b" {
+			t.Fatalf("keys %+v", got)
+		}
+		if u := got[0].Used; u[0] != 0 || u[1] != 1 {
+			t.Errorf("a: %v", u)
+		}
+		if u := got[1].Used; u[0] != 1 || u[1] != 4 {
+			t.Errorf("b: %v", u)
+		}
+		got[0].Windows[0].Limit = 99 // a copy: must not reach the limiter
+		if f.snapshot()[0].Windows[0].Limit != 3 || f.m.Windows()[0].Limit != 3 {
+			t.Error("Snapshot shares its Windows with the limiter")
+		}
+	})
 }
 
 func TestUnlimited(t *testing.T) {
 	l := Unlimited()
 	for range 1000 {
-		if d := l.Allow("x"); !d.Allowed || d.Limit != 0 {
-			t.Fatalf("%+v", d)
+		if d, err := l.Decide("x"); err != nil || !d.Allowed || d.Limit != 0 {
+			t.Fatalf("%+v %v", d, err)
 		}
 	}
-	if l.Snapshot() != nil {
-		t.Error("Snapshot not empty")
+	if c, err := l.Counters(); c != nil || err != nil {
+		t.Error("Counters not empty")
 	}
 	m := NewMemory(nil)
 	if d := m.Allow("x"); !d.Allowed || d.Limit != 0 {

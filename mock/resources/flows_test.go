@@ -149,7 +149,7 @@ func TestTokens(t *testing.T) {
 	if v, _ := created["accessKey"].(string); v == "" {
 		t.Fatalf("create answered %v", created)
 	}
-	if tok, ok := f.tokens.Lookup(created["accessKey"].(string)); !ok || tok.Name != "ci" {
+	if tok, ok, err := f.tokens.Lookup(created["accessKey"].(string)); err != nil || !ok || tok.Name != "ci" {
 		t.Error("the created value does not authenticate")
 	}
 	if n := len(list(f.ok("GET", "/tokens", "").body, "tokens")); n != before+1 {
@@ -166,12 +166,16 @@ func TestTokens(t *testing.T) {
 	f.ok("POST", "/tokens", `{"name":"a"}`)
 	f.ok("POST", "/tokens", `{"name":"b"}`)
 	f.ok("DELETE", "/tokens/delete-all", "")
-	for _, tok := range f.tokens.List() {
+	left, err := f.tokens.List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tok := range left {
 		if !tok.Pinned {
 			t.Errorf("delete-all left %s", tok.Name)
 		}
 	}
-	if _, ok := f.tokens.Lookup(auth.DevToken); !ok {
+	if _, ok, _ := f.tokens.Lookup(auth.DevToken); !ok {
 		t.Error("delete-all removed the dev token")
 	}
 }

@@ -49,8 +49,12 @@ func (s *Service) listTokens(req *handler.Request) (*handler.Response, error) {
 	if key == "" {
 		return nil, fmt.Errorf("resources: %s has no list of tokens in its answer", req.Op.ID)
 	}
+	tokens, err := s.d.Tokens.List()
+	if err != nil {
+		return nil, err
+	}
 	list := []any{}
-	for _, t := range s.d.Tokens.List() {
+	for _, t := range tokens {
 		if t.Revoked {
 			continue
 		}
@@ -104,6 +108,8 @@ func (s *Service) deleteToken(req *handler.Request) (*handler.Response, error) {
 // was started with stay (pinned): they are its configuration, not the
 // user's.
 func (s *Service) deleteAllTokens(req *handler.Request) (*handler.Response, error) {
-	s.d.Tokens.DeleteAll()
+	if _, err := s.d.Tokens.DeleteAll(); err != nil {
+		return nil, err
+	}
 	return answer(req.Op, nil), nil
 }

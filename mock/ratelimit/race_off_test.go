@@ -1,0 +1,5 @@
+//go:build !race
+
+package ratelimit
+
+const raceEnabled = false
