@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/wmsmock/wmsmock/internal/oasdoc"
+
 	"github.com/wmsmock/wmsmock/mock/auth"
 	"github.com/wmsmock/wmsmock/mock/spec"
 )
@@ -89,6 +91,9 @@ func (s *Server) Close() error {
 // first, the connections still open are closed, so shutdown takes no longer
 // than its bound whatever a call is doing.
 func (s *Server) Shutdown(ctx context.Context) error {
+	// What the calls built lazily may have put in libopenapi's global
+	// memo would keep this server's document alive after it is gone.
+	defer oasdoc.ReleaseCaches()
 	s.mu.Lock()
 	srv := s.httpSrv
 	s.mu.Unlock()

@@ -19,6 +19,7 @@ import (
 	"github.com/pb33f/libopenapi"
 	"github.com/pb33f/libopenapi/datamodel"
 	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
+	"github.com/pb33f/libopenapi/datamodel/low"
 
 	"github.com/wmsmock/wmsmock/internal/stopwatch"
 )
@@ -33,6 +34,7 @@ func ReadTimed(b []byte, w *stopwatch.Watch) (*v3.Document, string, error) {
 	if len(bytes.TrimSpace(b)) == 0 {
 		return nil, "", errors.New("the OpenAPI document is empty")
 	}
+	defer ReleaseCaches()
 	cfg := datamodel.NewDocumentConfiguration()
 	// A document is read as it is: a reference never reaches out to the
 	// network or the file system.
@@ -69,6 +71,17 @@ func ReadTimed(b []byte, w *stopwatch.Watch) (*v3.Document, string, error) {
 	}
 	return &model.Model, info.Version, nil
 }
+
+// ReleaseCaches empties libopenapi's process-wide memo of node hashes and
+// of each index's reference tables. Its entries are keyed by the parsed
+// nodes and the index themselves, so without this every document a
+// process ever read stays reachable: each fake started and closed in a
+// test binary would keep its whole parse tree (3 MB for the embedded
+// document, tens for the published one). The memo only saves recomputing
+// pure functions of a node, so emptying it while other documents are in
+// use costs them a recomputation, never a wrong answer. Read calls it
+// once its model is built; a server calls it again when it closes.
+func ReleaseCaches() { low.ClearHashCache() }
 
 // onlyCircular reports whether err holds nothing but circular-reference
 // notices, which libopenapi raises for recursive schemas that are perfectly
