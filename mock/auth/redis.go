@@ -151,10 +151,18 @@ return {id, redis.call('HGETALL', ARGV[2] .. id)}
 // Lookup implements Store. As in Memory, Redis finds the token by the
 // value's hash, and the final comparison of hashes is constant-time.
 func (r *Redis) Lookup(value string) (Token, bool, error) {
+	return r.find(lookupScript, value)
+}
+
+// find runs script, one of the scripts that find a token by its value's
+// hash (ARGV[1]) under the token key prefix (ARGV[2]), with any further
+// arguments, and checks the hash it returns.
+func (r *Redis) find(script *redis.Script, value string, more ...any) (Token, bool, error) {
 	h := HashValue(value)
 	ctx, cancel := r.ctx()
 	defer cancel()
-	res, err := lookupScript.Run(ctx, r.c, []string{r.p + ":byhash"}, hex.EncodeToString(h[:]), r.tokPrefix()).Slice()
+	args := append([]any{hex.EncodeToString(h[:]), r.tokPrefix()}, more...)
+	res, err := script.Run(ctx, r.c, []string{r.p + ":byhash"}, args...).Slice()
 	if errors.Is(err, redis.Nil) {
 		return Token{}, false, nil
 	}
@@ -190,24 +198,7 @@ return {id, f}
 
 // Use implements the one-step check of auth.Check (see user).
 func (r *Redis) Use(value string, now time.Time) (Token, bool, error) {
-	h := HashValue(value)
-	ctx, cancel := r.ctx()
-	defer cancel()
-	res, err := useScript.Run(ctx, r.c, []string{r.p + ":byhash"}, hex.EncodeToString(h[:]), r.tokPrefix(), nanos(now)).Slice()
-	if errors.Is(err, redis.Nil) {
-		return Token{}, false, nil
-	}
-	if err != nil {
-		return Token{}, false, unavailable(err)
-	}
-	t, ok, err := decodeEntry(res)
-	if err != nil || !ok {
-		return Token{}, false, err
-	}
-	if subtle.ConstantTimeCompare(t.Hash[:], h[:]) != 1 {
-		return Token{}, false, nil
-	}
-	return t, true, nil
+	return r.find(useScript, value, nanos(now))
 }
 
 // touchScript sets lastUsed on a token that still exists.
