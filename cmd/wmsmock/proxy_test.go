@@ -31,28 +31,30 @@ func TestProxyRejectsBadConfiguration(t *testing.T) {
 	checkCommandRejects(t, "proxy", cases)
 }
 
-// startCommand runs a wmsmock command until the returned stop is called,
-// and returns the first submatch of ready in its standard output.
-func startCommand(t *testing.T, args []string, ready *regexp.Regexp) (string, func() (int, string, string)) {
+// startCommand runs a wmsmock command with args and the environment vars
+// until the returned stop is called (which cancels it and returns its exit
+// code), and returns the first submatch of ready in its standard output
+// once that appears, and both outputs as they grow.
+func startCommand(t *testing.T, args []string, vars map[string]string, ready *regexp.Regexp) (string, *syncBuffer, *syncBuffer, func() int) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	out, errOut := &syncBuffer{}, &syncBuffer{}
 	done := make(chan int, 1)
-	go func() { done <- run(ctx, args, env(nil), out, errOut) }()
-	stop := func() (int, string, string) {
+	go func() { done <- run(ctx, args, env(vars), out, errOut) }()
+	stop := func() int {
 		cancel()
 		select {
 		case code := <-done:
-			return code, out.String(), errOut.String()
+			return code
 		case <-time.After(15 * time.Second):
 			t.Fatalf("%s did not stop", args[0])
-			return 0, "", ""
+			return -1
 		}
 	}
 	deadline := time.After(10 * time.Second)
 	for {
 		if m := ready.FindStringSubmatch(out.String()); m != nil {
-			return m[1], stop
+			return m[1], out, errOut, stop
 		}
 		select {
 		case code := <-done:
@@ -96,8 +98,8 @@ func TestProxyRecordsAndServeReplays(t *testing.T) {
 	defer fake.Close()
 	dir := t.TempDir()
 	rec, report := filepath.Join(dir, "session.jsonl"), filepath.Join(dir, "drift")
-	base, stop := startCommand(t, []string{"proxy", "--addr", "127.0.0.1:0", "--target", fake.BaseURL(),
-		"--record", rec, "--report", report}, regexp.MustCompile(`forwarding (http://127\.0\.0\.1:\d+) to`))
+	base, out, errOut, stop := startCommand(t, []string{"proxy", "--addr", "127.0.0.1:0", "--target", fake.BaseURL(),
+		"--record", rec, "--report", report}, nil, regexp.MustCompile(`forwarding (http://127\.0\.0\.1:\d+) to`))
 
 	// A run launched through the proxy exists only in this fake: the
 	// replaying one can answer its describe only from the recording.
@@ -133,9 +135,8 @@ func TestProxyRecordsAndServeReplays(t *testing.T) {
 	if live.Calls != len(paths)+1 {
 		t.Errorf("the live report counts %d calls, want %d", live.Calls, len(paths)+1)
 	}
-	code, out, errOut := stop()
-	if code != 0 || !strings.Contains(out, "4 calls, 0 with drift, 0 not answered by the target; 4 recorded to "+rec) {
-		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	if code := stop(); code != 0 || !strings.Contains(out.String(), "4 calls, 0 with drift, 0 not answered by the target; 4 recorded to "+rec) {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, out.String(), errOut.String())
 	}
 	for _, f := range []string{report + ".md", report + ".json"} {
 		if b, err := os.ReadFile(f); err != nil || !bytes.Contains(b, []byte("DescribeWorkflow")) {
@@ -143,15 +144,15 @@ func TestProxyRecordsAndServeReplays(t *testing.T) {
 		}
 	}
 
-	replayBase, stopServe := startCommand(t, []string{"serve", "--addr", "127.0.0.1:0", "--replay", rec},
-		regexp.MustCompile(`ready in \S+ at (http://127\.0\.0\.1:\d+/api)`))
+	replayBase, _, serveLog, stopServe := startCommand(t, []string{"serve", "--addr", "127.0.0.1:0", "--replay", rec},
+		nil, regexp.MustCompile(`ready in \S+ at (http://127\.0\.0\.1:\d+/api)`))
 	for _, p := range paths {
 		code, body := get(t, replayBase+p)
 		if code != 200 || !bytes.Equal(body, got[p]) {
 			t.Errorf("replayed GET %s: %d %s\nrecorded: %s", p, code, body, got[p])
 		}
 	}
-	if code, _, errOut := stopServe(); code != 0 || !strings.Contains(errOut, "replaying a recorded session") || !strings.Contains(errOut, "rejected_by_document=0") {
-		t.Errorf("serve --replay: exit %d, log:\n%s", code, errOut)
+	if code := stopServe(); code != 0 || !strings.Contains(serveLog.String(), "replaying a recorded session") || !strings.Contains(serveLog.String(), "rejected_by_document=0") {
+		t.Errorf("serve --replay: exit %d, log:\n%s", code, serveLog.String())
 	}
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -10,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 )
 
 func TestServeRejectsBadStateConfiguration(t *testing.T) {
@@ -41,34 +39,8 @@ func TestServeRejectsBadStateConfiguration(t *testing.T) {
 // code.
 func serveUntil(t *testing.T, args []string, vars map[string]string) (string, func() int) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	var out, errOut syncBuffer
-	done := make(chan int, 1)
-	go func() {
-		done <- run(ctx, append([]string{"serve", "--addr", "127.0.0.1:0"}, args...), env(vars), &out, &errOut)
-	}()
-	deadline := time.After(10 * time.Second)
-	for {
-		if m := bannerURL.FindStringSubmatch(out.String()); m != nil {
-			return m[1], func() int {
-				cancel()
-				select {
-				case code := <-done:
-					return code
-				case <-time.After(15 * time.Second):
-					t.Fatal("serve did not stop")
-					return -1
-				}
-			}
-		}
-		select {
-		case code := <-done:
-			t.Fatalf("serve exited early with %d: %s", code, errOut.String())
-		case <-deadline:
-			t.Fatalf("no banner after 10 s; stdout: %s", out.String())
-		case <-time.After(5 * time.Millisecond):
-		}
-	}
+	base, _, _, stop := startCommand(t, append([]string{"serve", "--addr", "127.0.0.1:0"}, args...), vars, bannerURL)
+	return base, stop
 }
 
 func do(t *testing.T, method, url, body string) (int, []byte) {

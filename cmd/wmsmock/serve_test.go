@@ -107,27 +107,9 @@ var bannerURL = regexp.MustCompile(`ready in \S+ at (http://127\.0\.0\.1:\d+)/ap
 // names the address and a curl command, the fake answers with the token from
 // the environment, and cancelling the context shuts it down with exit 0.
 func TestServeStartsAndStops(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	var out, errOut syncBuffer
-	done := make(chan int, 1)
-	go func() {
-		done <- run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--log-format", "json"}, env(map[string]string{"WMSMOCK_TOKEN": "ci-token-1,ci-token-2"}), &out, &errOut)
-	}()
-	var base string
-	deadline := time.After(10 * time.Second)
-	for base == "" {
-		select {
-		case code := <-done:
-			t.Fatalf("serve exited early with %d: %s", code, errOut.String())
-		case <-deadline:
-			t.Fatalf("no banner after 10 s; stdout: %s", out.String())
-		case <-time.After(5 * time.Millisecond):
-		}
-		if m := bannerURL.FindStringSubmatch(out.String()); m != nil {
-			base = m[1]
-		}
-	}
-	checkStartupLine(t, &errOut)
+	base, out, errOut, stop := startCommand(t, []string{"serve", "--addr", "127.0.0.1:0", "--log-format", "json"},
+		map[string]string{"WMSMOCK_TOKEN": "ci-token-1,ci-token-2"}, bannerURL)
+	checkStartupLine(t, errOut)
 	if !strings.Contains(out.String(), "curl -H 'Authorization: Bearer wmsmock-dev-token' "+base+"/api/workflow") {
 		t.Errorf("banner has no ready-to-copy curl command:\n%s", out.String())
 	}
@@ -144,14 +126,8 @@ func TestServeStartsAndStops(t *testing.T) {
 			t.Errorf("token %s: %d, want %d", token, resp.StatusCode, want)
 		}
 	}
-	cancel()
-	select {
-	case code := <-done:
-		if code != 0 {
-			t.Errorf("exit %d after shutdown; stderr: %s", code, errOut.String())
-		}
-	case <-time.After(15 * time.Second):
-		t.Fatal("serve did not stop after its context was cancelled")
+	if code := stop(); code != 0 {
+		t.Errorf("exit %d after shutdown; stderr: %s", code, errOut.String())
 	}
 	if !strings.Contains(errOut.String(), "shutting down") {
 		t.Errorf("no shutdown log line:\n%s", errOut.String())

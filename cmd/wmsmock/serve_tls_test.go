@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"io"
@@ -29,30 +28,12 @@ var (
 // trusting the file gets the API over HTTP/2; the CA stays in --tls-dir.
 func TestServeTLS(t *testing.T) {
 	dir := t.TempDir()
-	ctx, cancel := context.WithCancel(context.Background())
-	var out, errOut syncBuffer
-	done := make(chan int, 1)
-	go func() {
-		done <- run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--tls", "--tls-host", "wmsmock.test"},
-			env(map[string]string{"WMSMOCK_TLS_DIR": dir}), &out, &errOut)
-	}()
-	var base string
-	deadline := time.After(10 * time.Second)
-	for base == "" {
-		select {
-		case code := <-done:
-			t.Fatalf("serve exited early with %d: %s", code, errOut.String())
-		case <-deadline:
-			t.Fatalf("no banner after 10 s; stdout: %s", out.String())
-		case <-time.After(5 * time.Millisecond):
-		}
-		if m := bannerHTTPS.FindStringSubmatch(out.String()); m != nil && strings.Contains(out.String(), "try ") {
-			base = m[1]
-		}
-	}
+	// Ready once the banner is whole: its last line is the curl to try.
+	whole := regexp.MustCompile(`(?s)` + bannerHTTPS.String() + `.*try `)
+	base, out, errOut, stop := startCommand(t, []string{"serve", "--addr", "127.0.0.1:0", "--tls", "--tls-host", "wmsmock.test"},
+		map[string]string{"WMSMOCK_TLS_DIR": dir}, whole)
 	defer func() {
-		cancel()
-		if code := <-done; code != 0 {
+		if code := stop(); code != 0 {
 			t.Errorf("exit %d; stderr: %s", code, errOut.String())
 		}
 	}()
