@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"os"
@@ -177,6 +178,40 @@ func problems(errs []string) error {
 		return nil
 	}
 	return errors.New(strings.Join(errs, "\n"))
+}
+
+// logFlags are --log-level and --log-format, shared by the commands that
+// run until stopped (serve, proxy) and log as they go.
+type logFlags struct {
+	level, format string
+}
+
+// register adds both flags; levelHelp says what each level shows for the
+// command.
+func (l *logFlags) register(fs *flag.FlagSet, getenv func(string) string, levelHelp string) {
+	fs.StringVar(&l.level, "log-level", envString(getenv, "WMSMOCK_LOG_LEVEL", "info"), levelHelp+" [WMSMOCK_LOG_LEVEL]")
+	fs.StringVar(&l.format, "log-format", envString(getenv, "WMSMOCK_LOG_FORMAT", "text"), "text or json [WMSMOCK_LOG_FORMAT]")
+}
+
+func (l *logFlags) check() []string {
+	var errs []string
+	if _, err := parseLevel(l.level); err != nil {
+		errs = append(errs, "--log-level: "+err.Error())
+	}
+	if l.format != "text" && l.format != "json" {
+		errs = append(errs, fmt.Sprintf("--log-format %q: use text or json", l.format))
+	}
+	return errs
+}
+
+// logger is the logger the flags ask for, writing to w.
+func (l *logFlags) logger(w io.Writer) *slog.Logger {
+	level, _ := parseLevel(l.level)
+	o := &slog.HandlerOptions{Level: level}
+	if l.format == "json" {
+		return slog.New(slog.NewJSONHandler(w, o))
+	}
+	return slog.New(slog.NewTextHandler(w, o))
 }
 
 // caCertFlag is --ca-cert: a PEM file of certificate authorities to trust

@@ -21,17 +21,16 @@ import (
 
 // proxyConfig is everything `wmsmock proxy` is told, before validation.
 type proxyConfig struct {
-	target    string
-	addr      string
-	spec      string
-	basePath  string
-	record    string
-	report    string
-	timeout   time.Duration
-	maxBody   int64
-	progress  time.Duration
-	logLevel  string
-	logFormat string
+	target   string
+	addr     string
+	spec     string
+	basePath string
+	record   string
+	report   string
+	timeout  time.Duration
+	maxBody  int64
+	progress time.Duration
+	log      logFlags // flags.go
 }
 
 func parseProxy(args []string, getenv func(string) string, stderr io.Writer) (proxyConfig, error) {
@@ -50,8 +49,7 @@ func parseProxy(args []string, getenv func(string) string, stderr io.Writer) (pr
 	fs.DurationVar(&c.timeout, "timeout", envDuration(getenv, "WMSMOCK_PROXY_TIMEOUT", proxy.DefaultTimeout, &envErrs), "longest one call may take at the target; past it the client gets a 504 [WMSMOCK_PROXY_TIMEOUT]")
 	fs.Int64Var(&c.maxBody, "max-body", envInt(getenv, "WMSMOCK_PROXY_MAX_BODY", proxy.DefaultMaxBody, &envErrs), "`BYTES` of each body kept for checking and recording; longer bodies pass whole, unchecked [WMSMOCK_PROXY_MAX_BODY]")
 	fs.DurationVar(&c.progress, "progress", envDuration(getenv, "WMSMOCK_PROXY_PROGRESS", 30*time.Second, &envErrs), "how often to log the counts so far; 0 for never [WMSMOCK_PROXY_PROGRESS]")
-	fs.StringVar(&c.logLevel, "log-level", envString(getenv, "WMSMOCK_LOG_LEVEL", "info"), "debug, info, warn (drift only) or error [WMSMOCK_LOG_LEVEL]")
-	fs.StringVar(&c.logFormat, "log-format", envString(getenv, "WMSMOCK_LOG_FORMAT", "text"), "text or json [WMSMOCK_LOG_FORMAT]")
+	c.log.register(fs, getenv, "debug, info, warn (drift only) or error")
 	if err := parseArgs(fs, args, envErrs); err != nil {
 		return c, err
 	}
@@ -93,12 +91,7 @@ func (c proxyConfig) validate() error {
 	if c.progress < 0 {
 		errs = append(errs, fmt.Sprintf("--progress %s: must not be negative", c.progress))
 	}
-	if _, err := parseLevel(c.logLevel); err != nil {
-		errs = append(errs, "--log-level: "+err.Error())
-	}
-	if c.logFormat != "text" && c.logFormat != "json" {
-		errs = append(errs, fmt.Sprintf("--log-format %q: use text or json", c.logFormat))
-	}
+	errs = append(errs, c.log.check()...)
 	return problems(errs)
 }
 
@@ -109,7 +102,7 @@ func proxyCmd(ctx context.Context, args []string, getenv func(string) string, st
 	if err != nil {
 		return parseFailed("proxy", err, stderr)
 	}
-	logger := newLogger(serveConfig{logLevel: cfg.logLevel, logFormat: cfg.logFormat}, stderr)
+	logger := cfg.log.logger(stderr)
 	var doc *spec.Document
 	if cfg.spec != "" {
 		doc, err = spec.LoadFile(cfg.spec)

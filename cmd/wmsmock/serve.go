@@ -30,8 +30,7 @@ type serveConfig struct {
 	tokens    []string
 	profile   string
 	rateLimit string
-	logLevel  string
-	logFormat string
+	log       logFlags // flags.go
 	// State: where it is saved, how often, what a fresh fake starts with,
 	// and the token that opens the admin endpoints beyond loopback.
 	stateFile     string
@@ -61,8 +60,7 @@ func parseServe(args []string, getenv func(string) string, stderr io.Writer) (se
 	fs.Var(tokens, "token", "an access `VALUE` the fake accepts besides the development token; repeatable [WMSMOCK_TOKEN, comma-separated]")
 	fs.StringVar(&c.profile, "profile", envString(getenv, "WMSMOCK_PROFILE", ""), "behaviour profile `FILE` overriding the embedded defaults [WMSMOCK_PROFILE]")
 	fs.StringVar(&c.rateLimit, "rate-limit", envString(getenv, "WMSMOCK_RATE_LIMIT", ""), "per-token rate windows, e.g. 20/s,72000/h, or off (default: the profile's) [WMSMOCK_RATE_LIMIT]")
-	fs.StringVar(&c.logLevel, "log-level", envString(getenv, "WMSMOCK_LOG_LEVEL", "info"), "debug (logs every request), info, warn or error [WMSMOCK_LOG_LEVEL]")
-	fs.StringVar(&c.logFormat, "log-format", envString(getenv, "WMSMOCK_LOG_FORMAT", "text"), "text or json [WMSMOCK_LOG_FORMAT]")
+	c.log.register(fs, getenv, "debug (logs every request), info, warn or error")
 	fs.StringVar(&c.stateFile, "state-file", envString(getenv, "WMSMOCK_STATE_FILE", ""), "keep state in `FILE`: loaded at start (an unreadable file stops the start), saved atomically on shutdown and every --state-interval [WMSMOCK_STATE_FILE]")
 	fs.DurationVar(&c.stateInterval, "state-interval", envDuration(getenv, "WMSMOCK_STATE_INTERVAL", 30*time.Second, &envErrs), "how often to save the state file while serving; 0 saves only on shutdown [WMSMOCK_STATE_INTERVAL]")
 	fs.StringVar(&c.fixtures, "fixtures", envString(getenv, "WMSMOCK_FIXTURES", ""), "seed a fresh fake from the seed files in `DIR` instead of the built-in ones [WMSMOCK_FIXTURES]")
@@ -117,12 +115,7 @@ func (c serveConfig) validate() error {
 			errs = append(errs, fmt.Sprintf("--rate-limit %q: %v", c.rateLimit, err))
 		}
 	}
-	if _, err := parseLevel(c.logLevel); err != nil {
-		errs = append(errs, "--log-level: "+err.Error())
-	}
-	if c.logFormat != "text" && c.logFormat != "json" {
-		errs = append(errs, fmt.Sprintf("--log-format %q: use text or json", c.logFormat))
-	}
+	errs = append(errs, c.log.check()...)
 	if c.stateInterval < 0 {
 		errs = append(errs, fmt.Sprintf("--state-interval %s: must not be negative", c.stateInterval))
 	}
@@ -234,21 +227,12 @@ func dialRedis(url string) (*redis.Client, error) {
 	return c, nil
 }
 
-func newLogger(c serveConfig, w io.Writer) *slog.Logger {
-	level, _ := parseLevel(c.logLevel)
-	o := &slog.HandlerOptions{Level: level}
-	if c.logFormat == "json" {
-		return slog.New(slog.NewJSONHandler(w, o))
-	}
-	return slog.New(slog.NewTextHandler(w, o))
-}
-
 func serve(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
 	cfg, err := parseServe(args, getenv, stderr)
 	if err != nil {
 		return parseFailed("serve", err, stderr)
 	}
-	logger := newLogger(cfg, stderr)
+	logger := cfg.log.logger(stderr)
 	cleanup, err := cfg.tls.prepare() // serve_tls.go
 	if err != nil {
 		fmt.Fprintf(stderr, "wmsmock serve: %v\n", err)
