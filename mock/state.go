@@ -314,12 +314,13 @@ const (
 
 // seedOnce seeds the records, unless they are shared and another replica
 // has seeded them already: the replica that inserts the marker seeds, the
-// others find it and leave the store alone.
+// others find it and leave the store alone, but still index the references
+// the seed holds (seeding builds that index for the replica that seeds).
 func (st *state) seedOnce() error {
 	if st.shared {
 		_, err := st.records.Insert(metaCollection, store.Record{ID: seededID, Created: st.clock.Now(), Data: []byte("true")})
 		if errors.Is(err, store.ErrExists) {
-			return nil
+			return st.seedWith.IndexRefs()
 		}
 		if err != nil {
 			return err
