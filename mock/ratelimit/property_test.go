@@ -147,7 +147,7 @@ func checkAgainstReference(t *testing.T, kind string, cfg propConfig, seed uint6
 
 func checkOneCall(t *testing.T, f *fixture, ref *reference, countAll bool, key string, now int64) {
 	t.Helper()
-	d := f.lim.Allow(key)
+	d := decide(f.t, f.lim, key)
 	if want := ref.allows(key, now); d.Allowed != want {
 		t.Fatalf("key %s at %v: allowed %v, reference %v (%+v)", key, time.Duration(now), d.Allowed, want, d)
 	}

@@ -30,9 +30,18 @@ type fixture struct {
 }
 
 // tested is what the shared behaviour tests call.
-type tested interface {
-	Allow(key string) Decision
-	Counters() ([]Counter, error)
+type tested = Limiter
+
+// decide is Decide for tests: a failure (Redis not answering, its script
+// and the rule disagreeing) fails the test instead of passing for a
+// refusal.
+func decide(t testing.TB, l Limiter, key string) Decision {
+	t.Helper()
+	d, err := l.Decide(key)
+	if err != nil {
+		t.Fatalf("deciding on %q: %v", key, err)
+	}
+	return d
 }
 
 func newFixture(t *testing.T, windows []Window, opts ...Option) *fixture {
@@ -87,7 +96,7 @@ func (f *fixture) at(d time.Duration) *fixture {
 func (f *fixture) calls(key string, n int) []Decision {
 	out := make([]Decision, n)
 	for i := range out {
-		out[i] = f.lim.Allow(key)
+		out[i] = decide(f.t, f.lim, key)
 	}
 	return out
 }
@@ -188,11 +197,11 @@ func TestBurstHeaders(t *testing.T) {
 			}
 		}
 		f.at(300 * time.Millisecond)
-		if d := f.lim.Allow("tok"); d.Allowed || d.RetryAfter != 700*time.Millisecond || d.RetryAfterSeconds() != 1 {
+		if d := decide(f.t, f.lim, "tok"); d.Allowed || d.RetryAfter != 700*time.Millisecond || d.RetryAfterSeconds() != 1 {
 			t.Errorf("at 0.3s: %+v", d)
 		}
 		f.at(time.Second)
-		if d := f.lim.Allow("tok"); !d.Allowed || d.Remaining != 19 || !d.Reset.Equal(start.Add(2*time.Second)) {
+		if d := decide(f.t, f.lim, "tok"); !d.Allowed || d.Remaining != 19 || !d.Reset.Equal(start.Add(2*time.Second)) {
 			t.Errorf("after 1s: %+v", d)
 		}
 	})
@@ -239,7 +248,7 @@ func TestCountRejected(t *testing.T) {
 		f := newFixtureOf(t, kind, perSecond, WithCountRejected(true))
 		f.calls("tok", 20)
 		f.at(500*time.Millisecond).calls("tok", 20) // counted although rejected
-		if d := f.at(time.Second).lim.Allow("tok"); d.Allowed || d.RetryAfter != 500*time.Millisecond {
+		if d := decide(f.t, f.at(time.Second).lim, "tok"); d.Allowed || d.RetryAfter != 500*time.Millisecond {
 			t.Fatalf("at 1s: %+v, want rejected until 1.5s", d)
 		}
 		// The refused call at 1s still counts until 2s.

@@ -340,13 +340,6 @@ func (r *Redis) Decide(key string) (Decision, error) {
 	return d, nil
 }
 
-// Allow is Decide for callers that treat a failure as a refusal with no
-// headers: tests and tools, never the request pipeline.
-func (r *Redis) Allow(key string) Decision {
-	d, _ := r.Decide(key)
-	return d
-}
-
 // scan lists the keys under pattern.
 func (r *Redis) scan(ctx context.Context, pattern string) ([]string, error) {
 	var out []string

@@ -76,7 +76,7 @@ func TestRedisFixedWindows(t *testing.T) {
 	clk.Set(start.Add(700 * time.Millisecond))
 	accepted := func(n int) (ok int) {
 		for i := range n {
-			if rs[i%2].Allow("k").Allowed {
+			if decide(t, rs[i%2], "k").Allowed {
 				ok++
 			}
 		}
@@ -85,7 +85,7 @@ func TestRedisFixedWindows(t *testing.T) {
 	if got := accepted(5); got != 3 {
 		t.Fatalf("first burst: %d accepted, want 3", got)
 	}
-	if d := rs[0].Allow("k"); d.Allowed || d.RetryAfter != 300*time.Millisecond {
+	if d := decide(t, rs[0], "k"); d.Allowed || d.RetryAfter != 300*time.Millisecond {
 		t.Fatalf("over the limit: %+v, want a refusal until the boundary", d)
 	}
 	clk.Advance(300 * time.Millisecond)
@@ -106,10 +106,10 @@ func TestRedisClockBehind(t *testing.T) {
 		return NewRedis(c, "p", []Window{{Limit: 2, Period: time.Second}}, WithClock(clk))
 	}
 	a, b := mk(ahead), mk(behind)
-	if !a.Allow("k").Allowed || !a.Allow("k").Allowed {
+	if !decide(t, a, "k").Allowed || !decide(t, a, "k").Allowed {
 		t.Fatal("first two calls refused")
 	}
-	d := b.Allow("k")
+	d := decide(t, b, "k")
 	if d.Allowed || d.RetryAfter != time.Second || !d.Reset.Equal(start.Add(2*time.Second)) {
 		t.Fatalf("a call from the replica behind: %+v, want refused until start+2s", d)
 	}
@@ -120,7 +120,7 @@ func TestRedisClockBehind(t *testing.T) {
 func TestRedisKeysExpire(t *testing.T) {
 	mr, _, rs := replicas(t, 1, []Window{{Limit: 20, Period: time.Second}, {Limit: 100, Period: time.Minute}}, WithExactLimit(20))
 	for range 30 {
-		rs[0].Allow("k")
+		decide(t, rs[0], "k")
 	}
 	if len(mr.Keys()) == 0 {
 		t.Fatal("no keys after calls")
