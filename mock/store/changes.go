@@ -174,7 +174,7 @@ func (mr *Mirror) Snapshot() (Snapshot, error) {
 		for _, r := range recs {
 			rs = append(rs, r)
 		}
-		sortNewestFirst(rs)
+		SortNewestFirst(rs)
 		s.Collections[name] = rs
 	}
 	return s, nil

@@ -292,7 +292,7 @@ func (m *Memory) List(coll string) ([]Record, error) {
 		}
 	}
 	m.mu.RUnlock()
-	sortNewestFirst(out)
+	SortNewestFirst(out)
 	return out, nil
 }
 
@@ -370,7 +370,7 @@ func (m *Memory) Page(coll string, q Query) ([]Record, int, error) {
 	// Only the entries are read here, not the records (see entry); a
 	// record is read when it is on the page.
 	needle := []byte(q.Contains)
-	total, seen, window := 0, 0, q.window()
+	total, seen, window := 0, 0, q.SearchWindow()
 	l.newest(0, func(e *entry) bool {
 		if seen == window {
 			return false
@@ -405,7 +405,7 @@ func (m *Memory) Snapshot() (Snapshot, error) {
 		for _, it := range c.recs {
 			rs = append(rs, clone(it.rec))
 		}
-		sortNewestFirst(rs)
+		SortNewestFirst(rs)
 		s.Collections[name] = rs
 	}
 	for k, v := range m.counters {
@@ -472,7 +472,9 @@ func (m *Memory) Restore(s Snapshot) error {
 	return nil
 }
 
-func sortNewestFirst(rs []Record) {
+// SortNewestFirst puts records in the order every store lists them:
+// newest Created first, then the highest Seq (the later insertion).
+func SortNewestFirst(rs []Record) {
 	slices.SortFunc(rs, func(a, b Record) int {
 		if c := b.Created.Compare(a.Created); c != 0 {
 			return c

@@ -121,7 +121,9 @@ type Query struct {
 	Window   int
 }
 
-func (q Query) window() int {
+// SearchWindow is how many of the newest records a search reads: Window,
+// or DefaultSearchWindow when it is not set.
+func (q Query) SearchWindow() int {
 	if q.Window <= 0 {
 		return DefaultSearchWindow
 	}

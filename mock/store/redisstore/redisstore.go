@@ -21,12 +21,10 @@
 package redisstore
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -279,7 +277,7 @@ func (s *Store) List(coll string) ([]store.Record, error) {
 	if err != nil {
 		return nil, err
 	}
-	sortNewestFirst(out)
+	store.SortNewestFirst(out)
 	return out, nil
 }
 
@@ -390,11 +388,7 @@ func (s *Store) Page(coll string, q store.Query) ([]store.Record, int, error) {
 			members = rng.Val()
 		}
 	} else {
-		window := q.Window
-		if window <= 0 {
-			window = store.DefaultSearchWindow
-		}
-		res, err := searchScript.Run(ctx, s.c, []string{key}, window, q.Contains, q.Offset, q.Limit).Slice()
+		res, err := searchScript.Run(ctx, s.c, []string{key}, q.SearchWindow(), q.Contains, q.Offset, q.Limit).Slice()
 		if err != nil {
 			return nil, 0, unavailable(err)
 		}
@@ -451,7 +445,7 @@ func (s *Store) Snapshot() (store.Snapshot, error) {
 			return snap, err
 		}
 		if len(recs) > 0 {
-			sortNewestFirst(recs)
+			store.SortNewestFirst(recs)
 			snap.Collections[coll] = recs
 		}
 	}
@@ -543,16 +537,6 @@ func (s *Store) Ping() error {
 	ctx, cancel := s.ctx()
 	defer cancel()
 	return unavailable(s.c.Ping(ctx).Err())
-}
-
-func sortNewestFirst(rs []store.Record) {
-	// The in-memory store's order: newest Created first, then highest Seq.
-	slices.SortFunc(rs, func(a, b store.Record) int {
-		if c := b.Created.Compare(a.Created); c != 0 {
-			return c
-		}
-		return cmp.Compare(b.Seq, a.Seq)
-	})
 }
 
 // Open connects to the Redis a URL names (redis://[user:password@]host:port/db)
