@@ -278,6 +278,9 @@ func (p *Proxy) work() {
 
 // finish checks one call against the document, tallies it and records it.
 func (p *Proxy) finish(ex *exchange) {
+	// Unpacking the answer changes its headers, so it comes before they
+	// are recorded.
+	respBody, mediaType := p.answerBody(ex)
 	in := &recording.Interaction{
 		Started:  ex.started.UTC(),
 		TimeMS:   float64(ex.took.Microseconds()) / 1000,
@@ -287,7 +290,6 @@ func (p *Proxy) finish(ex *exchange) {
 	if ex.reqBody != nil {
 		in.Request.Body = recording.NewBody(ex.reqHdr.Get("Content-Type"), ex.reqBody.kept(), ex.reqBody.total)
 	}
-	respBody, mediaType := p.answerBody(ex)
 	if respBody != nil {
 		in.Response.Body = recording.NewBody(mediaType, respBody.bytes, respBody.total)
 	}
@@ -332,8 +334,9 @@ func (p *Proxy) answerBody(ex *exchange) (*body, string) {
 			if err == nil {
 				b = &body{bytes: plain, total: int64(len(plain))}
 				if b.total > p.o.MaxBody {
+					// Cut to the limit; total stays one past it, a lower
+					// bound, so the body counts as truncated.
 					b.bytes = b.bytes[:p.o.MaxBody]
-					b.total = -1 // unknown: more than the limit
 				}
 				ex.respHdr.Del("Content-Encoding")
 				ex.respHdr.Del("Content-Length")

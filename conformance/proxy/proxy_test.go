@@ -377,15 +377,27 @@ func TestProxyBoundedWhenTheTargetIsDownOrSlow(t *testing.T) {
 // target sent it and is checked and recorded unpacked.
 func TestProxyBodiesOverTheLimitAndGzip(t *testing.T) {
 	big := `{"workflow":{"id":"abc","status":"RUNNING"},"orgName":"` + strings.Repeat("x", 200) + `"}`
-	var zipped bytes.Buffer
-	zw := gzip.NewWriter(&zipped)
-	_, _ = io.WriteString(zw, driftBody)
-	_ = zw.Close()
+	gz := func(text string) []byte {
+		var b bytes.Buffer
+		zw := gzip.NewWriter(&b)
+		_, _ = io.WriteString(zw, text)
+		_ = zw.Close()
+		return b.Bytes()
+	}
+	zipped := bytes.NewBuffer(gz(driftBody))
+	// Small packed, over the limit unpacked, with a secret past the cut.
+	secret := "SUPERSECRETVALUE"
+	bigZipped := gz(`{"token":{"id":1,"name":"` + strings.Repeat("n", 150) + `"},"accessKey":"` + secret + `"}`)
 	target := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
-		if strings.HasSuffix(r.URL.Path, "/zipped") {
+		switch {
+		case strings.HasSuffix(r.URL.Path, "/zipped"):
 			w.Header().Set("Content-Encoding", "gzip")
 			_, _ = w.Write(zipped.Bytes())
+			return
+		case strings.HasSuffix(r.URL.Path, "/tokens"):
+			w.Header().Set("Content-Encoding", "gzip")
+			_, _ = w.Write(bigZipped)
 			return
 		}
 		_, _ = io.WriteString(w, big)
@@ -408,11 +420,21 @@ func TestProxyBodiesOverTheLimitAndGzip(t *testing.T) {
 	if !bytes.Equal(got, zipped.Bytes()) || resp.Header.Get("Content-Encoding") != "gzip" {
 		t.Fatalf("the gzip answer was changed on its way: %q", got)
 	}
+	req, _ = http.NewRequest("GET", proxyURL+"/tokens", nil)
+	req.Header.Set("Accept-Encoding", "gzip")
+	if resp, err = http.DefaultClient.Do(req); err != nil {
+		t.Fatal(err)
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
 	stop()
+	if b, _ := os.ReadFile(rec); bytes.Contains(b, []byte(secret)) {
+		t.Error("the secret of a gzip answer over the limit reached the recording")
+	}
 
 	r := p.Report()
-	if r.Calls != 2 || r.Drifted != 1 {
-		t.Errorf("report: %d calls, %d drifted, want 2 and 1 (the unpacked gzip body): %+v", r.Calls, r.Drifted, r.Violations)
+	if r.Calls != 3 || r.Drifted != 1 {
+		t.Errorf("report: %d calls, %d drifted, want 3 and 1 (the unpacked gzip body): %+v", r.Calls, r.Drifted, r.Violations)
 	}
 	unchecked := false
 	for _, v := range r.Violations {
@@ -422,7 +444,7 @@ func TestProxyBodiesOverTheLimitAndGzip(t *testing.T) {
 		t.Errorf("the body over the limit is not reported as unchecked: %+v", r.Violations)
 	}
 	_, ins, _ := readRecording(t, rec)
-	if len(ins) != 2 {
+	if len(ins) != 3 {
 		t.Fatalf("%d interactions recorded", len(ins))
 	}
 	if b := ins[0].Response.Body; b == nil || !b.Truncated || b.Text != "" || b.Size != int64(len(big)) {
@@ -430,5 +452,14 @@ func TestProxyBodiesOverTheLimitAndGzip(t *testing.T) {
 	}
 	if b := ins[1].Response.Body; b == nil || b.Text != driftBody {
 		t.Errorf("the gzip body is recorded as %+v", b)
+	}
+	// The recorded headers describe the recorded (unpacked) body.
+	for _, h := range ins[1].Response.Headers {
+		if strings.EqualFold(h.Name, "Content-Encoding") {
+			t.Errorf("the unpacked gzip body is recorded under Content-Encoding %q", h.Value)
+		}
+	}
+	if b := ins[2].Response.Body; b == nil || !b.Truncated || b.Text != "" {
+		t.Errorf("the gzip body over the limit is recorded as %+v", b)
 	}
 }

@@ -73,3 +73,18 @@ func TestWriterRedactsBeforeTheDiskAndReadsBack(t *testing.T) {
 		t.Fatalf("request body %q", b)
 	}
 }
+
+// TestBodyThatIsNotTextIsNotKept: a JSON body whose bytes are not valid
+// text (cut inside a character, or still compressed) is kept as base64,
+// which the redactor cannot read; its text is dropped, secret and all.
+func TestBodyThatIsNotTextIsNotKept(t *testing.T) {
+	raw := []byte(`{"accessKey":"SUPERSECRETVALUE","name":"caf` + "\xc3")
+	b := NewBody("application/json", raw, int64(len(raw)))
+	if b.Encoding == "" {
+		t.Fatal("the body was not stored as base64: the test does not exercise that path")
+	}
+	NewRedactor().Body(b)
+	if b.Text != "" || b.Encoding != "" || !b.Redacted {
+		t.Errorf("a base64 JSON body was kept: %+v", b)
+	}
+}

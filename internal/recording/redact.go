@@ -117,14 +117,15 @@ func (r *Redactor) Query(raw string) string {
 }
 
 // Body redacts a recorded body in place. A JSON body keeps its bytes except
-// the secret values; a truncated JSON body cannot be read whole, so its
-// text is dropped rather than risk keeping a secret.
+// the secret values. A JSON body that cannot be read whole, because it is
+// truncated or its bytes are not text (still compressed, or cut inside a
+// character), has its text dropped rather than risk keeping a secret.
 func (r *Redactor) Body(b *Body) {
-	if b == nil || b.Encoding != "" || !looksJSON(b.MimeType, b.Text) {
+	if b == nil || !looksJSON(b.MimeType, b.Text) {
 		return
 	}
-	if b.Truncated {
-		b.Text, b.Redacted = "", true
+	if b.Truncated || b.Encoding != "" {
+		b.Text, b.Encoding, b.Redacted = "", "", true
 		return
 	}
 	if !r.mayHoldSecret(b.Text) {
