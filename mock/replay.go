@@ -59,7 +59,9 @@ func (s *Server) loadReplay(path string) error {
 		return nil
 	}
 	a := s.versions[s.profile.Versions.Default]
-	rp := &replay{calls: map[[32]byte]*replayed{}}
+	// The header, which the reader requires first, names the recording's
+	// own secret names; until then the default ones apply.
+	rp := &replay{calls: map[[32]byte]*replayed{}, redact: recording.NewRedactor()}
 	var skipped, unrouted, total int
 	rejectedOps := map[string]int{}
 	onHeader := func(h recording.Header) error {
@@ -164,15 +166,11 @@ func httpAnswer(resp *handler.Response) *http.Response {
 // with its parameters sorted, and the body compacted when it is JSON;
 // secrets redacted as the recording redacted them.
 func (rp *replay) key(method, path, rawQuery string, body []byte) [32]byte {
-	redact := rp.redact
-	if redact == nil {
-		redact = recording.NewRedactor()
-	}
-	q := redact.Query(rawQuery)
+	q := rp.redact.Query(rawQuery)
 	if v, err := url.ParseQuery(q); err == nil {
 		q = v.Encode()
 	}
-	if out, _, ok := redact.JSON(body); ok && len(body) > 0 {
+	if out, _, ok := rp.redact.JSON(body); ok && len(body) > 0 {
 		var c bytes.Buffer
 		if json.Compact(&c, out) == nil {
 			body = c.Bytes()

@@ -2,6 +2,7 @@ package resources
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -149,8 +150,10 @@ func (c *collection) seedGenerated(coll string, n int, ws *int64, now time.Time)
 			return nil
 		}
 		rec.ID = name
-		if _, err := c.s.d.Store.Insert(coll, rec); err != nil {
+		if _, err := c.s.d.Store.Insert(coll, rec); errors.Is(err, store.ErrExists) {
 			return nil // a name drawn twice: one entry fewer
+		} else if err != nil {
+			return err
 		}
 		return c.remember(coll, name)
 	}
