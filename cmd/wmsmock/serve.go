@@ -12,8 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
 	"github.com/wmsmock/wmsmock/internal/ratewindow"
 	"github.com/wmsmock/wmsmock/internal/token68"
 	"github.com/wmsmock/wmsmock/mock"
@@ -190,7 +188,7 @@ func (c serveConfig) options(logger *slog.Logger) ([]mock.Option, error) {
 	if c.store != "" {
 		// Records, tokens, rate counters and the clock's advance, all in
 		// the one Redis the replicas share.
-		client, err := dialRedis(c.store)
+		client, err := redisstore.Dial(c.store, 2*time.Second)
 		if err != nil {
 			return nil, err
 		}
@@ -208,23 +206,6 @@ func (c serveConfig) options(logger *slog.Logger) ([]mock.Option, error) {
 		opts = append(opts, mock.WithRateLimit(w))
 	}
 	return opts, nil
-}
-
-// dialRedis connects to the Redis a --store URL names and checks that it
-// answers, so a wrong address stops the start with a clear message.
-func dialRedis(url string) (*redis.Client, error) {
-	opt, err := redisstore.ParseURL(url)
-	if err != nil {
-		return nil, err
-	}
-	c := redis.NewClient(opt)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	if err := c.Ping(ctx).Err(); err != nil {
-		_ = c.Close()
-		return nil, fmt.Errorf("redis at %s: %w", opt.Addr, err)
-	}
-	return c, nil
 }
 
 func serve(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {

@@ -539,20 +539,23 @@ func (s *Store) Ping() error {
 	return unavailable(s.c.Ping(ctx).Err())
 }
 
-// Open connects to the Redis a URL names (redis://[user:password@]host:port/db)
-// and returns a store on it with the fake's key prefix, after checking
-// that Redis answers. Close the store to release the connection.
-func Open(url string, timeout time.Duration) (*Store, error) {
+// Dial connects to the Redis a URL names (redis://[user:password@]host:port/db)
+// and checks within timeout that it answers, so a wrong address is a clear
+// error at start rather than failed calls later. The caller closes the
+// client.
+func Dial(url string, timeout time.Duration) (*redis.Client, error) {
 	opt, err := ParseURL(url)
 	if err != nil {
 		return nil, err
 	}
-	s := New(redis.NewClient(opt), "wmsmock", timeout)
-	if err := s.Ping(); err != nil {
-		_ = s.Close()
+	c := redis.NewClient(opt)
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	if err := c.Ping(ctx).Err(); err != nil {
+		_ = c.Close()
 		return nil, fmt.Errorf("redis at %s: %w", opt.Addr, err)
 	}
-	return s, nil
+	return c, nil
 }
 
 // ParseURL checks a store URL: redis:// (or rediss:// for TLS) with a
