@@ -34,7 +34,6 @@ import (
 	"bufio"
 	"bytes"
 	"crypto/tls"
-	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -50,6 +49,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/wmsmock/wmsmock/internal/tlsca"
 )
 
 const defaultSpec = "../shared/specs/seqera-api-cloud.yaml"
@@ -255,9 +256,8 @@ func waitHealthy(addr, tlsDir string, limit time.Duration) (time.Time, error) {
 	deadline := time.Now().Add(limit)
 	for time.Now().Before(deadline) {
 		if tlsDir != "" && client.Transport == nil {
-			pem, err := os.ReadFile(filepath.Join(tlsDir, "ca.pem"))
-			pool := x509.NewCertPool()
-			if err != nil || !pool.AppendCertsFromPEM(pem) {
+			pool, err := tlsca.ReadPool(filepath.Join(tlsDir, tlsca.CertFile))
+			if err != nil {
 				time.Sleep(500 * time.Microsecond)
 				continue
 			}

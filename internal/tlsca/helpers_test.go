@@ -1,6 +1,7 @@
 package tlsca
 
 import (
+	"crypto/ecdsa"
 	"crypto/x509"
 	"encoding/pem"
 	"os"
@@ -8,11 +9,11 @@ import (
 	"testing"
 )
 
-// writeLeafAsCA writes a non-CA certificate (with a key that does not
-// match it) as a CA directory's files.
-func writeLeafAsCA(t *testing.T, dir string, der []byte, ca *CA) {
+// writeLeafAsCA writes a non-CA certificate and the key k
+// as a CA directory's files.
+func writeLeafAsCA(t *testing.T, dir string, der []byte, k *ecdsa.PrivateKey) {
 	t.Helper()
-	key, err := x509.MarshalECPrivateKey(ca.key)
+	key, err := x509.MarshalECPrivateKey(k)
 	if err != nil {
 		t.Fatal(err)
 	}

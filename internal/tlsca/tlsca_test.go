@@ -1,6 +1,7 @@
 package tlsca
 
 import (
+	"crypto/ecdsa"
 	"crypto/x509"
 	"os"
 	"path/filepath"
@@ -69,12 +70,13 @@ func TestLoadOrCreate(t *testing.T) {
 	if got := Names(leaf.Leaf); !slices.Equal(got, []string{"localhost", "127.0.0.1"}) {
 		t.Errorf("names %v", got)
 	}
-	// Files that do not form a CA (a leaf, with a key not its own): refused.
+	// Files that do not form a CA (a leaf with its own key, a matching
+	// pair that is not a CA): refused as such.
 	other := t.TempDir()
 	ca, _ := New()
 	pair, _ := ca.Issue([]string{"x"})
-	writeLeafAsCA(t, other, pair.Leaf.Raw, ca)
-	if _, err := LoadOrCreate(other); err == nil || !strings.Contains(err.Error(), other) {
+	writeLeafAsCA(t, other, pair.Leaf.Raw, pair.PrivateKey.(*ecdsa.PrivateKey))
+	if _, err := LoadOrCreate(other); err == nil || !strings.Contains(err.Error(), other) || !strings.Contains(err.Error(), "not a CA certificate") {
 		t.Fatalf("a non-CA certificate: %v", err)
 	}
 	if _, err := ca.Issue(nil); err == nil {
