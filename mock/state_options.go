@@ -2,10 +2,10 @@ package mock
 
 import (
 	"errors"
-
-	"github.com/wmsmock/wmsmock/mock/store"
 	"strings"
 	"time"
+
+	"github.com/wmsmock/wmsmock/mock/store"
 )
 
 // stateSettings are the options about the fake's state: where it is kept,

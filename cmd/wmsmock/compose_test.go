@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -201,11 +202,11 @@ func isLoopback(host string) bool {
 func checkReplicasProfile(t *testing.T, c composeFile) {
 	t.Helper()
 	redis, ok := c.Services["redis"]
-	if !ok || !slicesContains(redis.Profiles, "replicas") {
+	if !ok || !slices.Contains(redis.Profiles, "replicas") {
 		t.Fatal("no redis service in the replicas profile")
 	}
 	lb, ok := c.Services["lb"]
-	if !ok || !slicesContains(lb.Profiles, "replicas") {
+	if !ok || !slices.Contains(lb.Profiles, "replicas") {
 		t.Fatal("no lb service in the replicas profile")
 	}
 	conf, err := os.ReadFile(filepath.Join(testenv.RepoRoot(t), "compose", "nginx-replicas.conf"))
@@ -214,7 +215,7 @@ func checkReplicasProfile(t *testing.T, c composeFile) {
 	}
 	for _, name := range []string{"wmsmock-1", "wmsmock-2", "wmsmock-3"} {
 		r, ok := c.Services[name]
-		if !ok || !slicesContains(r.Profiles, "replicas") {
+		if !ok || !slices.Contains(r.Profiles, "replicas") {
 			t.Errorf("no %s in the replicas profile", name)
 			continue
 		}
@@ -236,13 +237,4 @@ func checkReplicasProfile(t *testing.T, c composeFile) {
 			t.Errorf("the load balancer's configuration does not send calls to %s:%s", name, port)
 		}
 	}
-}
-
-func slicesContains(s []string, v string) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }

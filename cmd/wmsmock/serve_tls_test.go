@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -55,7 +56,7 @@ func TestServeTLS(t *testing.T) {
 	}
 	printed := strings.Split(names[1], ", ")
 	for _, want := range []string{"localhost", "127.0.0.1", "::1", "wmsmock.test"} {
-		if !contains(printed, want) {
+		if !slices.Contains(printed, want) {
 			t.Errorf("the banner's names %v lack %s", printed, want)
 		}
 	}
@@ -83,15 +84,6 @@ func TestServeTLS(t *testing.T) {
 	if resp.StatusCode != 200 || resp.Proto != "HTTP/2.0" {
 		t.Errorf("GET /api/workflow: %d over %s, want 200 over HTTP/2.0", resp.StatusCode, resp.Proto)
 	}
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 // TestServeTLSRejectsBadConfiguration: TLS mistakes stop serve before it

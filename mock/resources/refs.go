@@ -24,9 +24,8 @@ import (
 // refTarget is one kind of referenced resource: the ids the fake held
 // once seeded, per context (0: personal).
 type refTarget struct {
-	numeric bool
-	byWS    map[int64][]string
-	all     []string
+	byWS map[int64][]string
+	all  []string
 }
 
 type refIndex struct {
@@ -78,7 +77,7 @@ func (s *Service) indexRefs() error {
 		if err != nil {
 			return err
 		}
-		t := &refTarget{numeric: c.numericID, byWS: map[int64][]string{}}
+		t := &refTarget{byWS: map[int64][]string{}}
 		for _, r := range recs {
 			d, err := decodeItem(r)
 			if err != nil {
