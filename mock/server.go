@@ -61,8 +61,10 @@ type Server struct {
 	versionList []string
 	profile     *profile.Profile
 	tokens      auth.Store
-	// configuredTokens are the configured tokens as a shared store holds
-	// them (WithRedis); nil when tokens live in this process.
+	// configuredTokens are the tokens the fake starts with, as the token
+	// store holds them: what an admin reset goes back to. (A shared store
+	// also holds every other replica's tokens, so they are not read back
+	// from it.)
 	configuredTokens []auth.Token
 	redisFixtures    []auth.Fixture // the configured tokens, to put back in an emptied Redis
 	limiter          ratelimit.Limiter
@@ -157,11 +159,6 @@ func New(opts ...Option) (*Server, error) {
 	if err := srv.setupState(s); err != nil { // state.go
 		return nil, err
 	}
-	if srv.configuredTokens != nil {
-		// A shared token store holds every replica's tokens, not only the
-		// configured ones: a reset goes back to these.
-		srv.state.configured = srv.configuredTokens
-	}
 	srv.control = control.New(admin{s: srv, token: s.state.adminToken})
 	watch.Lap("state")
 	srv.ready.Store(true)
@@ -251,7 +248,11 @@ func (s *Server) setupTokens(cfg settings) error {
 	if err := auth.Seed(store, fx...); err != nil {
 		return err
 	}
-	s.tokens = store
+	configured, err := store.Snapshot()
+	if err != nil {
+		return err
+	}
+	s.tokens, s.configuredTokens = store, configured
 	return nil
 }
 

@@ -65,11 +65,7 @@ type clockPart struct {
 // record store and the handlers over it, then restores the state file or
 // seeds.
 func (s *Server) setupState(cfg settings) error {
-	configured, err := s.tokens.Snapshot()
-	if err != nil {
-		return err
-	}
-	st := &state{tokens: s.tokens, clock: s.clock, file: cfg.state.file, logger: s.logger, configured: configured}
+	st := &state{tokens: s.tokens, clock: s.clock, file: cfg.state.file, logger: s.logger, configured: s.configuredTokens}
 	s.state = st
 	if cfg.state.disabled {
 		if st.file != "" {
@@ -83,6 +79,7 @@ func (s *Server) setupState(cfg settings) error {
 	}
 	st.saved = store.NewMirror(st.records)
 	if !cfg.state.noSeed {
+		var err error
 		if st.seed, err = loadSeed(cfg.state.fixturesDir); err != nil {
 			return fmt.Errorf("fixtures: %w", err)
 		}
