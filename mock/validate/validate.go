@@ -293,6 +293,14 @@ func (v *Validator) Answer(schema *base.Schema, body []byte) []string {
 // problem, or nil when the call is valid.
 func (v *Validator) Request(r *http.Request, op *spec.Operation, body []byte) []string {
 	v.Warm(op)
+	// A path parameter sent with an escaped slash ("%2F") routes as one
+	// segment, but the library reads the decoded path, finds more segments
+	// than the template has, and panics. Such a call is left unjudged here:
+	// the id names nothing the fake holds, which the handlers answer as a
+	// missing resource (TestEncodedSlashIsNotASeparator).
+	if strings.Count(strings.TrimPrefix(r.URL.Path, v.basePath), "/") != strings.Count(op.Path, "/") {
+		return nil
+	}
 	// The library reports a missing body as an unknown content type, which
 	// says little to the developer who reads the error journal.
 	if rb := op.Op.RequestBody; len(body) == 0 && rb != nil && rb.Required != nil && *rb.Required {
