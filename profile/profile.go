@@ -220,6 +220,11 @@ type Workflows struct {
 	// (SUBMITTED or RUNNING) made without force=true; the documents say
 	// force is what deleting an active run takes.
 	DeleteActive Reply `yaml:"delete_active"`
+	// UnknownAfter is how long a run its client reports on (Nextflow,
+	// through /trace) may go without a report once started before it
+	// reads as UNKNOWN, the service's status for a run that stopped
+	// reporting; 0 keeps such a run RUNNING however long it is silent.
+	UnknownAfter time.Duration `yaml:"unknown_after"`
 }
 
 // Outcome makes runs whose name contains RunNameContains end in Status.

@@ -124,6 +124,7 @@ func (p *Profile) Validate() error {
 	v.duration("workflows.submitted_for", p.Workflows.SubmittedFor)
 	v.duration("workflows.running_for", p.Workflows.RunningFor)
 	v.reply("workflows.delete_active", p.Workflows.DeleteActive)
+	v.duration("workflows.unknown_after", p.Workflows.UnknownAfter)
 	for i, o := range p.Workflows.Outcomes {
 		key := fmt.Sprintf("workflows.outcomes[%d]", i)
 		if o.RunNameContains == "" {

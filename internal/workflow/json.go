@@ -1,6 +1,7 @@
 package workflow
 
 import (
+	"encoding/json"
 	"strconv"
 	"time"
 
@@ -74,6 +75,15 @@ func (w *Run) AppendJSON(b []byte) []byte {
 	if w.PinnedAt != nil {
 		b = appendField(b, "pinnedAt", false)
 		b = appendTime(b, *w.PinnedAt)
+	}
+	if w.Trace != nil {
+		// A reported run is written once per report, not per launch: the
+		// reflective encoder is fast enough for it.
+		t, err := json.Marshal(w.Trace)
+		if err == nil {
+			b = appendField(b, "trace", false)
+			b = append(b, t...)
+		}
 	}
 	return append(b, '}')
 }

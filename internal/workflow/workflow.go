@@ -82,6 +82,9 @@ type Run struct {
 	// seed); it holds from then on.
 	Pinned   string     `json:"pinned,omitempty"`
 	PinnedAt *time.Time `json:"pinnedAt,omitempty"`
+	// Trace is what the run's client reported, for a run a client drives
+	// (see Trace); nil for a run that follows the lifecycle simulation.
+	Trace *Trace `json:"trace,omitempty"`
 }
 
 // Force pins status from now on and/or sets the status the run ends in;
@@ -109,21 +112,13 @@ type View struct {
 	Frac float64
 }
 
-// At works out the run's status and timestamps at now.
+// At works out the run's status and timestamps at now: from the reports
+// of a run its client drives, else from the lifecycle simulation; a
+// pinned status holds over either from the moment it was set.
 func (w *Run) At(now time.Time) View {
-	startAt := w.Submit.Add(w.SubmittedFor)
-	endAt := startAt.Add(w.RunningFor)
-	natural := func(at time.Time) View {
-		switch {
-		case at.Before(startAt):
-			return View{Status: Submitted}
-		case at.Before(endAt):
-			st := startAt
-			return View{Status: Running, Start: &st, Frac: float64(at.Sub(startAt)) / float64(w.RunningFor)}
-		default:
-			st, en := startAt, endAt
-			return View{Status: w.EndStatus, Start: &st, Complete: &en, Frac: 1}
-		}
+	natural := w.simulated
+	if w.Trace != nil {
+		natural = w.Trace.view
 	}
 	var v View
 	if w.Pinned == "" || w.PinnedAt == nil {
@@ -134,7 +129,7 @@ func (w *Run) At(now time.Time) View {
 			at = now
 		}
 		n := natural(at)
-		v = View{Status: w.Pinned, Start: n.Start, Frac: n.Frac}
+		v = View{Status: w.Pinned, Start: n.Start, Frac: n.Frac, LastUpdated: n.LastUpdated}
 		switch {
 		case w.Pinned == Submitted:
 			v.Start, v.Frac = nil, 0
@@ -155,7 +150,9 @@ func (w *Run) At(now time.Time) View {
 		}
 	}
 	v.Submit = w.Submit
-	v.LastUpdated = w.Submit
+	if v.LastUpdated.Before(w.Submit) {
+		v.LastUpdated = w.Submit
+	}
 	for _, t := range []*time.Time{v.Start, v.Complete} {
 		if t != nil && t.After(v.LastUpdated) {
 			v.LastUpdated = *t
@@ -165,4 +162,21 @@ func (w *Run) At(now time.Time) View {
 		v.LastUpdated = *w.PinnedAt
 	}
 	return v
+}
+
+// simulated is the run as the lifecycle simulation moves it: SUBMITTED
+// for SubmittedFor, RUNNING for RunningFor, then EndStatus.
+func (w *Run) simulated(at time.Time) View {
+	startAt := w.Submit.Add(w.SubmittedFor)
+	endAt := startAt.Add(w.RunningFor)
+	switch {
+	case at.Before(startAt):
+		return View{Status: Submitted}
+	case at.Before(endAt):
+		st := startAt
+		return View{Status: Running, Start: &st, Frac: float64(at.Sub(startAt)) / float64(w.RunningFor)}
+	default:
+		st, en := startAt, endAt
+		return View{Status: w.EndStatus, Start: &st, Complete: &en, Frac: 1}
+	}
 }

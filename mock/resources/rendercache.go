@@ -13,6 +13,12 @@ import (
 // discrete moments: when the record is written, or when its derived state
 // (a run's status, task counts, timestamps) moves on. Callers key entries by
 // everything the rendering depends on, so a hit is always current.
-func renderOnce[K comparable](c *memo.Map[K, json.RawMessage], key K, build func() any) (json.RawMessage, error) {
-	return c.Do(key, func() (json.RawMessage, error) { return json.Marshal(build()) })
+func renderOnce[K comparable](c *memo.Map[K, json.RawMessage], key K, build func() (any, error)) (json.RawMessage, error) {
+	return c.Do(key, func() (json.RawMessage, error) {
+		v, err := build()
+		if err != nil {
+			return nil, err
+		}
+		return json.Marshal(v)
+	})
 }

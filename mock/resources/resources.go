@@ -117,6 +117,7 @@ func Register(doc *spec.Document, d Deps) (*Service, error) {
 	for _, register := range []func(){
 		s.registerTokens,
 		s.registerWorkflows,
+		s.registerTrace,
 		s.registerUser,
 		s.registerCollections,
 		s.registerSubresources,
@@ -126,6 +127,10 @@ func Register(doc *spec.Document, d Deps) (*Service, error) {
 	// The store files runs by workspace, in list order, as they are
 	// written (see fileRun).
 	if err := d.Store.Index(WorkflowsCollection, fileRun); err != nil {
+		return nil, err
+	}
+	// Reported tasks are filed per run, in taskId order (see fileTask).
+	if err := d.Store.Index(TasksCollection, fileTask); err != nil {
 		return nil, err
 	}
 	return s, nil

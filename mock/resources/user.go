@@ -42,3 +42,34 @@ func (s *Service) userInfo(req *handler.Request) (*handler.Response, error) {
 	s.fit.set(sch, root, "needConsent", false)
 	return answer(req.Op, root), nil
 }
+
+// seededUser reads the seeded user's id and name.
+func (s *Service) seededUser() (id any, name string, ok bool) {
+	r, err := s.d.Store.Get(UserCollection, UserID)
+	if err != nil {
+		return nil, "", false
+	}
+	var u struct {
+		ID       any    `json:"id"`
+		UserName string `json:"userName"`
+	}
+	if json.Unmarshal(r.Data, &u) != nil {
+		return nil, "", false
+	}
+	return u.ID, u.UserName, true
+}
+
+// userName is the name runs started by the caller carry: the seeded
+// user's, or the fake's own name without a seeded user.
+func (s *Service) userName() string {
+	if _, name, ok := s.seededUser(); ok && name != "" {
+		return name
+	}
+	return "wmsmock"
+}
+
+// userID is the seeded user's id, when there is one.
+func (s *Service) userID() (any, bool) {
+	id, _, ok := s.seededUser()
+	return id, ok && id != nil
+}

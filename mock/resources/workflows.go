@@ -61,6 +61,8 @@ type workflows struct {
 	// the same launch (a CI job, a retry, a load test), and decoding is the
 	// largest part of a launch's own work.
 	launches *memo.Map[string, *launchBody]
+	// tr answers for runs their client reports on (trace.go).
+	tr *traces
 }
 
 type decodedKey struct {
@@ -367,7 +369,7 @@ func (w *workflows) list(req *handler.Request) (*handler.Response, error) {
 	root := w.s.bases.frame(sch, "workflow list", key)
 	items := make([]json.RawMessage, 0, len(page))
 	for i, m := range page {
-		b, err := renderOnce(w.renders, keys[i], func() any { return w.render(item, "entry", m.r, m.wf, req.Now) })
+		b, err := renderOnce(w.renders, keys[i], func() (any, error) { return w.render(item, "entry", m.r, m.wf, req.Now) })
 		if err != nil {
 			return nil, err
 		}
@@ -428,6 +430,11 @@ func (w *workflows) remove(req *handler.Request) (*handler.Response, error) {
 	} else if err != nil {
 		return nil, err
 	}
+	if wf.Trace != nil {
+		if err := w.tr.forgetTrace(r.ID); err != nil {
+			return nil, err
+		}
+	}
 	return answer(req.Op, nil), nil
 }
 
@@ -437,6 +444,13 @@ func (w *workflows) progressOp(req *handler.Request) (*handler.Response, error) 
 		return nil, err
 	}
 	sch := successSchema(req.Op)
+	if wf.Trace != nil {
+		root := w.s.bases.bare(sch, "progress/"+r.ID)
+		if ps := prop(sch, "progress"); ps != nil {
+			root["progress"] = w.tr.progressOf(ps, r.ID, wf, wf.At(req.Now), true)
+		}
+		return answer(req.Op, root), nil
+	}
 	root := w.s.bases.object(sch, "progress/"+r.ID)
 	if ps := prop(sch, "progress"); ps != nil {
 		root["progress"] = w.progress(ps, r.ID, wf.At(req.Now), true)
@@ -449,6 +463,9 @@ func (w *workflows) tasks(req *handler.Request) (*handler.Response, error) {
 	if err != nil {
 		return nil, err
 	}
+	if wf.Trace != nil {
+		return w.tr.listTasks(req, r.ID) // tasks.go
+	}
 	pg, err := ParsePage(req.Query, req.Op, w.s.d.Profile.Paging)
 	if err != nil {
 		return nil, err
@@ -458,52 +475,56 @@ func (w *workflows) tasks(req *handler.Request) (*handler.Response, error) {
 	if key == "" {
 		return nil, fmt.Errorf("resources: %s has no list of tasks in its answer", req.Op.ID)
 	}
-	v := wf.At(req.Now)
-	plan := workflow.PlanFor(r.ID)
-	statuses := workflow.TaskStatuses(workflow.CountsAt(v, plan.Total), plan.Total)
-	type task struct {
-		n             int
-		process, name string
-		status        string
-	}
-	var all []task
-	n := 0
-	for p, proc := range plan.Processes() {
-		for i := range plan.Tasks(p) {
-			if n < len(statuses) {
-				all = append(all, task{n + 1, proc, fmt.Sprintf("%s (%d)", proc, i+1), statuses[n]})
-			}
-			n++
-		}
-	}
+	all := w.plannedTasks(r.ID, wf, req.Now)
 	if search := req.Query.Get("search"); search != "" {
-		all = slices.DeleteFunc(all, func(t task) bool { return !lowerContains(t.name, search) })
+		all = slices.DeleteFunc(all, func(t plannedTask) bool { return !lowerContains(t.name, search) })
 	}
 	page, _ := Slice(all, pg)
 	// Tasks come wrapped ({"task": {...}}) in the service's answer; a
 	// document that lists them bare is served bare.
-	wrapped := prop(item, "task")
 	items := make([]any, 0, len(page))
 	for _, t := range page {
-		key := fmt.Sprintf("task/%s/%d", r.ID, t.n)
-		ts := item
-		if wrapped != nil {
-			ts = wrapped
-		}
-		m := w.s.bases.object(ts, key)
-		w.s.fit.overlay(ts, m, w.taskFields(wf, v, plan.Total, t.n, t.process, t.name, t.status))
-		if wrapped != nil {
-			outer := w.s.bases.object(item, key+"/outer")
-			outer["task"] = m
-			m = outer
-		}
-		items = append(items, m)
+		items = append(items, w.tr.wrapTask(item, fmt.Sprintf("task/%s/%d", r.ID, t.n), func(s *base.Schema) map[string]any {
+			return w.renderPlanned(s, r.ID, wf, req.Now, t)
+		}))
 	}
 	root := w.s.bases.object(sch, "tasks/"+r.ID)
 	root[key] = items
 	w.s.fit.set(sch, root, "total", int64(len(all)))
 	w.s.fit.set(sch, root, "totalSize", int64(len(all)))
 	return answer(req.Op, root), nil
+}
+
+// plannedTask is one task of a launched run's plan, in the state the run
+// has reached.
+type plannedTask struct {
+	n                     int
+	process, name, status string
+}
+
+// plannedTasks lists the tasks a launched run has got to at now, in plan
+// order (the first is task 1).
+func (w *workflows) plannedTasks(id string, wf *workflow.Run, now time.Time) []plannedTask {
+	plan := workflow.PlanFor(id)
+	statuses := workflow.TaskStatuses(workflow.CountsAt(wf.At(now), plan.Total), plan.Total)
+	var all []plannedTask
+	n := 0
+	for p, proc := range plan.Processes() {
+		for i := range plan.Tasks(p) {
+			if n < len(statuses) {
+				all = append(all, plannedTask{n + 1, proc, fmt.Sprintf("%s (%d)", proc, i+1), statuses[n]})
+			}
+			n++
+		}
+	}
+	return all
+}
+
+// renderPlanned lays one planned task over a task schema.
+func (w *workflows) renderPlanned(sch *base.Schema, id string, wf *workflow.Run, now time.Time, t plannedTask) map[string]any {
+	m := w.s.bases.object(sch, fmt.Sprintf("task/%s/%d", id, t.n))
+	w.s.fit.overlay(sch, m, w.taskFields(wf, wf.At(now), workflow.PlanFor(id).Total, t.n, t.process, t.name, t.status))
+	return m
 }
 
 // taskFields places task n of total along the run's running time.
@@ -556,7 +577,7 @@ func (w *workflows) taskFields(wf *workflow.Run, v workflow.View, total, n int, 
 // reduced to what the answer shows (status, timestamps, task counts).
 func (w *workflows) cachedRender(sch *base.Schema, purpose string, r store.Record, hash uint64, wf *workflow.Run, now time.Time) (json.RawMessage, error) {
 	key := w.renderKeyOf(sch, purpose, r, hash, wf, now)
-	return renderOnce(w.renders, key, func() any { return w.render(sch, purpose, r, wf, now) })
+	return renderOnce(w.renders, key, func() (any, error) { return w.render(sch, purpose, r, wf, now) })
 }
 
 func (w *workflows) renderKeyOf(sch *base.Schema, purpose string, r store.Record, hash uint64, wf *workflow.Run, now time.Time) renderKey {
@@ -642,7 +663,10 @@ func (h hasher) keys(keys []renderKey) uint64 {
 
 // render builds a run for an answer schema: the describe answer, or one
 // element of the list answer.
-func (w *workflows) render(sch *base.Schema, purpose string, r store.Record, wf *workflow.Run, now time.Time) map[string]any {
+func (w *workflows) render(sch *base.Schema, purpose string, r store.Record, wf *workflow.Run, now time.Time) (map[string]any, error) {
+	if wf.Trace != nil {
+		return w.tr.render(sch, purpose, r.ID, wf, now) // trace_view.go
+	}
 	key := "workflow/" + r.ID + "/" + purpose
 	root := w.s.bases.object(sch, key)
 	w.s.fixRefs(root, &wf.WorkspaceID, nil) // refs.go
@@ -658,16 +682,21 @@ func (w *workflows) render(sch *base.Schema, purpose string, r store.Record, wf 
 	if ps := prop(sch, "progress"); ps != nil {
 		root["progress"] = w.progress(ps, r.ID, v, purpose != "entry")
 	}
+	w.s.fit.overlay(sch, root, contextFields(wf.WorkspaceID))
+	return root, nil
+}
+
+// contextFields are the members of a run's answer that say where it is.
+func contextFields(workspaceID int64) map[string]any {
 	var ws any
-	if wf.WorkspaceID != 0 {
-		ws = wf.WorkspaceID
+	if workspaceID != 0 {
+		ws = workspaceID
 	}
 	fields := map[string]any{"workspaceId": ws, "labels": []any{}, "messages": []any{}, "starred": false}
 	if ws == nil {
 		fields["orgId"], fields["orgName"], fields["workspaceName"] = nil, nil, nil
 	}
-	w.s.fit.overlay(sch, root, fields)
-	return root
+	return fields
 }
 
 func (w *workflows) workflowFields(id string, wf *workflow.Run, v workflow.View) map[string]any {

@@ -1,0 +1,492 @@
+package resources
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/wmsmock/wmsmock/internal/workflow"
+	"github.com/wmsmock/wmsmock/mock/handler"
+	"github.com/wmsmock/wmsmock/mock/store"
+)
+
+// Nextflow, run with -with-tower, reports its run to the service (plugin
+// nf-tower, TowerObserver): POST /trace/create announces it and gets its
+// workflowId (or names, through TOWER_WORKFLOW_ID, a run the service
+// launched), PUT /trace/{id}/begin reports it started, .../progress
+// reports tasks in batches of up to 100, .../heartbeat keeps it alive
+// after a minute without task events, and .../complete reports how it
+// ended. Each call carries ?workspaceId= when one is configured. The run
+// is then kept like any other: listed, described, its progress, tasks
+// and metrics read through the ordinary operations.
+//
+// A run record (the workflows collection) holds the run's status, its
+// counters and the short members of the reported workflow; the long ones
+// (configuration text, parameters) and the metrics are in the run's
+// detail record, which only a describe and the metrics read; each task is
+// a record of its own. A progress call so costs its batch: a read and a
+// write per task, and one write of the run record with the counters moved
+// by the tasks' changes.
+
+// TraceDetailsCollection holds, per reported run (by its id), what only a
+// describe shows: the reported workflow in full, its process names, and
+// the metrics of its completion.
+const TraceDetailsCollection = "trace-details"
+
+// traceDetails is a run's detail record.
+type traceDetails struct {
+	Workflow     map[string]any `json:"workflow,omitempty"`
+	ProcessNames []string       `json:"processNames,omitempty"`
+	Metrics      []any          `json:"metrics,omitempty"`
+}
+
+// maxShortField is the longest member of a reported workflow, as JSON,
+// that the run record keeps (and lists show); longer ones only a
+// describe shows.
+const maxShortField = 1 << 10
+
+// traces answers the trace operations of one document.
+type traces struct {
+	s *Service
+	w *workflows
+}
+
+func (s *Service) registerTrace() {
+	if s.wf == nil {
+		return
+	}
+	t := &traces{s: s, w: s.wf}
+	s.wf.tr = t
+	s.handle(s.op("POST", "/trace/create"), t.create)
+	s.handle(s.op("PUT", "/trace/{workflowId}/begin"), t.begin)
+	s.handle(s.op("PUT", "/trace/{workflowId}/progress"), t.progress)
+	s.handle(s.op("PUT", "/trace/{workflowId}/heartbeat"), t.heartbeat)
+	s.handle(s.op("PUT", "/trace/{workflowId}/complete"), t.complete)
+	s.handle(s.op("GET", "/workflow/{workflowId}/task/{taskId}"), t.describeTask)
+	s.handle(s.op("GET", "/workflow/{workflowId}/metrics"), t.metrics)
+}
+
+// create announces a run: a new one in the caller's context, or, when
+// the body names a run the caller can see (one the fake launched), that
+// run, which its reports drive from now on.
+func (t *traces) create(req *handler.Request) (*handler.Response, error) {
+	body, err := decodeObject(req.Body)
+	if err != nil {
+		return nil, err
+	}
+	ws, given, err := workspaceOf(req.Query)
+	if err != nil {
+		return nil, err
+	}
+	if given {
+		if err := t.s.workspaceExists(ws); err != nil {
+			return nil, err
+		}
+	}
+	name, session := strings.TrimSpace(textOf(body["runName"])), textOf(body["sessionId"])
+	project, repo := textOf(body["projectName"]), textOf(body["repository"])
+	silence := t.s.d.Profile.Workflows.UnknownAfter
+	var wf *workflow.Run
+	id := textOf(body["workflowId"])
+	if id != "" {
+		// A run the service launched: Nextflow reports on it under its id.
+		if _, _, err := t.w.find(req, id); err != nil {
+			return nil, err
+		}
+		_, err = t.s.d.Store.Update(WorkflowsCollection, id, func(r *store.Record) error {
+			run, err := decodeWorkflow(*r)
+			if err != nil {
+				return err
+			}
+			run.Trace = workflow.NewTrace(req.Now, silence)
+			run.RunName = cmpOr(name, run.RunName)
+			run.SessionID = cmpOr(session, run.SessionID)
+			run.ProjectName = cmpOr(project, run.ProjectName)
+			if repo != "" {
+				run.Pipeline = repo
+			}
+			r.Updated, r.Data, wf = req.Now, run.AppendJSON(nil), run
+			return nil
+		})
+		if errors.Is(err, store.ErrNotFound) {
+			return nil, fail(errMissing, "no workflow %q", id)
+		}
+		if err != nil {
+			return nil, err
+		}
+	} else {
+		wf = &workflow.Run{
+			RunName: name, ProjectName: project, Pipeline: cmpOr(repo, project), SessionID: session,
+			WorkspaceID: ws, Submit: req.Now.UTC(), UserName: t.s.userName(), Trace: workflow.NewTrace(req.Now, silence),
+		}
+		rec, err := insertRecord(t.s.d.Store, WorkflowsCollection,
+			func() (string, error) { return t.s.ids.next(14), nil },
+			func(id string) (store.Record, error) {
+				wf.RunName = cmpOr(name, runName(t.s, id))
+				return store.Record{Created: wf.Submit, Updated: wf.Submit, Data: wf.AppendJSON(nil)}, nil
+			})
+		if err != nil {
+			return nil, err
+		}
+		id = rec.ID
+	}
+	sch := successSchema(req.Op)
+	root := t.s.bases.bare(sch, "trace/create")
+	t.s.fit.set(sch, root, "workflowId", id)
+	t.s.fit.set(sch, root, "watchUrl", t.watchURL(req, id, wf))
+	if m, ms := t.s.bases.child(sch, root, "metadata", "trace/create"); ms != nil {
+		for k := range m {
+			delete(m, k)
+		}
+		t.s.fit.overlay(ms, m, t.createMetadata(wf))
+		t.s.fit.set(sch, root, "metadata", m)
+	}
+	return answer(req.Op, root), nil
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// watchURL is where the service would show the run: the fake has no pages
+// of its own, but Nextflow prints the address, and it names the run.
+func (t *traces) watchURL(req *handler.Request, id string, wf *workflow.Run) string {
+	origin := "http://localhost"
+	if req.HTTP != nil && req.HTTP.Host != "" {
+		scheme := "http"
+		if req.HTTP.TLS != nil {
+			scheme = "https"
+		}
+		origin = scheme + "://" + req.HTTP.Host
+	}
+	if wf.WorkspaceID != 0 {
+		return fmt.Sprintf("%s/workspaces/%d/watch/%s", origin, wf.WorkspaceID, id)
+	}
+	return origin + "/user/" + wf.UserName + "/watch/" + id
+}
+
+// createMetadata is what the create answer tells Nextflow about the run's
+// context (it fills the run's platform metadata from it).
+func (t *traces) createMetadata(wf *workflow.Run) map[string]any {
+	m := map[string]any{"userName": wf.UserName}
+	if id, ok := t.s.userID(); ok {
+		m["userId"] = id
+	}
+	if wf.WorkspaceID != 0 {
+		m["workspaceId"] = wf.WorkspaceID
+	}
+	if wf.ComputeEnvID != "" {
+		m["computeEnvId"] = wf.ComputeEnvID
+	}
+	if wf.Revision != "" {
+		m["revision"] = wf.Revision
+	}
+	if wf.CommitID != "" {
+		m["commitId"] = wf.CommitID
+	}
+	return m
+}
+
+// report applies one report to the run the call names: fn changes the
+// run, whose trace is started first if no create announced it (a client
+// that lost its create answer, or a run the fake seeded), and the report
+// keeps the run alive.
+func (t *traces) report(req *handler.Request, fn func(*workflow.Run) error) (*workflow.Run, error) {
+	id := req.PathParams["workflowId"]
+	if _, _, err := t.w.find(req, id); err != nil {
+		return nil, err
+	}
+	var out *workflow.Run
+	_, err := t.s.d.Store.Update(WorkflowsCollection, id, func(r *store.Record) error {
+		wf, err := decodeWorkflow(*r)
+		if err != nil {
+			return err
+		}
+		if wf.Trace == nil {
+			wf.Trace = workflow.NewTrace(req.Now, t.s.d.Profile.Workflows.UnknownAfter)
+		}
+		if err := fn(wf); err != nil {
+			return err
+		}
+		if req.Now.After(wf.Trace.LastReport) {
+			wf.Trace.LastReport = req.Now
+		}
+		r.Updated, r.Data, out = req.Now, wf.AppendJSON(nil), wf
+		return nil
+	})
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, fail(errMissing, "no workflow %q", id)
+	}
+	return out, err
+}
+
+// begin reports the run started, with the workflow as Nextflow sees it
+// (its parameters, configuration, manifest, engine version, command
+// line, directories, container, profile, revision...) and its processes.
+func (t *traces) begin(req *handler.Request) (*handler.Response, error) {
+	body, err := decodeObject(req.Body)
+	if err != nil {
+		return nil, err
+	}
+	wsch := prop(requestSchema(req.Op), "workflow")
+	reported, _ := normalizeReported(wsch, body["workflow"], 0).(map[string]any)
+	names := textsOf(body["processNames"])
+	id := req.PathParams["workflowId"]
+	if _, _, err := t.w.find(req, id); err != nil {
+		return nil, err
+	}
+	// The details are written first: the run record's revision, which
+	// every cached rendering of the run depends on, moves after them.
+	if err := t.saveDetails(id, req.Now, func(d *traceDetails) {
+		d.Workflow = reported
+		d.ProcessNames = names
+		d.Metrics = nil
+	}); err != nil {
+		return nil, err
+	}
+	wf, err := t.report(req, func(wf *workflow.Run) error {
+		tr := wf.Trace
+		now := req.Now
+		tr.Begun, tr.Ended, tr.Complete, tr.Duration = &now, "", nil, nil
+		tr.Start = nil
+		if start, ok := timeOf(reported["start"]); ok {
+			tr.Start = &start
+		}
+		tr.NameProcesses(names)
+		tr.Fields = nil
+		t.takeFields(wf, reported)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return t.processed(req, wf, true), nil
+}
+
+// takeFields keeps the short members of a reported workflow in the run
+// record, and the run's own name, project and session from it.
+func (t *traces) takeFields(wf *workflow.Run, reported map[string]any) {
+	tr := wf.Trace
+	tr.Rev++
+	if tr.Fields == nil {
+		tr.Fields = map[string]any{}
+	}
+	for k, v := range reported {
+		b, err := json.Marshal(v)
+		if err != nil || len(b) > maxShortField {
+			delete(tr.Fields, k)
+			continue
+		}
+		tr.Fields[k] = v
+	}
+	wf.RunName = cmpOr(textOf(reported["runName"]), wf.RunName)
+	wf.ProjectName = cmpOr(textOf(reported["projectName"]), wf.ProjectName)
+	wf.SessionID = cmpOr(textOf(reported["sessionId"]), wf.SessionID)
+	if repo := textOf(reported["repository"]); repo != "" {
+		wf.Pipeline = repo
+	}
+	wf.Revision = cmpOr(textOf(reported["revision"]), wf.Revision)
+	wf.CommitID = cmpOr(textOf(reported["commitId"]), wf.CommitID)
+	wf.WorkDir = cmpOr(textOf(reported["workDir"]), wf.WorkDir)
+	if r, ok := boolOf(reported["resume"]); ok {
+		wf.Resume = r
+	}
+}
+
+// saveDetails changes a run's detail record, making it if need be.
+func (t *traces) saveDetails(id string, now time.Time, fn func(*traceDetails)) error {
+	for range 8 {
+		_, err := t.s.d.Store.Update(TraceDetailsCollection, id, func(r *store.Record) error {
+			var d traceDetails
+			if err := json.Unmarshal(r.Data, &d); err != nil {
+				return err
+			}
+			fn(&d)
+			b, err := json.Marshal(&d)
+			r.Updated, r.Data = now, b
+			return err
+		})
+		if !errors.Is(err, store.ErrNotFound) {
+			return err
+		}
+		var d traceDetails
+		fn(&d)
+		b, err := json.Marshal(&d)
+		if err != nil {
+			return err
+		}
+		_, err = t.s.d.Store.Insert(TraceDetailsCollection, store.Record{ID: id, Created: now, Updated: now, Data: b})
+		if !errors.Is(err, store.ErrExists) {
+			return err
+		}
+	}
+	return fmt.Errorf("resources: the details of run %s kept changing", id)
+}
+
+// details reads a run's detail record; a run without one has none.
+func (t *traces) details(id string) (*traceDetails, error) {
+	r, err := t.s.d.Store.Get(TraceDetailsCollection, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return &traceDetails{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var d traceDetails
+	dec := json.NewDecoder(strings.NewReader(string(r.Data)))
+	dec.UseNumber()
+	if err := dec.Decode(&d); err != nil {
+		return nil, fmt.Errorf("resources: details of run %s: %w", id, err)
+	}
+	return &d, nil
+}
+
+// progress stores a batch of reported tasks (each by its taskId, its
+// fields merged over what was reported before) and moves the run's
+// counters by each task's change of state.
+func (t *traces) progress(req *handler.Request) (*handler.Response, error) {
+	body, err := decodeObject(req.Body)
+	if err != nil {
+		return nil, err
+	}
+	tsch := itemsOf(prop(requestSchema(req.Op), "tasks"))
+	list, _ := body["tasks"].([]any)
+	type reportedTask struct {
+		id     int64
+		fields map[string]any
+	}
+	batch := make([]reportedTask, 0, len(list))
+	for i, e := range list {
+		m, ok := e.(map[string]any)
+		if !ok {
+			return nil, fail(errBadInput, "tasks[%d] is not an object", i)
+		}
+		id, ok := intOf(m["taskId"])
+		if !ok || id <= 0 {
+			return nil, fail(errBadInput, "tasks[%d] has no taskId", i)
+		}
+		fields, _ := normalizeReported(tsch, m, 0).(map[string]any)
+		fields["taskId"] = id
+		batch = append(batch, reportedTask{id, fields})
+	}
+	run := req.PathParams["workflowId"]
+	if _, _, err := t.w.find(req, run); err != nil {
+		return nil, err
+	}
+	changes := make([]workflow.Change, 0, len(batch))
+	for _, rt := range batch {
+		c, err := t.storeTask(run, rt.id, rt.fields, req.Now)
+		if err != nil {
+			return nil, err
+		}
+		changes = append(changes, c)
+	}
+	wf, err := t.report(req, func(wf *workflow.Run) error {
+		wf.Trace.Apply(changes)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return t.processed(req, wf, false), nil
+}
+
+// heartbeat keeps a run alive while its client has nothing to report.
+func (t *traces) heartbeat(req *handler.Request) (*handler.Response, error) {
+	if _, err := decodeObject(req.Body); err != nil {
+		return nil, err
+	}
+	if _, err := t.report(req, func(*workflow.Run) error { return nil }); err != nil {
+		return nil, err
+	}
+	return answer(req.Op, t.s.bases.bare(successSchema(req.Op), "trace/heartbeat")), nil
+}
+
+// complete reports how the run ended: SUCCEEDED or FAILED as its success
+// (else its exit status and error message) says, with the workflow's
+// final state and the metrics of each process.
+func (t *traces) complete(req *handler.Request) (*handler.Response, error) {
+	body, err := decodeObject(req.Body)
+	if err != nil {
+		return nil, err
+	}
+	sch := requestSchema(req.Op)
+	reported, _ := normalizeReported(prop(sch, "workflow"), body["workflow"], 0).(map[string]any)
+	metrics, _ := normalizeReported(prop(sch, "metrics"), body["metrics"], 0).([]any)
+	id := req.PathParams["workflowId"]
+	if _, _, err := t.w.find(req, id); err != nil {
+		return nil, err
+	}
+	if err := t.saveDetails(id, req.Now, func(d *traceDetails) {
+		if d.Workflow == nil {
+			d.Workflow = map[string]any{}
+		}
+		for k, v := range reported {
+			d.Workflow[k] = v
+		}
+		d.Metrics = metrics
+	}); err != nil {
+		return nil, err
+	}
+	wf, err := t.report(req, func(wf *workflow.Run) error {
+		tr := wf.Trace
+		now := req.Now
+		if tr.Begun == nil {
+			tr.Begun = &now
+		}
+		if start, ok := timeOf(reported["start"]); ok {
+			tr.Start = &start
+		}
+		tr.Complete = &now
+		if end, ok := timeOf(reported["complete"]); ok {
+			tr.Complete = &end
+		}
+		tr.Duration = nil
+		if d, ok := intOf(reported["duration"]); ok {
+			tr.Duration = &d
+		}
+		tr.Ended = outcome(reported)
+		t.takeFields(wf, reported)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return t.processed(req, wf, false), nil
+}
+
+// outcome is the status a completion report ends a run in: as its
+// success says, else SUCCEEDED only with exit status 0 and no error.
+func outcome(reported map[string]any) string {
+	if ok, given := boolOf(reported["success"]); given {
+		if ok {
+			return workflow.Succeeded
+		}
+		return workflow.Failed
+	}
+	exit, hasExit := intOf(reported["exitStatus"])
+	if textOf(reported["errorMessage"]) == "" && (!hasExit || exit == 0) {
+		return workflow.Succeeded
+	}
+	return workflow.Failed
+}
+
+// processed is the answer to begin, progress and complete: the report
+// was taken (status OK) for the run, and begin's also says where to
+// watch it.
+func (t *traces) processed(req *handler.Request, wf *workflow.Run, watch bool) *handler.Response {
+	sch := successSchema(req.Op)
+	id := req.PathParams["workflowId"]
+	root := t.s.bases.bare(sch, "trace/"+req.Op.ID)
+	t.s.fit.set(sch, root, "status", "OK")
+	t.s.fit.set(sch, root, "workflowId", id)
+	if watch {
+		t.s.fit.set(sch, root, "watchUrl", t.watchURL(req, id, wf))
+	}
+	return answer(req.Op, root)
+}
