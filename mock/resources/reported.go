@@ -28,7 +28,7 @@ func normalizeReported(s *base.Schema, v any, depth int) any {
 	}
 	switch x := v.(type) {
 	case map[string]any:
-		if len(propNames(s)) == 0 {
+		if !declaresProps(s, 0) {
 			return x // free-form (a run's parameters): kept as reported
 		}
 		for k, e := range x {
@@ -65,6 +65,24 @@ func normalizeReported(s *base.Schema, v any, depth int) any {
 		return strconv.FormatBool(x)
 	}
 	return v
+}
+
+// declaresProps reports whether s names any property, directly or
+// through allOf (cheaper than listing them: it runs once per reported
+// object).
+func declaresProps(s *base.Schema, depth int) bool {
+	if s == nil || depth > maxSchemaDepth {
+		return false
+	}
+	if s.Properties != nil && s.Properties.Len() > 0 {
+		return true
+	}
+	for _, m := range s.AllOf {
+		if declaresProps(schemaOf(m), depth+1) {
+			return true
+		}
+	}
+	return false
 }
 
 // textOf reads a reported value as text: a string as it is, a number or a
@@ -163,11 +181,17 @@ func textsOf(v any) []string {
 // nothing the client did not report (a made-up container, a cost) shows
 // up beside what it did.
 func (b *bases) bare(s *base.Schema, key string) map[string]any {
-	m := b.object(s, key)
-	for k := range m {
-		if !required(s, k) {
-			delete(m, k)
-		}
+	if s == nil {
+		return map[string]any{}
 	}
-	return m
+	v, _ := b.m.Do(baseKey{s, key + "\x00bare"}, func() (any, error) {
+		m := b.object(s, key)
+		for k := range m {
+			if !required(s, k) {
+				delete(m, k)
+			}
+		}
+		return m, nil
+	})
+	return cloneJSON(v).(map[string]any)
 }

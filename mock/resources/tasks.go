@@ -111,11 +111,10 @@ func (t *traces) storeTask(run string, task int64, fields map[string]any, now ti
 }
 
 // renderTask lays a stored task over the answer's task schema: only what
-// was reported, plus what the schema requires.
-func (t *traces) renderTask(sch *base.Schema, run string, task map[string]any) map[string]any {
-	id, _ := intOf(task["taskId"])
-	key := "task/" + taskKey(run, id)
-	m := t.s.bases.bare(sch, key)
+// was reported, plus what the schema requires. Every task shares one
+// frame: what the frame holds (taskId, status) every task reports.
+func (t *traces) renderTask(sch *base.Schema, task map[string]any) map[string]any {
+	m := t.s.bases.bare(sch, "reported task")
 	t.s.fit.overlay(sch, m, task)
 	return m
 }
@@ -123,12 +122,12 @@ func (t *traces) renderTask(sch *base.Schema, run string, task map[string]any) m
 // wrapTask puts a rendered task where the answer's entry keeps it: inside
 // {"task": ...} as the service answers, or bare for a document that
 // lists tasks bare.
-func (t *traces) wrapTask(entry *base.Schema, key string, task func(*base.Schema) map[string]any) map[string]any {
+func (t *traces) wrapTask(entry *base.Schema, task func(*base.Schema) map[string]any) map[string]any {
 	inner := prop(entry, "task")
 	if inner == nil {
 		return task(entry)
 	}
-	outer := t.s.bases.bare(entry, key+"/outer")
+	outer := t.s.bases.bare(entry, "task wrapper")
 	outer["task"] = task(inner)
 	return outer
 }
@@ -168,23 +167,43 @@ func (t *traces) listTasks(req *handler.Request, run string) (*handler.Response,
 			return nil, err
 		}
 	}
-	items := make([]any, len(recs))
+	items := make([]json.RawMessage, len(recs))
 	for i, r := range recs {
-		task, err := decodeTask(r)
-		if err != nil {
-			return nil, err
-		}
 		at := i
 		if !desc {
 			at = len(recs) - 1 - i
 		}
-		items[at] = t.wrapTask(entry, "task/"+r.ID, func(s *base.Schema) map[string]any { return t.renderTask(s, run, task) })
+		// Clients poll a run's tasks; a task is rendered again only when
+		// its record has changed.
+		k := taskRenderKey{entry, r.ID, r.Seq, t.s.hash.bytes(r.Data)}
+		items[at], err = renderOnce(t.renders, k, func() (any, error) {
+			task, err := decodeTask(r)
+			if err != nil {
+				return nil, err
+			}
+			return t.wrapTask(entry, func(s *base.Schema) map[string]any { return t.renderTask(s, task) }), nil
+		})
+		if err != nil {
+			return nil, err
+		}
 	}
 	root := t.s.bases.bare(sch, "tasks/"+run)
-	root[key] = items
 	t.s.fit.set(sch, root, "total", int64(total))
 	t.s.fit.set(sch, root, "totalSize", int64(total))
-	return answer(req.Op, root), nil
+	body, err := withArray(root, key, items)
+	if err != nil {
+		return nil, err
+	}
+	return &handler.Response{Status: req.Op.Success.Status, Raw: body, MediaType: req.Op.Success.MediaType}, nil
+}
+
+// taskRenderKey names a task's rendering: the entry schema and the
+// stored record as it is.
+type taskRenderKey struct {
+	schema *base.Schema
+	id     string
+	seq    uint64
+	hash   uint64
 }
 
 // describeTask answers one task of a run: a reported one as it was
@@ -204,7 +223,7 @@ func (t *traces) describeTask(req *handler.Request) (*handler.Response, error) {
 		if n > int64(len(tasks)) {
 			return nil, fail(errMissing, "run %s has no task %d", r.ID, n)
 		}
-		return answer(req.Op, t.wrapTask(sch, "task/"+r.ID, func(s *base.Schema) map[string]any {
+		return answer(req.Op, t.wrapTask(sch, func(s *base.Schema) map[string]any {
 			return t.w.renderPlanned(s, r.ID, wf, req.Now, tasks[n-1])
 		})), nil
 	}
@@ -219,7 +238,7 @@ func (t *traces) describeTask(req *handler.Request) (*handler.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	return answer(req.Op, t.wrapTask(sch, "task/"+rec.ID, func(s *base.Schema) map[string]any { return t.renderTask(s, r.ID, task) })), nil
+	return answer(req.Op, t.wrapTask(sch, func(s *base.Schema) map[string]any { return t.renderTask(s, task) })), nil
 }
 
 // taskID reads the taskId path parameter; a value that is not a task's

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wmsmock/wmsmock/internal/memo"
 	"github.com/wmsmock/wmsmock/internal/workflow"
 	"github.com/wmsmock/wmsmock/mock/handler"
 	"github.com/wmsmock/wmsmock/mock/store"
@@ -51,13 +52,15 @@ const maxShortField = 1 << 10
 type traces struct {
 	s *Service
 	w *workflows
+	// renders holds encoded task entries (see listTasks).
+	renders *memo.Map[taskRenderKey, json.RawMessage]
 }
 
 func (s *Service) registerTrace() {
 	if s.wf == nil {
 		return
 	}
-	t := &traces{s: s, w: s.wf}
+	t := &traces{s: s, w: s.wf, renders: memo.NewIn[taskRenderKey, json.RawMessage](s.d.Caches, "task renderings", 8)}
 	s.wf.tr = t
 	s.handle(s.op("POST", "/trace/create"), t.create)
 	s.handle(s.op("PUT", "/trace/{workflowId}/begin"), t.begin)

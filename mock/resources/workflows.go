@@ -484,7 +484,7 @@ func (w *workflows) tasks(req *handler.Request) (*handler.Response, error) {
 	// document that lists them bare is served bare.
 	items := make([]any, 0, len(page))
 	for _, t := range page {
-		items = append(items, w.tr.wrapTask(item, fmt.Sprintf("task/%s/%d", r.ID, t.n), func(s *base.Schema) map[string]any {
+		items = append(items, w.tr.wrapTask(item, func(s *base.Schema) map[string]any {
 			return w.renderPlanned(s, r.ID, wf, req.Now, t)
 		}))
 	}

@@ -1,0 +1,133 @@
+package mock_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/wmsmock/wmsmock/mock"
+)
+
+// progressBody is a progress call's body with the tasks from..to (by
+// taskId), all in status, written as a client that follows the schema
+// would (so the same body passes the validation stage whatever its
+// leniency).
+func progressBody(from, to int, status string) string {
+	var b strings.Builder
+	b.WriteString(`{"tasks":[`)
+	for id := from; id <= to; id++ {
+		if id > from {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"taskId":%d,"status":%q,"hash":"ab/%06x","name":"ALIGN (%d)","process":"ALIGN","tag":"sample_%d",`+
+			`"submit":"2026-03-01T12:00:00Z","workdir":"/work/ab/%06x","cpus":2,"memory":4294967296,"attempt":1,`+
+			`"nativeId":"%d","executor":"local","realtime":1500,"pcpu":97.5,"peakRss":104857600,"rchar":2048,"wchar":1024}`,
+			id, status, id, id, id, id, 40000+id)
+	}
+	b.WriteString(`],"progress":{"running":0},"containers":[]}`)
+	return b.String()
+}
+
+// traceServer starts a fake with a reported run holding stored tasks (in
+// status COMPLETED), and returns its handler and the run's id.
+func traceServer(b *testing.B, stored int) (*mock.Server, string) {
+	srv, err := mock.New(mock.WithRateLimit(nil))
+	if err != nil {
+		b.Fatal(err)
+	}
+	h := srv.Handler()
+	do := func(method, target, body string) []byte {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, newBenchRequest(method, target, body, devToken))
+		if rec.Code != 200 {
+			b.Fatalf("%s %s: %d %s", method, target, rec.Code, rec.Body.String())
+		}
+		return rec.Body.Bytes()
+	}
+	var created struct{ WorkflowID string }
+	_ = json.Unmarshal(do("POST", "/api/trace/create", `{"runName":"bench","sessionId":"s","projectName":"p"}`), &created)
+	id := created.WorkflowID
+	do("PUT", "/api/trace/"+id+"/begin", `{"processNames":["ALIGN"],"workflow":{"runName":"bench","projectName":"p","sessionId":"s","commandLine":"nextflow run p","userName":"u","workDir":"/work","submit":"2026-03-01T12:00:00Z"}}`)
+	for from := 1; from <= stored; from += 100 {
+		do("PUT", "/api/trace/"+id+"/progress", progressBody(from, min(from+99, stored), "COMPLETED"))
+	}
+	return srv, id
+}
+
+// BenchmarkTraceProgress measures a progress call with 100 tasks on a run
+// that already holds 0 or 10,000 tasks, through the whole pipeline
+// (validation of the 100 tasks included). Its cost must not depend on the
+// tasks already stored: each task is a record of its own, and the run's
+// counters move by each reported task's change of state.
+//
+//	go test ./mock -run '^$' -bench TraceProgress -benchtime 300x
+//
+// update reports the same 1,000 tasks above the stored ones again and
+// again, moving them between RUNNING and COMPLETED (the run keeps its
+// size); insert reports 100 new tasks each time (the run grows by as much
+// in both cases).
+func BenchmarkTraceProgress(b *testing.B) {
+	for _, stored := range []int{0, 10_000} {
+		srv, id := traceServer(b, stored)
+		h := srv.Handler()
+		target := "/api/trace/" + id + "/progress"
+		for _, mode := range []string{"update", "insert"} {
+			b.Run(fmt.Sprintf("stored=%d/%s", stored, mode), func(b *testing.B) {
+				next := stored + 1_000 + 1 // insert: above update's window
+				i := 0
+				b.ReportAllocs()
+				for b.Loop() {
+					var body string
+					if mode == "update" {
+						from := stored + 1 + 100*(i%10)
+						status := []string{"RUNNING", "COMPLETED"}[(i/10)%2]
+						body = progressBody(from, from+99, status)
+					} else {
+						body = progressBody(next, next+99, "RUNNING")
+						next += 100
+					}
+					i++
+					rec := httptest.NewRecorder()
+					h.ServeHTTP(rec, newBenchRequest("PUT", target, body, devToken))
+					if rec.Code != 200 {
+						b.Fatalf("progress: %d %s", rec.Code, rec.Body.String())
+					}
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkReportedRunReads measures describing, listing and reading the
+// progress of a reported run that holds 100 or 10,000 tasks: none of them
+// reads the tasks, so none may get slower as they pile up. The tasks
+// page reads one page of the run's list, in the middle of the run's
+// tasks and at their end (where the store's newest-first list starts).
+//
+//	go test ./mock -run '^$' -bench ReportedRunReads
+func BenchmarkReportedRunReads(b *testing.B) {
+	for _, stored := range []int{100, 10_000} {
+		srv, id := traceServer(b, stored)
+		h := srv.Handler()
+		for _, c := range []struct{ name, target string }{
+			{"describe", "/api/workflow/" + id},
+			{"list", "/api/workflow?max=20"},
+			{"progress", "/api/workflow/" + id + "/progress"},
+			{"tasks-middle", fmt.Sprintf("/api/workflow/%s/tasks?max=50&offset=%d", id, stored/2-25)},
+			{"tasks-last", fmt.Sprintf("/api/workflow/%s/tasks?max=50&offset=%d", id, stored-50)},
+		} {
+			b.Run(fmt.Sprintf("stored=%d/%s", stored, c.name), func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					rec := httptest.NewRecorder()
+					h.ServeHTTP(rec, newBenchRequest("GET", c.target, "", devToken))
+					if rec.Code != 200 {
+						b.Fatalf("%s: %d %s", c.name, rec.Code, rec.Body.String())
+					}
+				}
+			})
+		}
+	}
+}
