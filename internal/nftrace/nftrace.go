@@ -90,6 +90,12 @@ type Run struct {
 	Zone *time.Location
 	// Token is TOWER_ACCESS_TOKEN; the Authorization header depends on it.
 	Token string
+	// Conforming makes the bodies what a client that follows the
+	// service's schema to the letter would send: Nextflow's, without its
+	// nulls, with text where the schema says text, and workflow.submit.
+	// Nextflow never sends such bodies; they check the rest of the way
+	// (routes, answers, state) against a strict server.
+	Conforming bool
 
 	tasks   []*task
 	started time.Time
@@ -154,6 +160,9 @@ func (r *Run) query() string {
 }
 
 func (r *Run) call(step, method, path string, body map[string]any) Call {
+	if r.Conforming && body != nil {
+		conform(body)
+	}
 	b, err := json.Marshal(body)
 	if err != nil {
 		panic(err) // the bodies are built here from plain values
@@ -227,6 +236,45 @@ func (r *Run) workflow(id string, done bool, now time.Time) map[string]any {
 	}
 	w["stats"] = r.stats(now)
 	return w
+}
+
+// conform turns a body of Nextflow's into one the service's schema
+// accepts as it is (see Run.Conforming).
+func conform(body map[string]any) {
+	dropNulls(body)
+	if w, ok := body["workflow"].(map[string]any); ok {
+		if _, has := w["submit"]; !has {
+			w["submit"] = w["start"]
+		}
+		if n, ok := w["nextflow"].(map[string]any); ok {
+			n["build"] = fmt.Sprint(n["build"])
+		}
+	}
+	tasks, _ := body["tasks"].([]any)
+	for _, t := range tasks {
+		if m, ok := t.(map[string]any); ok && m["nativeId"] != nil {
+			m["nativeId"] = fmt.Sprint(m["nativeId"])
+		}
+	}
+}
+
+// dropNulls removes null members at any depth, but a run's parameters,
+// which are free-form.
+func dropNulls(v any) {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			if e == nil {
+				delete(x, k)
+			} else if k != "params" {
+				dropNulls(e)
+			}
+		}
+	case []any:
+		for _, e := range x {
+			dropNulls(e)
+		}
+	}
 }
 
 // begin reports the run started: TowerObserver.makeBeginReq.
