@@ -121,6 +121,7 @@ func TestBrokenFakesFailTheirScenarios(t *testing.T) {
 			name: "timestamps with fractional seconds",
 			opts: inprocess.Options{Wrap: millisecondTimestamps},
 			want: []string{
+				"A run Nextflow reports is kept and shown like any other",
 				"Timestamps in the caller's profile",
 				"Timestamps of a run just launched, described and listed",
 			},

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/cucumber/godog"
+
+	"github.com/wmsmock/wmsmock/internal/wait"
 )
 
 // registerSteps binds the step texts the feature files use. Steps are
@@ -61,6 +63,10 @@ func registerSteps(sc *godog.ScenarioContext, w *world) {
 	sc.Step(`^the rest (?:are|were) refused with status (\d+)$`, w.burstRefused)
 	sc.Step(`^the rest (?:are|were) refused$`, w.burstRefusedAny)
 	sc.Step(`^the refused calls get the profile's rate-limit reply$`, w.burstProfileReply)
+
+	// Runs a client reports on (trace.feature).
+	sc.Step(`^I GET "([^"]*)" until the response field "([^"]*)" is "([^"]*)"$`, w.getUntil)
+	sc.Step(`^the run's client stays silent for longer than the profile's workflows\.unknown_after$`, w.silentPastLimit)
 }
 
 // --- who is calling -------------------------------------------------------
@@ -543,4 +549,41 @@ func (w *world) burstProfileReply() error {
 		}
 	}
 	return nil
+}
+
+// --- runs a client reports on ----------------------------------------------
+
+// reportedWithin is how long getUntil waits for a real service to show
+// what a client reported: the service stores reported tasks and counters
+// in the background (its open-source predecessor buffered them for up to
+// five seconds), so a read right after a report may not see it yet.
+const reportedWithin = time.Minute
+
+// getUntil GETs path until the field has the wanted value. The fake stores
+// a report with the call that makes it, so it is asked once; a real
+// service is asked again every two seconds, up to reportedWithin.
+func (w *world) getUntil(ctx context.Context, path, fieldPath, want string) error {
+	deadline := time.Now().Add(reportedWithin)
+	for {
+		if err := w.request(ctx, http.MethodGet, path); err != nil {
+			return err
+		}
+		err := w.fieldIs(fieldPath, want)
+		if err == nil || w.r.info.Fake || time.Now().After(deadline) {
+			return err
+		}
+		if err := wait.For(ctx, 2*time.Second); err != nil {
+			return err
+		}
+	}
+}
+
+// silentPastLimit lets more than the profile's silence limit pass on the
+// target's clock without a report.
+func (w *world) silentPastLimit(ctx context.Context) error {
+	limit := w.r.opts.Profile.Workflows.UnknownAfter
+	if limit <= 0 {
+		return differs("the profile keeps a silent run RUNNING (workflows.unknown_after is 0)")
+	}
+	return w.conn.Advance(ctx, limit+time.Second)
 }

@@ -322,6 +322,9 @@ var creations = []struct {
 	{"POST", "/workflow/launch", "workflowId", func(id string) (string, string) {
 		return "/workflow/" + id + "?force=true", "/workflow/" + id
 	}},
+	{"POST", "/trace/create", "workflowId", func(id string) (string, string) {
+		return "/workflow/" + id + "?force=true", "/workflow/" + id
+	}},
 	{"POST", "/compute-envs", "computeEnvId", func(id string) (string, string) {
 		return "/compute-envs/" + id, "/compute-envs/" + id
 	}},
