@@ -488,10 +488,11 @@ func (s *Server) serveAPI(r *http.Request, prog *progress) (*handler.Response, e
 		return nil, versionErr
 	}
 
-	// 4. Route: an unknown path or method is a 403, like the service (A4).
+	// 4. Route: an unknown path or method is a 403, like the service (A4);
+	//    the profile may answer the two apart.
 	prog.at(stageRoute)
 	if !routed {
-		return nil, apierror.Forbiddenf("no operation %s %s in API version %s", r.Method, r.URL.Path, a.version)
+		return nil, a.unrouted(r, s.profile)
 	}
 	prog.api = a
 	prog.op.Store(op)
