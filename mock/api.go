@@ -5,10 +5,12 @@ import (
 	"strings"
 
 	"github.com/wmsmock/wmsmock/internal/memo"
+	"github.com/wmsmock/wmsmock/mock/apierror"
 	"github.com/wmsmock/wmsmock/mock/handler"
 	"github.com/wmsmock/wmsmock/mock/spec"
 	"github.com/wmsmock/wmsmock/mock/synth"
 	"github.com/wmsmock/wmsmock/mock/validate"
+	"github.com/wmsmock/wmsmock/profile"
 )
 
 // api is one served version: its document, validator and the handlers
@@ -44,14 +46,36 @@ func newAPI(version string, doc *spec.Document, basePath string, seed int64, cac
 // "%2F" never acts as a separator: /api/workflow/ID%2Fcancel names a run
 // called "ID/cancel", which does not exist, rather than cancelling run ID.
 func (a *api) match(r *http.Request) (*spec.Operation, map[string]string, bool) {
+	path, ok := a.below(r)
+	if !ok {
+		return nil, nil, false
+	}
+	return a.doc.Route(r.Method, path)
+}
+
+// below is the call's escaped path below the base path, or false when the
+// call is not under it.
+func (a *api) below(r *http.Request) (string, bool) {
 	path := r.URL.EscapedPath()
 	if a.basePath != "" {
 		if !strings.HasPrefix(path, a.basePath+"/") {
-			return nil, nil, false
+			return "", false
 		}
 		path = path[len(a.basePath):]
 	}
-	return a.doc.Route(r.Method, path)
+	return path, true
+}
+
+// unrouted is the refusal of a call match did not route: the profile's
+// unknown_method reply when the path exists with other methods, else its
+// unknown_route reply.
+func (a *api) unrouted(r *http.Request, p *profile.Profile) error {
+	if path, ok := a.below(r); ok && a.doc.HasPath(path) {
+		return apierror.Forbiddenf("%s is not a method of %s in API version %s", r.Method, r.URL.Path, a.version).
+			WithReply(p.MethodReply())
+	}
+	return apierror.Forbiddenf("no operation %s %s in API version %s", r.Method, r.URL.Path, a.version).
+		WithReply(p.UnknownRoute)
 }
 
 // answer gives the service's behaviour where a handler exists, and a

@@ -57,6 +57,8 @@ type opInfo struct {
 	// headers names the header and cookie parameters the operation declares:
 	// with the path, query, content type and body, all the library reads.
 	headers []string
+	// ints are the parameters declared as sized integers (bounds.go).
+	ints []intParam
 }
 
 // verdictKey identifies a call by everything the validator looks at. The
@@ -157,7 +159,7 @@ func (v *Validator) Warm(op *spec.Operation) {
 				}
 			}
 		}
-		return &opInfo{plain: plain(op), headers: headerParams(op)}
+		return &opInfo{plain: plain(op), headers: headerParams(op), ints: intParams(op)}
 	})
 }
 
@@ -317,9 +319,9 @@ func (v *Validator) Request(r *http.Request, op *spec.Operation, body []byte) []
 		}
 	}
 	req := v.docRequest(r, body)
-	var problems []string
+	problems := outOfRange(info.ints, req, req.URL.Path)
 	if ok, errs := v.v.ValidateHttpRequestSyncWithPathItem(req, op.PathItem, op.Path); !ok {
-		problems = reasons(errs)
+		problems = append(problems, reasons(errs)...)
 	}
 	if cacheable {
 		v.verdicts.Put(key, problems)

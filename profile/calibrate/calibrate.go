@@ -19,7 +19,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -424,11 +423,7 @@ func (p *prober) unknownRoutes(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	r1, seen1, _ := replyOf(a, p.baseline, "")
-	r2, seen2, _ := replyOf(m, p.baseline, "")
-	if !sameReply(r1, r2) {
-		p.note("an unknown method (PUT /service-info: %s) is refused differently from an unknown path (%s); the profile has one reply for both", seen2, seen1)
-	}
+	p.refusal("unknown_method", "PUT of a path that defines only GET", m)
 	return nil
 }
 
@@ -692,10 +687,6 @@ func (p *prober) windowKind(ctx context.Context, limit int) error {
 		p.note("rate_limit.fixed not settled: %s", seen)
 	}
 	return p.o.Sleep(ctx, 1100*time.Millisecond)
-}
-
-func sameReply(a, b profile.Reply) bool {
-	return a.Status == b.Status && a.Body == b.Body && a.Message == b.Message && maps.Equal(a.Headers, b.Headers)
 }
 
 // randomWord is n letters and digits: ids and tokens nobody issued.

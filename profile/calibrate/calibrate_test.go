@@ -34,6 +34,7 @@ auth:
   expired: {status: 401, body: template, message: Token expired}
   require_on_unsecured: false
 unknown_route: {status: 404, body: template, message: Not Found}
+unknown_method: {status: 405, body: empty}
 bad_request: {status: 422, body: message, message: Invalid input}
 versions: {unserved_as_default: true}
 missing_resource: {status: 404, body: template, message: No such resource}
@@ -131,6 +132,7 @@ func TestCalibrateReproducesAProfile(t *testing.T) {
 		"auth.expired":                 profile.Reply{Status: 401, Body: profile.BodyTemplate, Message: "Token expired"},
 		"auth.require_on_unsecured":    false,
 		"unknown_route":                profile.Reply{Status: 404, Body: profile.BodyTemplate, Message: "Not Found"},
+		"unknown_method":               profile.Reply{Status: 405, Body: profile.BodyEmpty},
 		"bad_request":                  profile.Reply{Status: 422, Body: profile.BodyMessage, Message: "Invalid input"},
 		"versions.unserved_as_default": true,
 		"missing_resource":             profile.Reply{Status: 404, Body: profile.BodyTemplate, Message: "No such resource"},
@@ -176,6 +178,7 @@ func TestCalibrateDefaultFake(t *testing.T) {
 		"auth.expired":              d.Auth.Expired,
 		"auth.require_on_unsecured": true,
 		"unknown_route":             d.UnknownRoute,
+		"unknown_method":            d.MethodReply(),
 		"bad_request":               d.BadRequest,
 		"versions.unserved":         d.Versions.Unserved,
 		"missing_resource":          d.MissingResource,
