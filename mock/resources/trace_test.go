@@ -110,6 +110,9 @@ func TestNextflowRuns(t *testing.T) {
 			doc := d.doc(t)
 			for _, s := range stores {
 				t.Run(s.name, func(t *testing.T) {
+					if s.name == "redis" && raceEnabled {
+						t.Skip("under -race the handlers run on memory only; the Redis store has race tests of its own")
+					}
 					f := newFixture(t, doc, true, withStore(s.new(t)))
 					t.Run("succeeded", func(t *testing.T) { replayRun(t, f, helloRun("boring_fermi")) })
 					t.Run("failed", func(t *testing.T) {
