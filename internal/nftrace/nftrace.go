@@ -14,6 +14,7 @@
 package nftrace
 
 import (
+	"cmp"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -548,15 +549,7 @@ func (r *Run) summary(series string, done []*task) any {
 	for _, p := range pts {
 		total += p.v
 	}
-	slices.SortStableFunc(pts, func(a, b point) int {
-		switch {
-		case a.v < b.v:
-			return -1
-		case a.v > b.v:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(pts, func(a, b point) int { return cmp.Compare(a.v, b.v) })
 	round := func(v float64) float64 { return math.Round(v*100) / 100 }
 	q := func(pct int) (float64, string) {
 		j := float64(len(pts)-1) * float64(pct) / 100

@@ -78,36 +78,26 @@ func factsOf(m map[string]any) *workflow.TaskFacts {
 // earlier reports, and returns how it changed: a read and a write of its
 // own record, whatever else the run holds.
 func (t *traces) storeTask(run string, task int64, fields map[string]any, now time.Time) (workflow.Change, error) {
-	key := taskKey(run, task)
-	for range 8 {
-		var c workflow.Change
-		_, err := t.s.d.Store.Update(TasksCollection, key, func(r *store.Record) error {
-			old, err := decodeTask(*r)
-			if err != nil {
-				return err
-			}
-			c = workflow.Change{Old: factsOf(old)}
-			for k, v := range fields {
-				old[k] = v
-			}
-			c.New = factsOf(old)
-			b, err := json.Marshal(old)
-			r.Updated, r.Data = now, b
-			return err
-		})
-		if err == nil || !errors.Is(err, store.ErrNotFound) {
-			return c, err
-		}
-		b, err := json.Marshal(fields)
+	var c workflow.Change
+	err := upsert(t.s.d.Store, TasksCollection, taskKey(run, task), func(r *store.Record) error {
+		old, err := decodeTask(*r)
 		if err != nil {
-			return c, err
+			return err
 		}
-		_, err = t.s.d.Store.Insert(TasksCollection, store.Record{ID: key, Created: taskPlace(task), Updated: now, Data: b})
-		if !errors.Is(err, store.ErrExists) {
-			return workflow.Change{New: factsOf(fields)}, err
+		c = workflow.Change{Old: factsOf(old)}
+		for k, v := range fields {
+			old[k] = v
 		}
-	}
-	return workflow.Change{}, fmt.Errorf("resources: task %s kept changing", key)
+		c.New = factsOf(old)
+		b, err := json.Marshal(old)
+		r.Updated, r.Data = now, b
+		return err
+	}, func() (store.Record, error) {
+		c = workflow.Change{New: factsOf(fields)}
+		b, err := json.Marshal(fields)
+		return store.Record{Created: taskPlace(task), Updated: now, Data: b}, err
+	})
+	return c, err
 }
 
 // renderTask lays a stored task over the answer's task schema: only what

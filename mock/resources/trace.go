@@ -183,14 +183,10 @@ func (t *traces) createMetadata(wf *workflow.Run) map[string]any {
 	if wf.WorkspaceID != 0 {
 		m["workspaceId"] = wf.WorkspaceID
 	}
-	if wf.ComputeEnvID != "" {
-		m["computeEnvId"] = wf.ComputeEnvID
-	}
-	if wf.Revision != "" {
-		m["revision"] = wf.Revision
-	}
-	if wf.CommitID != "" {
-		m["commitId"] = wf.CommitID
+	for k, v := range map[string]string{"computeEnvId": wf.ComputeEnvID, "revision": wf.Revision, "commitId": wf.CommitID} {
+		if v != "" {
+			m[k] = v
+		}
 	}
 	return m
 }
@@ -303,32 +299,21 @@ func (t *traces) takeFields(wf *workflow.Run, reported map[string]any) {
 
 // saveDetails changes a run's detail record, making it if need be.
 func (t *traces) saveDetails(id string, now time.Time, fn func(*traceDetails)) error {
-	for range 8 {
-		_, err := t.s.d.Store.Update(TraceDetailsCollection, id, func(r *store.Record) error {
-			var d traceDetails
-			if err := json.Unmarshal(r.Data, &d); err != nil {
-				return err
-			}
-			fn(&d)
-			b, err := json.Marshal(&d)
-			r.Updated, r.Data = now, b
-			return err
-		})
-		if !errors.Is(err, store.ErrNotFound) {
+	return upsert(t.s.d.Store, TraceDetailsCollection, id, func(r *store.Record) error {
+		var d traceDetails
+		if err := json.Unmarshal(r.Data, &d); err != nil {
 			return err
 		}
+		fn(&d)
+		b, err := json.Marshal(&d)
+		r.Updated, r.Data = now, b
+		return err
+	}, func() (store.Record, error) {
 		var d traceDetails
 		fn(&d)
 		b, err := json.Marshal(&d)
-		if err != nil {
-			return err
-		}
-		_, err = t.s.d.Store.Insert(TraceDetailsCollection, store.Record{ID: id, Created: now, Updated: now, Data: b})
-		if !errors.Is(err, store.ErrExists) {
-			return err
-		}
-	}
-	return fmt.Errorf("resources: the details of run %s kept changing", id)
+		return store.Record{Created: now, Updated: now, Data: b}, err
+	})
 }
 
 // details reads a run's detail record; a run without one has none.
