@@ -56,6 +56,15 @@ func NewTrace(now time.Time, silentAfter time.Duration) *Trace {
 	return &Trace{Created: now, LastReport: now, SilentAfter: silentAfter}
 }
 
+// Restart starts the reporting of a run over, for a client that announces
+// it again (a head job retried or resumed under the same run): its status
+// goes back to SUBMITTED, while the tasks it has reported stay, and so do
+// the counters they make up.
+func (t *Trace) Restart(now time.Time, silentAfter time.Duration) {
+	*t = Trace{Created: now, LastReport: now, SilentAfter: silentAfter, Rev: t.Rev + 1,
+		Total: t.Total, Processes: t.Processes}
+}
+
 // view is the run as its reports leave it at the moment at.
 func (t *Trace) view(at time.Time) View {
 	start := t.Start

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pb33f/libopenapi/datamodel/high/base"
+
 	"github.com/wmsmock/wmsmock/internal/memo"
 	"github.com/wmsmock/wmsmock/internal/workflow"
 	"github.com/wmsmock/wmsmock/mock/handler"
@@ -103,7 +105,11 @@ func (t *traces) create(req *handler.Request) (*handler.Response, error) {
 			if err != nil {
 				return err
 			}
-			run.Trace = workflow.NewTrace(req.Now, silence)
+			if run.Trace == nil {
+				run.Trace = workflow.NewTrace(req.Now, silence)
+			} else {
+				run.Trace.Restart(req.Now, silence)
+			}
 			run.RunName = cmpOr(name, run.RunName)
 			run.SessionID = cmpOr(session, run.SessionID)
 			run.ProjectName = cmpOr(project, run.ProjectName)
@@ -258,7 +264,7 @@ func (t *traces) begin(req *handler.Request) (*handler.Response, error) {
 		}
 		tr.NameProcesses(names)
 		tr.Fields = nil
-		t.takeFields(wf, reported)
+		t.takeFields(wf, wsch, reported)
 		return nil
 	})
 	if err != nil {
@@ -267,15 +273,19 @@ func (t *traces) begin(req *handler.Request) (*handler.Response, error) {
 	return t.processed(req, wf, true), nil
 }
 
-// takeFields keeps the short members of a reported workflow in the run
-// record, and the run's own name, project and session from it.
-func (t *traces) takeFields(wf *workflow.Run, reported map[string]any) {
+// takeFields keeps the short members of a reported workflow that its
+// schema (wsch) declares in the run record, and the run's own name,
+// project and session from it.
+func (t *traces) takeFields(wf *workflow.Run, wsch *base.Schema, reported map[string]any) {
 	tr := wf.Trace
 	tr.Rev++
 	if tr.Fields == nil {
 		tr.Fields = map[string]any{}
 	}
 	for k, v := range reported {
+		if wsch != nil && prop(wsch, k) == nil {
+			continue // the detail record keeps it
+		}
 		b, err := json.Marshal(v)
 		if err != nil || len(b) > maxShortField {
 			delete(tr.Fields, k)
@@ -439,7 +449,7 @@ func (t *traces) complete(req *handler.Request) (*handler.Response, error) {
 			tr.Duration = &d
 		}
 		tr.Ended = outcome(reported)
-		t.takeFields(wf, reported)
+		t.takeFields(wf, prop(sch, "workflow"), reported)
 		return nil
 	})
 	if err != nil {

@@ -360,3 +360,33 @@ func TestReportedValuesNormalized(t *testing.T) {
 		t.Errorf("the task answer holds a null: %s", raw)
 	}
 }
+
+// A run announced again (a head job retried under the same run) starts
+// its reporting over, SUBMITTED until it begins again, and keeps the
+// tasks it reported: their counters still agree with them when the same
+// tasks are reported again.
+func TestRunAnnouncedAgainKeepsItsTasks(t *testing.T) {
+	f := newFixture(t, embeddedDoc(t), false)
+	id := fmt.Sprint(f.ok("POST", "/workflow/launch", `{"launch":{"pipeline":"https://github.com/nextflow-io/hello"}}`).body["workflowId"])
+	create := `{"runName":"again","sessionId":"s","workflowId":"` + id + `"}`
+	f.ok("POST", "/trace/create", create)
+	f.ok("PUT", "/trace/"+id+"/begin", `{"workflow":{"start":"2026-03-01T12:00:00Z"},"processNames":["p"]}`)
+	f.ok("PUT", "/trace/"+id+"/progress", `{"tasks":[{"taskId":1,"status":"COMPLETED","process":"p"},{"taskId":2,"status":"RUNNING","process":"p"}]}`)
+	if got := f.ok("POST", "/trace/create", create).body["workflowId"]; got != id {
+		t.Fatalf("announced again: %v, want %s", got, id)
+	}
+	if s := get(f.ok("GET", "/workflow/"+id, "").body, "workflow.status"); s != "SUBMITTED" {
+		t.Errorf("announced again: %v, want SUBMITTED", s)
+	}
+	f.ok("PUT", "/trace/"+id+"/begin", `{"workflow":{},"processNames":["p"]}`)
+	f.ok("PUT", "/trace/"+id+"/progress", `{"tasks":[{"taskId":2,"status":"COMPLETED","process":"p"},{"taskId":3,"status":"NEW","process":"p"}]}`)
+	p := f.ok("GET", "/workflow/"+id+"/progress", "").body
+	for path, want := range map[string]float64{
+		"progress.workflowProgress.succeeded": 2, "progress.workflowProgress.running": 0, "progress.workflowProgress.pending": 1,
+		"progress.processesProgress.0.succeeded": 2, "progress.totalProcesses": 1,
+	} {
+		if got := nftrace.Field(p, path); got != want {
+			t.Errorf("%s = %v, want %v", path, got, want)
+		}
+	}
+}
