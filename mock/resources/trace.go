@@ -1,6 +1,7 @@
 package resources
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -90,76 +91,76 @@ func (t *traces) create(req *handler.Request) (*handler.Response, error) {
 			return nil, err
 		}
 	}
-	name, session := strings.TrimSpace(textOf(body["runName"])), textOf(body["sessionId"])
-	project, repo := textOf(body["projectName"]), textOf(body["repository"])
-	silence := t.s.d.Profile.Workflows.UnknownAfter
+	a := announced{name: strings.TrimSpace(textOf(body["runName"])), session: textOf(body["sessionId"]),
+		project: textOf(body["projectName"]), repo: textOf(body["repository"])}
 	var wf *workflow.Run
 	id := textOf(body["workflowId"])
 	if id != "" {
-		// A run the service launched: Nextflow reports on it under its id.
-		if _, _, err := t.w.find(req, id); err != nil {
-			return nil, err
-		}
-		_, err = t.s.d.Store.Update(WorkflowsCollection, id, func(r *store.Record) error {
-			run, err := decodeWorkflow(*r)
-			if err != nil {
-				return err
-			}
-			if run.Trace == nil {
-				run.Trace = workflow.NewTrace(req.Now, silence)
-			} else {
-				run.Trace.Restart(req.Now, silence)
-			}
-			run.RunName = cmpOr(name, run.RunName)
-			run.SessionID = cmpOr(session, run.SessionID)
-			run.ProjectName = cmpOr(project, run.ProjectName)
-			if repo != "" {
-				run.Pipeline = repo
-			}
-			r.Updated, r.Data, wf = req.Now, run.AppendJSON(nil), run
-			return nil
-		})
-		if errors.Is(err, store.ErrNotFound) {
-			return nil, fail(errMissing, "no workflow %q", id)
-		}
-		if err != nil {
-			return nil, err
-		}
+		wf, err = t.attach(req, id, a)
 	} else {
-		wf = &workflow.Run{
-			RunName: name, ProjectName: project, Pipeline: cmpOr(repo, project), SessionID: session,
-			WorkspaceID: ws, Submit: req.Now.UTC(), UserName: t.s.userName(), Trace: workflow.NewTrace(req.Now, silence),
-		}
-		rec, err := insertRecord(t.s.d.Store, WorkflowsCollection,
-			func() (string, error) { return t.s.ids.next(14), nil },
-			func(id string) (store.Record, error) {
-				wf.RunName = cmpOr(name, runName(t.s, id))
-				return store.Record{Created: wf.Submit, Updated: wf.Submit, Data: wf.AppendJSON(nil)}, nil
-			})
-		if err != nil {
-			return nil, err
-		}
-		id = rec.ID
+		id, wf, err = t.start(req, ws, a)
+	}
+	if err != nil {
+		return nil, err
 	}
 	sch := successSchema(req.Op)
 	root := t.s.bases.bare(sch, "trace/create")
 	t.s.fit.set(sch, root, "workflowId", id)
 	t.s.fit.set(sch, root, "watchUrl", t.watchURL(req, id, wf))
 	if m, ms := t.s.bases.child(sch, root, "metadata", "trace/create"); ms != nil {
-		for k := range m {
-			delete(m, k)
-		}
+		clear(m)
 		t.s.fit.overlay(ms, m, t.createMetadata(wf))
 		t.s.fit.set(sch, root, "metadata", m)
 	}
 	return answer(req.Op, root), nil
 }
 
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
+// announced is what a create says about its run.
+type announced struct{ name, session, project, repo string }
+
+// attach makes a run the caller can see (one the service launched) a run
+// its client reports on, under the run's own id.
+func (t *traces) attach(req *handler.Request, id string, a announced) (*workflow.Run, error) {
+	if _, _, err := t.w.find(req, id); err != nil {
+		return nil, err
 	}
-	return b
+	silence := t.s.d.Profile.Workflows.UnknownAfter
+	var wf *workflow.Run
+	_, err := t.s.d.Store.Update(WorkflowsCollection, id, func(r *store.Record) error {
+		run, err := decodeWorkflow(*r)
+		if err != nil {
+			return err
+		}
+		if run.Trace == nil {
+			run.Trace = workflow.NewTrace(req.Now, silence)
+		} else {
+			run.Trace.Restart(req.Now, silence)
+		}
+		run.RunName, run.SessionID = cmp.Or(a.name, run.RunName), cmp.Or(a.session, run.SessionID)
+		run.ProjectName, run.Pipeline = cmp.Or(a.project, run.ProjectName), cmp.Or(a.repo, run.Pipeline)
+		r.Updated, r.Data, wf = req.Now, run.AppendJSON(nil), run
+		return nil
+	})
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, fail(errMissing, "no workflow %q", id)
+	}
+	return wf, err
+}
+
+// start makes a new run in the context ws (0: the caller's own).
+func (t *traces) start(req *handler.Request, ws int64, a announced) (string, *workflow.Run, error) {
+	wf := &workflow.Run{
+		RunName: a.name, ProjectName: a.project, Pipeline: cmp.Or(a.repo, a.project), SessionID: a.session,
+		WorkspaceID: ws, Submit: req.Now.UTC(), UserName: t.s.userName(),
+		Trace: workflow.NewTrace(req.Now, t.s.d.Profile.Workflows.UnknownAfter),
+	}
+	rec, err := insertRecord(t.s.d.Store, WorkflowsCollection,
+		func() (string, error) { return t.s.ids.next(14), nil },
+		func(id string) (store.Record, error) {
+			wf.RunName = cmp.Or(a.name, runName(t.s, id))
+			return store.Record{Created: wf.Submit, Updated: wf.Submit, Data: wf.AppendJSON(nil)}, nil
+		})
+	return rec.ID, wf, err
 }
 
 // watchURL is where the service would show the run: the fake has no pages
@@ -293,15 +294,13 @@ func (t *traces) takeFields(wf *workflow.Run, wsch *base.Schema, reported map[st
 		}
 		tr.Fields[k] = v
 	}
-	wf.RunName = cmpOr(textOf(reported["runName"]), wf.RunName)
-	wf.ProjectName = cmpOr(textOf(reported["projectName"]), wf.ProjectName)
-	wf.SessionID = cmpOr(textOf(reported["sessionId"]), wf.SessionID)
-	if repo := textOf(reported["repository"]); repo != "" {
-		wf.Pipeline = repo
-	}
-	wf.Revision = cmpOr(textOf(reported["revision"]), wf.Revision)
-	wf.CommitID = cmpOr(textOf(reported["commitId"]), wf.CommitID)
-	wf.WorkDir = cmpOr(textOf(reported["workDir"]), wf.WorkDir)
+	wf.RunName = cmp.Or(textOf(reported["runName"]), wf.RunName)
+	wf.ProjectName = cmp.Or(textOf(reported["projectName"]), wf.ProjectName)
+	wf.SessionID = cmp.Or(textOf(reported["sessionId"]), wf.SessionID)
+	wf.Pipeline = cmp.Or(textOf(reported["repository"]), wf.Pipeline)
+	wf.Revision = cmp.Or(textOf(reported["revision"]), wf.Revision)
+	wf.CommitID = cmp.Or(textOf(reported["commitId"]), wf.CommitID)
+	wf.WorkDir = cmp.Or(textOf(reported["workDir"]), wf.WorkDir)
 	if r, ok := boolOf(reported["resume"]); ok {
 		wf.Resume = r
 	}
