@@ -73,9 +73,9 @@ func BenchmarkTraceProgress(b *testing.B) {
 		srv, id := traceServer(b, stored)
 		h := srv.Handler()
 		target := "/api/trace/" + id + "/progress"
+		next := stored + 1_000 + 1 // insert: above update's window, new on every call
 		for _, mode := range []string{"update", "insert"} {
 			b.Run(fmt.Sprintf("stored=%d/%s", stored, mode), func(b *testing.B) {
-				next := stored + 1_000 + 1 // insert: above update's window
 				i := 0
 				b.ReportAllocs()
 				for b.Loop() {
