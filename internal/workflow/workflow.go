@@ -4,8 +4,9 @@
 // shape of the work (processes and tasks) the run carries out.
 //
 // A run is never driven by a timer. Its record holds what was launched and
-// when, plus any status a caller forced; the status a client sees is worked
-// out from those and the clock at read time. So advancing a fake clock
+// when, plus any status a caller forced, or what the client that drives it
+// reported (trace.go); the status a client sees is worked out from those
+// and the clock at read time. So advancing a fake clock
 // moves every run at once, a restart resumes runs where the clock says they
 // are, and tests never wait.
 package workflow

@@ -22,8 +22,9 @@ import (
 )
 
 // Workflows run on the fake's clock. A record holds only what was launched
-// and when, plus any status a caller forced; the status a client sees is
-// worked out from those timestamps and the clock at read time. Nothing runs
+// and when, plus any status a caller forced (or, for a run Nextflow reports
+// on, its reports: trace.go); the status a client sees is worked out from
+// those timestamps and the clock at read time. Nothing runs
 // in the background, so advancing a fake clock moves every run at once, a
 // restart resumes runs where the clock says they are, and tests never wait.
 
