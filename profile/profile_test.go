@@ -51,6 +51,9 @@ func TestDefaultValues(t *testing.T) {
 		{"compute_envs.creating_for", p.ComputeEnvs.CreatingFor, 20 * time.Second},
 		{"compute_envs.deleting_for", p.ComputeEnvs.DeletingFor, 10 * time.Second},
 		{"tokens", p.Tokens, []TokenSpec{}},
+		{"auth.basic_token", p.Auth.BasicToken, true},
+		{"requests", p.Requests, Requests{NullsAsAbsent: true, ScalarsAsStrings: true, InferDiscriminator: true,
+			ObjectsAsAny: true, RequiredExceptions: []string{"Workflow.submit"}}},
 	}
 	for _, tc := range tests {
 		if !reflect.DeepEqual(tc.got, tc.want) {
@@ -100,9 +103,11 @@ func TestDefaultIsACopy(t *testing.T) {
 	p.Versions.Served[0] = "9"
 	p.Workflows.Outcomes[0].Status = "UNKNOWN"
 	p.Paging.MaxLimit = 1
+	p.Requests.RequiredExceptions[0] = "Other.x"
 	q := Default()
 	if q.RateLimit.Windows[0] != "20/s" || q.Versions.Served[0] != "1" ||
-		q.Workflows.Outcomes[0].Status != "FAILED" || q.Paging.MaxLimit != 100 {
+		q.Workflows.Outcomes[0].Status != "FAILED" || q.Paging.MaxLimit != 100 ||
+		q.Requests.RequiredExceptions[0] != "Workflow.submit" {
 		t.Errorf("changing one Default() changed the next: %+v", q)
 	}
 }
@@ -236,6 +241,9 @@ func TestBadValues(t *testing.T) {
 		{"two documents", "paging: {default_max: 5}\n---\npaging: {default_max: 6}", "one YAML document"},
 		{"duplicate key", "paging: {default_max: 5, default_max: 6}", `"default_max" already defined`},
 		{"broken yaml", "auth: {missing: {status: ", "profile:"},
+		{"exception without property", "requests: {required_exceptions: [Workflow]}", `requests.required_exceptions[0]: "Workflow" is not Component.property`},
+		{"exception ending in a dot", "requests: {required_exceptions: [Workflow.]}", "is not Component.property"},
+		{"exception twice", "requests: {required_exceptions: [Workflow.submit, Workflow.submit]}", `requests.required_exceptions[1]: "Workflow.submit" is listed twice`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

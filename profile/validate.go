@@ -151,6 +151,16 @@ func (p *Profile) Validate() error {
 			v.add(key+".value", "the same value is given to an earlier token")
 		}
 	}
+	for i, e := range p.Requests.RequiredExceptions {
+		key := fmt.Sprintf("requests.required_exceptions[%d]", i)
+		dot := strings.LastIndexByte(e, '.')
+		switch {
+		case dot <= 0 || dot == len(e)-1 || strings.ContainsAny(e, " \t/#"):
+			v.add(key, "%q is not Component.property (e.g. Workflow.submit)", e)
+		case slices.Index(p.Requests.RequiredExceptions, e) < i:
+			v.add(key, "%q is listed twice", e)
+		}
+	}
 	return errors.Join(v.errs...)
 }
 
