@@ -36,15 +36,18 @@ const inlineBudget = 200_000
 // the copy (pruneDirection); TestInlineCompileAgreesWithTheLibrary holds
 // the verdicts to the library's, on every body schema of the published
 // schema as well.
-func compileInline(schema *base.Schema, purpose schema_validation.SchemaValidationPurpose, options *config.ValidationOptions, version float32) *schema_validation.CompiledValidationSchema {
+func compileInline(schema *base.Schema, purpose schema_validation.SchemaValidationPurpose, options *config.ValidationOptions, version float32, relax Relaxation) *schema_validation.CompiledValidationSchema {
 	low := schema.GoLow()
 	if low == nil || low.GetRootNode() == nil || low.GetIndex() == nil {
 		return nil
 	}
-	in := &inliner{idx: low.GetIndex(), active: map[*yaml.Node]bool{}, budget: inlineBudget}
+	in := &inliner{idx: low.GetIndex(), active: map[*yaml.Node]bool{}, budget: inlineBudget, relax: relax}
 	node, ok := in.copy(low.GetRootNode(), "")
 	if !ok {
 		return nil
+	}
+	if p := schema.ParentProxy; relax != nil && p != nil && p.IsReference() {
+		relax(node, strings.TrimPrefix(p.GetReference(), "#/components/schemas/"))
 	}
 	pruneDirection(node, purpose)
 	var value any
@@ -76,6 +79,7 @@ type inliner struct {
 	idx    *index.SpecIndex
 	active map[*yaml.Node]bool // the referenced schemas being copied: one seen again is recursion
 	budget int
+	relax  Relaxation // applied to every mapping copied; nil: none
 }
 
 // copy returns a copy of n with its references inlined. parentKey is the key
@@ -124,6 +128,9 @@ func (in *inliner) copy(n *yaml.Node, parentKey string) (*yaml.Node, bool) {
 			}
 			out.Content[i], out.Content[i+1] = k, v
 		}
+		if in.relax != nil && parentKey != "properties" {
+			in.relax(&out, "")
+		}
 		return &out, true
 	}
 	return nil, false
@@ -141,7 +148,11 @@ func (in *inliner) follow(ref string) (*yaml.Node, bool) {
 	}
 	in.active[target] = true
 	defer delete(in.active, target)
-	return in.copy(target, "")
+	out, ok := in.copy(target, "")
+	if ok && in.relax != nil {
+		in.relax(out, strings.TrimPrefix(ref, "#/components/schemas/"))
+	}
+	return out, ok
 }
 
 // refOf reports whether a mapping is a reference, and which. A reference

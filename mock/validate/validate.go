@@ -26,6 +26,7 @@ import (
 	"github.com/pb33f/libopenapi/datamodel/high/base"
 	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"go.yaml.in/yaml/v4"
 
 	"github.com/wmsmock/wmsmock/internal/memo"
 	"github.com/wmsmock/wmsmock/mock/spec"
@@ -46,6 +47,9 @@ type Validator struct {
 	responsesWarmed sync.Map
 	// verdicts remembers the outcome of recent calls (see verdictKey).
 	verdicts *memo.Map[verdictKey, []string]
+	// relax adjusts request body schemas as they are compiled (see
+	// WithRequestRelaxation); nil: none.
+	relax Relaxation
 }
 
 // opInfo is what Request needs to know about an operation besides its
@@ -79,6 +83,21 @@ type Option func(*settings)
 type settings struct {
 	regex  jsonschema.RegexpEngine
 	caches *memo.Set
+	relax  Relaxation
+}
+
+// Relaxation adjusts a copy of a request body schema before it is
+// compiled. node is a schema mapping the validator owns; component names
+// the component it was inlined from, "" for any other schema.
+type Relaxation func(node *yaml.Node, component string)
+
+// WithRequestRelaxation has request body schemas adjusted by relax before
+// they are compiled: how the fake accepts what the service's JSON layer
+// accepts and its document does not say (mock/leniency). It applies where
+// a schema is compiled inline (compileInline); one compiled by the
+// library's own path, which keeps references, is checked as written.
+func WithRequestRelaxation(relax Relaxation) Option {
+	return func(s *settings) { s.relax = relax }
 }
 
 // WithCaches puts the validator's verdict cache in the server's set, so it
@@ -133,6 +152,7 @@ func New(doc *spec.Document, basePath string, opts ...Option) *Validator {
 		options:  config.NewValidationOptions(vopts...),
 		version:  helpers.VersionToFloat(doc.OpenAPI),
 		verdicts: memo.NewIn[verdictKey, []string](s.caches, "validation verdicts", 16),
+		relax:    s.relax,
 	}
 }
 
@@ -244,7 +264,11 @@ func (v *Validator) compile(schema *base.Schema, purpose schema_validation.Schem
 	if _, ok := v.options.SchemaCache.Load(key); ok {
 		return
 	}
-	compiled := compileInline(schema, purpose, v.options, version)
+	var relax Relaxation
+	if purpose == schema_validation.SchemaValidationPurposeRequestBody {
+		relax = v.relax
+	}
+	compiled := compileInline(schema, purpose, v.options, version, relax)
 	if compiled == nil {
 		var err error
 		compiled, err = schema_validation.CompileSchemaForValidation(schema, purpose, v.options, version)
