@@ -6,6 +6,7 @@ import (
 
 	"github.com/wmsmock/wmsmock/internal/memo"
 	"github.com/wmsmock/wmsmock/mock/handler"
+	"github.com/wmsmock/wmsmock/mock/leniency"
 	"github.com/wmsmock/wmsmock/mock/spec"
 	"github.com/wmsmock/wmsmock/mock/synth"
 	"github.com/wmsmock/wmsmock/mock/validate"
@@ -18,6 +19,8 @@ type api struct {
 	basePath  string
 	doc       *spec.Document
 	validator *validate.Validator
+	// lenient reads request bodies as the service does (lenient.go).
+	lenient *leniency.Reader
 	synth     *synthesizer
 	// handlers answer operations with the service's own behaviour (state);
 	// operations without one get a synthesized answer.
@@ -26,14 +29,17 @@ type api struct {
 	external map[*spec.Operation]bool
 }
 
-func newAPI(version string, doc *spec.Document, basePath string, seed int64, caches *memo.Set) *api {
+func newAPI(version string, doc *spec.Document, basePath string, seed int64, caches *memo.Set, requests leniency.Policy) *api {
+	lenient := leniency.New(doc, requests)
 	a := &api{
-		version:   version,
-		basePath:  basePath,
-		doc:       doc,
-		validator: validate.New(doc, basePath, validate.WithRegexpEngine(synth.RegexpEngine), validate.WithCaches(caches)),
-		handlers:  map[*spec.Operation]handler.Func{},
-		external:  map[*spec.Operation]bool{},
+		version:  version,
+		basePath: basePath,
+		doc:      doc,
+		lenient:  lenient,
+		validator: validate.New(doc, basePath, validate.WithRegexpEngine(synth.RegexpEngine), validate.WithCaches(caches),
+			validate.WithRequestRelaxation(lenient.Relax)),
+		handlers: map[*spec.Operation]handler.Func{},
+		external: map[*spec.Operation]bool{},
 	}
 	a.synth = newSynthesizer(a, synth.New(synth.WithSeed(seed), synth.WithGuard(doc.Guard)), caches)
 	return a

@@ -44,6 +44,7 @@ import (
 	"github.com/wmsmock/wmsmock/mock/clock"
 	"github.com/wmsmock/wmsmock/mock/control"
 	"github.com/wmsmock/wmsmock/mock/handler"
+	"github.com/wmsmock/wmsmock/mock/leniency"
 	"github.com/wmsmock/wmsmock/mock/ratelimit"
 	"github.com/wmsmock/wmsmock/mock/spec"
 	"github.com/wmsmock/wmsmock/profile"
@@ -194,7 +195,7 @@ func (s *Server) loadVersions(cfg settings) error {
 			s.startup.Merge(doc.LoadTimes)
 		}
 		s.startup.Reset()
-		s.versions[version] = newAPI(version, doc, s.basePath, cfg.seed, s.caches)
+		s.versions[version] = newAPI(version, doc, s.basePath, cfg.seed, s.caches, requestPolicy(s.profile))
 		s.startup.Lap("validator")
 		s.versionList = append(s.versionList, version)
 	}
@@ -308,6 +309,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		s.logRequest(r, rec, time.Since(start))
+		s.logDeviations(r, prog) // lenient.go
 		s.recordRequest(r, rec, prog, time.Since(start))
 	}()
 
@@ -399,6 +401,10 @@ type progress struct {
 	api *api
 	// replayed: the answer is a recorded one, served as recorded.
 	replayed bool
+	// deviations are where the body differed from the document, refused
+	// ones first (readLeniently); moreDeviations counts those not listed.
+	deviations     []leniency.Deviation
+	moreDeviations int
 }
 
 // The stages of serveAPI, in order.
@@ -408,11 +414,12 @@ const (
 	stageVersion
 	stageRoute
 	stageInput
+	stageLeniency
 	stageValidation
 	stageAnswer
 )
 
-var stageNames = [...]string{"authentication", "rate limit", "version", "route", "reading the request", "validation", "answer"}
+var stageNames = [...]string{"authentication", "rate limit", "version", "route", "reading the request", "reading the body as the service does", "validation", "answer"}
 
 func (p *progress) at(stage int32) { p.phase.Store(stage) }
 
@@ -517,14 +524,25 @@ func (s *Server) serveAPI(r *http.Request, prog *progress) (*handler.Response, e
 		return resp, nil
 	}
 
-	// 6. Validation against the document (CONTRACT E1).
+	// 6. Leniency: the body as the service's JSON layer reads it (nulls as
+	//    absent, numbers as text, a discriminator its sibling names...;
+	//    lenient.go). What the profile tolerates is recorded with the call;
+	//    what it refuses (strict mode: everything) is a Bad Request.
+	prog.at(stageLeniency)
+	body, err := s.readLeniently(r, a, op, body, prog)
+	if err != nil {
+		return nil, err
+	}
+
+	// 7. Validation of what was read against the document (CONTRACT E1).
 	prog.at(stageValidation)
 	if problems := a.validator.Request(r, op, body); problems != nil {
 		return nil, apierror.BadRequestf("%s: %s", op.ID, strings.Join(problems, "; "))
 	}
 
-	// 7. The answer: the service's own behaviour where it has some,
-	//    otherwise a body synthesized from the document.
+	// 8. The answer: the service's own behaviour where it has some,
+	//    otherwise a body synthesized from the document. The handler gets
+	//    the body as read in step 6.
 	prog.at(stageAnswer)
 	req := &handler.Request{
 		HTTP: r, Version: a.version, Op: op, PathParams: vars, Query: query,
@@ -731,6 +749,7 @@ func (s *Server) recordRequest(r *http.Request, rec *recorder, prog *progress, t
 	if op := prog.op.Load(); op != nil {
 		e.Operation = op.ID
 	}
+	e.Deviations, e.MoreDeviations = prog.deviations, prog.moreDeviations
 	s.requests.Add(e)
 }
 

@@ -1,6 +1,7 @@
 package leniency
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -9,7 +10,9 @@ import (
 
 	"github.com/wmsmock/wmsmock/fixtures"
 	"github.com/wmsmock/wmsmock/internal/testenv"
+	"github.com/wmsmock/wmsmock/mock/callgen"
 	"github.com/wmsmock/wmsmock/mock/spec"
+	"github.com/wmsmock/wmsmock/mock/synth"
 )
 
 var service = Policy{
@@ -183,4 +186,40 @@ func TestRelax(t *testing.T) {
 	if render(n) != "{type: object, required: [submit]}" || render(bare) != "{type: object}" {
 		t.Errorf("strict mode relaxed %s and %s", render(n), render(bare))
 	}
+}
+
+// A body the document accepts has nothing to tolerate: for every
+// operation of both documents with a JSON body, a valid body generated
+// from its schema (nulls where a schema allows them, discriminators
+// present) is read under strict mode without a deviation and without a
+// change. A deviation named where the document allows the value would
+// refuse a valid call in strict mode.
+func TestValidBodiesHaveNoDeviations(t *testing.T) {
+	strict := service
+	strict.Strict = true
+	eachDocument(t, func(t *testing.T, name string, doc *spec.Document) {
+		r := New(doc, strict)
+		gen := synth.New(synth.WithSeed(7), synth.WithGuard(doc.Guard))
+		checked := 0
+		for _, op := range doc.Operations {
+			if op.Op.RequestBody == nil {
+				continue
+			}
+			for i := range 3 {
+				c, err := callgen.Build(op, gen, fmt.Sprintf("%s %d", op.ID, i))
+				if err != nil || len(c.Body) == 0 || !spec.IsJSON(c.ContentType) {
+					continue
+				}
+				checked++
+				res := r.Read(op, c.ContentType, c.Body)
+				if len(res.Refused)+len(res.Tolerated) > 0 || string(res.Body) != string(c.Body) {
+					t.Errorf("%s: a valid body %.300s\nis read with deviations %v", op.ID, c.Body, append(res.Refused, res.Tolerated...))
+				}
+			}
+		}
+		if checked < 10 {
+			t.Fatalf("only %d bodies checked", checked)
+		}
+		t.Logf("%d valid bodies read", checked)
+	})
 }

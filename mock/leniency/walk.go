@@ -143,8 +143,8 @@ func (w *walker) object(sh *shape, infer *inference) {
 				tolerated := w.deviate(InferredDiscriminator, "no "+d.prop+" property; the branch "+string(infer.value)+
 					" is read from the sibling "+w.siblingPath(infer.sibling))
 				w.pop()
+				eff = b // refused or not, the rest is read as that branch, so everything is named
 				if tolerated {
-					eff = b
 					inserted = append(append(append([]byte{'"'}, d.prop...), '"', ':'), infer.value...)
 				}
 			}
