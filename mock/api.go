@@ -21,7 +21,7 @@ type api struct {
 	validator *validate.Validator
 	// lenient reads request bodies as the service does (lenient.go).
 	lenient *leniency.Reader
-	synth     *synthesizer
+	synth   *synthesizer
 	// handlers answer operations with the service's own behaviour (state);
 	// operations without one get a synthesized answer.
 	handlers map[*spec.Operation]handler.Func
