@@ -2,6 +2,7 @@ package mock_test
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -309,6 +310,37 @@ func TestHandlerGetsTheBodyAsRead(t *testing.T) {
 		"/credentials/keys/accessKey: scalar_as_string", "operation=CreateCredentials"} {
 		if !strings.Contains(line, want) {
 			t.Errorf("the debug log lacks %q:\n%s", want, line)
+		}
+	}
+}
+
+// Nextflow sends a token not in the service's format, such as the
+// development token, as "Basic base64(@token:<token>)": the fake takes it
+// as the token by default (profile auth.basic_token), and refuses it as a
+// bad scheme when the profile says so. Other Basic credentials are always
+// refused.
+func TestBasicTokenAsNextflowSendsIt(t *testing.T) {
+	basic := func(s string) string { return "Basic " + base64.StdEncoding.EncodeToString([]byte(s)) }
+	doc := embedded(t)
+	on, _ := newServer(t, doc)
+	p := profile.Default()
+	p.Auth.BasicToken = false
+	p.Auth.BadScheme = profile.Reply{Status: 401, Body: profile.BodyEmpty} // tells the refusal apart
+	off, _ := newServer(t, doc, mock.WithProfile(p))
+	for _, c := range []struct {
+		header  string
+		on, off int
+	}{
+		{basic("@token:" + devToken), 200, 401},
+		{basic("@token:" + expiredToken), 403, 401},
+		{basic("someone:" + devToken), 403, 401}, // bad_scheme: 403 by default
+		{"Bearer " + devToken, 200, 200},
+	} {
+		for srv, want := range map[*mock.Server]int{on: c.on, off: c.off} {
+			a := call(t, srv.Handler(), "GET", "/api/workflow", "", nil, "Authorization", c.header)
+			if a.status != want {
+				t.Errorf("%s (basic_token %t): %d, want %d", c.header, srv == on, a.status, want)
+			}
 		}
 	}
 }

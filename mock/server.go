@@ -62,6 +62,9 @@ type Server struct {
 	versionList []string
 	profile     *profile.Profile
 	tokens      auth.Store
+	// authOptions widen the token check as the profile says (Basic
+	// "@token:" credentials).
+	authOptions []auth.CheckOption
 	// configuredTokens are the tokens the fake starts with, as the token
 	// store holds them: what an admin reset goes back to. (A shared store
 	// also holds every other replica's tokens, so they are not read back
@@ -131,6 +134,9 @@ func New(opts ...Option) (*Server, error) {
 		bodyLimit: int64(s.profile.BodyLimit.Max),
 		addr:      s.addr,
 		startup:   watch,
+	}
+	if s.profile.Auth.BasicToken {
+		srv.authOptions = []auth.CheckOption{auth.BasicToken()}
 	}
 	srv.errors = apierror.NewWriter(apierror.PolicyFrom(s.profile), apierror.NewIDSource(nil),
 		apierror.NewJournal(1000), s.logger, func() time.Time { return srv.clock.Now() })
@@ -454,7 +460,7 @@ func (s *Server) serveAPI(r *http.Request, prog *progress) (*handler.Response, e
 	// 1. Authentication: a usable Bearer token on every call, including
 	//    operations whose document declares no security (CONTRACT A1, A3),
 	//    unless the profile lets those through.
-	tok, result, authErr := auth.CheckHeaders(s.tokens, r.Header.Values("Authorization"), now)
+	tok, result, authErr := auth.CheckHeaders(s.tokens, r.Header.Values("Authorization"), now, s.authOptions...)
 	if authErr == nil && result == auth.Unknown && s.redisFixtures != nil {
 		tok, result, authErr = s.recheckIfEmptied(r.Header.Values("Authorization"), now) // redis.go
 	}
