@@ -344,3 +344,27 @@ func TestBasicTokenAsNextflowSendsIt(t *testing.T) {
 		}
 	}
 }
+
+// An access key minted by POST /tokens is in the service's format, with
+// the token's id as its tid, and authenticates as Bearer; the
+// development token keeps working.
+func TestCreatedAccessKeyIsInTheServiceFormat(t *testing.T) {
+	srv, _ := newServer(t, embedded(t))
+	h := srv.Handler()
+	created := object(t, ok(t, h, call(t, h, "POST", "/api/tokens", devToken, []byte(`{"name":"nextflow"}`)), 200, "create token"))
+	key, _ := created["accessKey"].(string)
+	plain, err := base64.StdEncoding.DecodeString(key)
+	head, sig, found := strings.Cut(string(plain), ".")
+	var tid struct {
+		TID json.Number `json:"tid"`
+	}
+	if err != nil || !found || json.Unmarshal([]byte(head), &tid) != nil || len(sig) != 64 {
+		t.Fatalf("accessKey %q is not base64 of {\"tid\":N}.<hex>", key)
+	}
+	if id := fmt.Sprint(path(created, "token", "id")); id != tid.TID.String() {
+		t.Errorf("tid %s, want the token's id %s", tid.TID, id)
+	}
+	for _, tok := range []string{key, devToken} {
+		ok(t, h, call(t, h, "GET", "/api/workflow", tok, nil), 200, "call with "+tok)
+	}
+}
