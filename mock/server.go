@@ -118,6 +118,10 @@ func New(opts ...Option) (*Server, error) {
 	if s.profile == nil {
 		s.profile = profile.Default()
 	}
+	if s.strictRequests && !s.profile.Requests.Strict {
+		s.profile = s.profile.Clone()
+		s.profile.Requests.Strict = true
+	}
 	if err := s.profile.Validate(); err != nil {
 		return nil, fmt.Errorf("behaviour profile: %w", err)
 	}
