@@ -168,6 +168,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		{"versions", p.versions},
 		{"invalid input", p.badRequest},
 		{"missing resources", p.missing},
+		{"request leniency", p.leniency}, // leniency.go
 		{"paging", p.paging},
 		{"body limit", p.bodyLimit},
 		{"rate limit", p.rateLimit},

@@ -33,6 +33,7 @@ auth:
   unknown: {status: 401, body: template, message: "Unknown token, see {errorId}"}
   expired: {status: 401, body: template, message: Token expired}
   require_on_unsecured: false
+  basic_token: false
 unknown_route: {status: 404, body: template, message: Not Found}
 bad_request: {status: 422, body: message, message: Invalid input}
 versions: {unserved_as_default: true}
@@ -47,6 +48,7 @@ rate_limit:
   fixed: true
   key: user
   reject: {status: 503, body: template, message: "Slow down for {retryAfter}s", headers: {X-Wait: "{retryAfter}"}}
+requests: {nulls_as_absent: false, scalars_as_strings: false, infer_discriminator: false}
 `
 
 // fake starts a fake on p over loopback, on a fake clock, holding the
@@ -143,6 +145,12 @@ func TestCalibrateReproducesAProfile(t *testing.T) {
 		"rate_limit.windows": []string{"5/s", "72000/h"},
 		"rate_limit.fixed":   true,
 		"rate_limit.key":     profile.KeyUser,
+
+		// leniency.go
+		"auth.basic_token":             false,
+		"requests.nulls_as_absent":     false,
+		"requests.scalars_as_strings":  false,
+		"requests.infer_discriminator": false,
 	}
 	for k, v := range want {
 		if !reflect.DeepEqual(got[k], v) {
@@ -153,6 +161,9 @@ func TestCalibrateReproducesAProfile(t *testing.T) {
 	written, err := profile.Parse(text)
 	if err != nil {
 		t.Fatalf("the written profile does not load: %v\n%s", err, text)
+	}
+	if written.Auth.BasicToken || written.Requests.NullsAsAbsent || written.Requests.ScalarsAsStrings || written.Requests.InferDiscriminator {
+		t.Errorf("the written profile does not hold the flipped leniency values: %+v %+v", written.Auth, written.Requests)
 	}
 	base2, clk2 := fake(t, written)
 	second := run(t, base2, clk2)
@@ -184,6 +195,12 @@ func TestCalibrateDefaultFake(t *testing.T) {
 		"rate_limit.windows":        []string{"20/s", "72000/h"},
 		"rate_limit.fixed":          false,
 		"rate_limit.key":            profile.KeyToken,
+
+		// leniency.go
+		"auth.basic_token":             true,
+		"requests.nulls_as_absent":     true,
+		"requests.scalars_as_strings":  true,
+		"requests.infer_discriminator": true,
 	}
 	for k, v := range want {
 		if !reflect.DeepEqual(got[k], v) {
