@@ -186,7 +186,9 @@ func (r *Reader) Read(op *spec.Operation, contentType string, body []byte) Resul
 	if p.root == nil {
 		return Result{Body: body}
 	}
-	w := walker{b: body, policy: &r.policy}
+	w := walkers.Get().(*walker)
+	defer w.release()
+	w.b, w.policy = body, &r.policy
 	if !w.read(p.root) {
 		return Result{Body: body} // not JSON: the validator says so
 	}
@@ -199,6 +201,23 @@ func (r *Reader) Read(op *spec.Operation, contentType string, body []byte) Resul
 		}
 	}
 	return res
+}
+
+// walkers are reused, so that reading a body that needs nothing allocates
+// nothing (a walker's path would otherwise be allocated on every call).
+var walkers = sync.Pool{New: func() any { return &walker{path: make([]segment, 0, 16)} }}
+
+// release returns w to the pool holding nothing of the call: the
+// deviations went to the Result, and the body and edits are dropped.
+func (w *walker) release() {
+	edits := w.edits[:0]
+	if cap(edits) > 256 {
+		edits = nil
+	}
+	clear(edits[:cap(edits)])
+	clear(w.path[:cap(w.path)])
+	*w = walker{path: w.path[:0], edits: edits}
+	walkers.Put(w)
 }
 
 // plan returns op's plan, building it the first time under the

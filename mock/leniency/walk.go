@@ -31,10 +31,12 @@ type segment struct {
 	index int
 }
 
-// edit replaces b[start:end] with text (an insertion when start == end).
+// edit replaces b[start:end] with text (an insertion when start == end),
+// or, with quote, puts b[start:end] between quotes.
 type edit struct {
 	start, end int
 	text       []byte
+	quote      bool
 }
 
 // maxNesting bounds how deep the walk follows a body; a deeper body is
@@ -104,16 +106,18 @@ func (w *walker) value(sh *shape, infer *inference) byte {
 		return kind
 	}
 	if sh.bare {
-		w.deviate(ObjectAsAny, kindName[kind]+" where the schema says only type object (a Java Object on the service), taken as sent")
+		w.deviate(ObjectAsAny, func() string {
+			return kindName[kind] + " where the schema says only type object (a Java Object on the service), taken as sent"
+		})
 		return kind
 	}
 	if kind == 't' && sh.types&tString != 0 && sh.types&tBool == 0 ||
 		kind == '0' && sh.types&tString != 0 && sh.types&tNumber == 0 {
 		raw := w.b[start:w.i]
-		if w.deviate(ScalarAsString, kindName[kind]+" "+clip(raw)+" read as the string "+strconv.Quote(clip(raw))) {
-			text := make([]byte, 0, len(raw)+2)
-			text = append(append(append(text, '"'), raw...), '"')
-			w.edits = append(w.edits, edit{start: start, end: w.i, text: text})
+		if w.deviate(ScalarAsString, func() string {
+			return kindName[kind] + " " + clip(raw) + " read as the string " + strconv.Quote(clip(raw))
+		}) {
+			w.edits = append(w.edits, edit{start: start, end: w.i, quote: true})
 		}
 	}
 	return kind
@@ -140,8 +144,9 @@ func (w *walker) object(sh *shape, infer *inference) {
 		} else if infer != nil {
 			if b := d.branches[unquote(infer.value)]; b != nil {
 				w.push(segment{key: []byte(d.prop)})
-				tolerated := w.deviate(InferredDiscriminator, "no "+d.prop+" property; the branch "+string(infer.value)+
-					" is read from the sibling "+w.siblingPath(infer.sibling))
+				tolerated := w.deviate(InferredDiscriminator, func() string {
+					return "no " + d.prop + " property; the branch " + string(infer.value) + " is read from the sibling " + w.siblingPath(infer.sibling)
+				})
 				w.pop()
 				eff = b // refused or not, the rest is read as that branch, so everything is named
 				if tolerated {
@@ -233,7 +238,7 @@ func (w *walker) object(sh *shape, infer *inference) {
 	for _, name := range eff.excepted {
 		if !slices.Contains(seen, name) {
 			w.push(segment{key: []byte(name)})
-			w.deviate(RequiredException, "the required property is left out, as the service's own client does (profile requests.required_exceptions)")
+			w.deviate(RequiredException, detail("the required property is left out, as the service's own client does (profile requests.required_exceptions)"))
 			w.pop()
 		}
 	}
@@ -250,15 +255,15 @@ func (w *walker) null(obj, psh *shape, key []byte) bool {
 		// lose its key, so it is left to the validator; a Java Object
 		// takes it.
 		if psh.bare {
-			w.deviate(ObjectAsAny, "null where the schema says only type object (a Java Object on the service), taken as sent")
+			w.deviate(ObjectAsAny, detail("null where the schema says only type object (a Java Object on the service), taken as sent"))
 		}
 		return false
 	case slices.Contains(obj.excepted, string(key)):
-		return w.deviate(RequiredException, "null in a required property the service's own client leaves out (profile requests.required_exceptions), read as absent")
+		return w.deviate(RequiredException, detail("null in a required property the service's own client leaves out (profile requests.required_exceptions), read as absent"))
 	case obj.required[string(key)]:
 		return false // null where a value is required: the validator refuses it
 	}
-	return w.deviate(NullAsAbsent, "null in an optional property, read as absent")
+	return w.deviate(NullAsAbsent, detail("null in an optional property, read as absent"))
 }
 
 // inferFor offers a discriminated member of obj the branch its sibling
@@ -329,7 +334,7 @@ func (w *walker) array(items *shape) {
 	for n := 0; !w.bad; n++ {
 		w.push(segment{index: n})
 		if w.value(items, nil) == 'n' && items.bare {
-			w.deviate(ObjectAsAny, "null where the schema says only type object (a Java Object on the service), taken as sent")
+			w.deviate(ObjectAsAny, detail("null where the schema says only type object (a Java Object on the service), taken as sent"))
 		}
 		w.pop()
 		w.ws()
@@ -368,6 +373,11 @@ func (w *walker) key() ([]byte, bool) {
 // str skips a string, quotes included.
 func (w *walker) str() {
 	i := w.i + 1
+	// Most strings have no escape: find the closing quote at once.
+	if q := bytes.IndexByte(w.b[i:], '"'); q >= 0 && bytes.IndexByte(w.b[i:i+q], '\\') < 0 {
+		w.i = i + q + 1
+		return
+	}
 	for i < len(w.b) {
 		switch w.b[i] {
 		case '"':
@@ -462,14 +472,15 @@ func (w *walker) push(s segment) { w.path = append(w.path, s) }
 func (w *walker) pop()           { w.path = w.path[:len(w.path)-1] }
 
 // deviate records a deviation at the current path and reports whether the
-// policy tolerates it.
-func (w *walker) deviate(k Kind, detail string) bool {
+// policy tolerates it. The detail is written only for the deviations
+// recorded.
+func (w *walker) deviate(k Kind, detail func() string) bool {
 	ok := w.policy.tolerates(k)
 	if len(w.tolerated)+len(w.refused) >= maxRecorded {
 		w.more++
 		return ok
 	}
-	d := Deviation{Path: pointer(w.path), Kind: k, Detail: detail}
+	d := Deviation{Path: pointer(w.path), Kind: k, Detail: detail()}
 	if ok {
 		w.tolerated = append(w.tolerated, d)
 	} else {
@@ -505,6 +516,9 @@ func pointer(path []segment) string {
 	return b.String()
 }
 
+// detail is a deviation's fixed text.
+func detail(text string) func() string { return func() string { return text } }
+
 var pointerEscape = strings.NewReplacer("~", "~0", "/", "~1")
 
 // unquote is a JSON string's text as written, without its quotes (escapes
@@ -539,7 +553,11 @@ func (w *walker) apply() ([]byte, bool) {
 			return nil, false // overlapping edits: never expected
 		}
 		out = append(out, w.b[at:e.start]...)
-		out = append(out, e.text...)
+		if e.quote {
+			out = append(append(append(out, '"'), w.b[e.start:e.end]...), '"')
+		} else {
+			out = append(out, e.text...)
+		}
 		at = e.end
 	}
 	out = append(out, w.b[at:]...)
