@@ -34,11 +34,13 @@
 package leniency
 
 import (
+	"slices"
 	"strings"
 	"sync"
 
 	"go.yaml.in/yaml/v4"
 
+	"github.com/wmsmock/wmsmock/internal/oasdoc"
 	"github.com/wmsmock/wmsmock/mock/spec"
 )
 
@@ -253,7 +255,7 @@ func (r *Reader) Relax(n *yaml.Node, component string) {
 	}
 	if props := r.exceptions[component]; component != "" && len(props) > 0 {
 		dropRequired(n, props)
-		if all := mapValue(n, "allOf"); all != nil && all.Kind == yaml.SequenceNode {
+		if all := oasdoc.MapValue(n, "allOf"); all != nil && all.Kind == yaml.SequenceNode {
 			for _, part := range all.Content {
 				if part.Kind == yaml.MappingNode {
 					dropRequired(part, props)
@@ -265,24 +267,15 @@ func (r *Reader) Relax(n *yaml.Node, component string) {
 
 // dropRequired removes names from n's required list.
 func dropRequired(n *yaml.Node, names []string) {
-	req := mapValue(n, "required")
+	req := oasdoc.MapValue(n, "required")
 	if req == nil || req.Kind != yaml.SequenceNode {
 		return
 	}
 	kept := make([]*yaml.Node, 0, len(req.Content))
 	for _, c := range req.Content {
-		if !contains(names, c.Value) {
+		if !slices.Contains(names, c.Value) {
 			kept = append(kept, c)
 		}
 	}
 	req.Content = kept
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }

@@ -1,11 +1,13 @@
 package leniency
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/pb33f/libopenapi/datamodel/high/base"
 	"go.yaml.in/yaml/v4"
 
+	"github.com/wmsmock/wmsmock/internal/oasdoc"
 	"github.com/wmsmock/wmsmock/mock/spec"
 )
 
@@ -249,7 +251,7 @@ func (c *compiler) schema(s *base.Schema, owner string, depth int) *shape {
 // lets a client leave out.
 func (c *compiler) except(sh *shape, owner string) {
 	for _, name := range c.r.exceptions[owner] {
-		if sh.required[name] && !contains(sh.excepted, name) {
+		if sh.required[name] && !slices.Contains(sh.excepted, name) {
 			sh.excepted = append(sh.excepted, name)
 		}
 	}
@@ -384,7 +386,7 @@ func merge(dst, src *shape) {
 		dst.required[name] = true
 	}
 	for _, name := range src.excepted {
-		if !contains(dst.excepted, name) {
+		if !slices.Contains(dst.excepted, name) {
 			dst.excepted = append(dst.excepted, name)
 		}
 	}
@@ -465,28 +467,16 @@ func bareObject(n *yaml.Node) bool {
 	if n == nil || n.Kind != yaml.MappingNode {
 		return false
 	}
-	t := mapValue(n, "type")
+	t := oasdoc.MapValue(n, "type")
 	if t == nil || t.Kind != yaml.ScalarNode || t.Value != "object" {
 		return false
 	}
 	for _, k := range bareKeys {
-		if mapValue(n, k) != nil {
+		if oasdoc.MapValue(n, k) != nil {
 			return false
 		}
 	}
 	return true
-}
-
-func mapValue(n *yaml.Node, key string) *yaml.Node {
-	if n == nil || n.Kind != yaml.MappingNode {
-		return nil
-	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		if n.Content[i].Value == key {
-			return n.Content[i+1]
-		}
-	}
-	return nil
 }
 
 // removeKey deletes key from a mapping node the caller owns.
