@@ -19,27 +19,26 @@ type api struct {
 	basePath  string
 	doc       *spec.Document
 	validator *validate.Validator
-	// lenient reads request bodies as the service does (lenient.go).
-	lenient *leniency.Reader
-	synth   *synthesizer
+	synth     *synthesizer
 	// handlers answer operations with the service's own behaviour (state);
 	// operations without one get a synthesized answer.
 	handlers map[*spec.Operation]handler.Func
 	// external marks the handlers given with WithHandler.
 	external map[*spec.Operation]bool
+	// lenient reads request bodies as the service does (lenient.go).
+	lenient *leniency.Reader
 }
 
 func newAPI(version string, doc *spec.Document, basePath string, seed int64, caches *memo.Set, requests leniency.Policy) *api {
 	lenient := leniency.New(doc, requests)
 	a := &api{
-		version:  version,
-		basePath: basePath,
-		doc:      doc,
-		lenient:  lenient,
-		validator: validate.New(doc, basePath, validate.WithRegexpEngine(synth.RegexpEngine), validate.WithCaches(caches),
-			validate.WithRequestRelaxation(lenient.Relax)),
-		handlers: map[*spec.Operation]handler.Func{},
-		external: map[*spec.Operation]bool{},
+		version:   version,
+		basePath:  basePath,
+		doc:       doc,
+		lenient:   lenient,
+		validator: validate.New(doc, basePath, validate.WithRegexpEngine(synth.RegexpEngine), validate.WithCaches(caches), validate.WithRequestRelaxation(lenient.Relax)),
+		handlers:  map[*spec.Operation]handler.Func{},
+		external:  map[*spec.Operation]bool{},
 	}
 	a.synth = newSynthesizer(a, synth.New(synth.WithSeed(seed), synth.WithGuard(doc.Guard)), caches)
 	return a
