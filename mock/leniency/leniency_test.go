@@ -1,6 +1,7 @@
 package leniency_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -267,4 +268,27 @@ func TestReadBoundsWhatItRecords(t *testing.T) {
 	if !strings.HasPrefix(string(res.Body), `{"labels":["0","1",`) || !strings.HasSuffix(string(res.Body), `"99"]}`) {
 		t.Errorf("every item is read all the same: %s", res.Body)
 	}
+}
+
+// FuzzRead: whatever the body, reading it never panics, a body it changes
+// comes out as JSON, and it records no more than its bound.
+func FuzzRead(f *testing.F) {
+	for _, seed := range []string{
+		`{"thing":{"name":1,"description":null,"kind":"aws","keys":{"roleArn":null}},"labels":[1,true],"params":{"a":null}}`,
+		`{"thing":{"keys":{},"kind":"gcp"}}`, `{"a\"b":null}`, `[`, `{"thing":{"name":"a\\"}}`, `{"thing": {"count": -1.5e3, "flag": null}}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	doc := load(f, things)
+	op := operation(f, doc, "CreateThing")
+	r := leniency.New(doc, lenient)
+	f.Fuzz(func(t *testing.T, body []byte) {
+		res := r.Read(op, "application/json", body)
+		if string(res.Body) != string(body) && !json.Valid(res.Body) {
+			t.Errorf("%q read as %q, not JSON", body, res.Body)
+		}
+		if len(res.Tolerated)+len(res.Refused) > 32 {
+			t.Errorf("%d deviations recorded", len(res.Tolerated)+len(res.Refused))
+		}
+	})
 }
