@@ -5,8 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/wmsmock/wmsmock/fixtures"
-	"github.com/wmsmock/wmsmock/internal/testenv"
 	"github.com/wmsmock/wmsmock/mock/spec"
 )
 
@@ -15,16 +13,13 @@ import (
 // copy), and a Nextflow progress body of 100 tasks, each with nulls and a
 // number for its nativeId (edits and a copy).
 func BenchmarkRead(b *testing.B) {
-	embedded, err := spec.Load(fixtures.OpenAPI())
+	embedded, err := embeddedDoc()
 	if err != nil {
 		b.Fatal(err)
 	}
 	launch := `{"launch":{"computeEnvId":"5Fq2Xw8RtLmN3p","pipeline":"https://github.com/nf-core/rnaseq","workDir":"s3://bucket/work"}}`
 	b.Run("launch", func(b *testing.B) { benchRead(b, embedded, "CreateWorkflowLaunch", launch, 0) })
-	published, err := spec.LoadFile(testenv.PublishedSpec(b, ""))
-	if err != nil {
-		b.Fatal(err)
-	}
+	published := published(b)
 	tasks := make([]string, 100)
 	for i := range tasks {
 		tasks[i] = fmt.Sprintf(`{"taskId":%d,"status":"COMPLETED","hash":"8a/2f6c1e","name":"sayHello (%d)","process":"sayHello",`+

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"go.yaml.in/yaml/v4"
@@ -20,23 +21,37 @@ var service = Policy{
 	RequiredExceptions: []string{"Workflow.submit"},
 }
 
+var (
+	embeddedDoc  = sync.OnceValues(func() (*spec.Document, error) { return spec.Load(fixtures.OpenAPI()) })
+	publishedDoc struct {
+		once sync.Once
+		doc  *spec.Document
+		err  error
+	}
+)
+
+// published loads the service's published schema once for the package's
+// tests, or skips where the workspace does not have it.
+func published(t testing.TB) *spec.Document {
+	path := testenv.PublishedSpec(t, "")
+	publishedDoc.once.Do(func() { publishedDoc.doc, publishedDoc.err = spec.LoadFile(path) })
+	if publishedDoc.err != nil {
+		t.Fatal(publishedDoc.err)
+	}
+	return publishedDoc.doc
+}
+
 // eachDocument runs f on the two documents the fake serves most, each in
 // a subtest (the published one is skipped where the workspace lacks it).
 func eachDocument(t *testing.T, f func(t *testing.T, name string, doc *spec.Document)) {
 	t.Run("embedded", func(t *testing.T) {
-		doc, err := spec.Load(fixtures.OpenAPI())
+		doc, err := embeddedDoc()
 		if err != nil {
 			t.Fatal(err)
 		}
 		f(t, "embedded", doc)
 	})
-	t.Run("published", func(t *testing.T) {
-		doc, err := spec.LoadFile(testenv.PublishedSpec(t, ""))
-		if err != nil {
-			t.Fatal(err)
-		}
-		f(t, "published", doc)
-	})
+	t.Run("published", func(t *testing.T) { f(t, "published", published(t)) })
 }
 
 // pairsOf lists every "object: child <- sibling" pair the reader finds in
@@ -103,10 +118,7 @@ func TestClientBodiesOnTheDocuments(t *testing.T) {
 // workflow.submit, with nulls, a number for nextflow.build and params of
 // every kind.
 func TestTraceBeginOnThePublishedSchema(t *testing.T) {
-	doc, err := spec.LoadFile(testenv.PublishedSpec(t, ""))
-	if err != nil {
-		t.Fatal(err)
-	}
+	doc := published(t)
 	var begin *spec.Operation
 	for _, o := range doc.Operations {
 		if o.ID == "UpdateTraceBegin" {
@@ -150,7 +162,7 @@ func TestRelax(t *testing.T) {
 		b, _ := yaml.Marshal(n)
 		return strings.TrimSpace(string(b))
 	}
-	doc, err := spec.Load(fixtures.OpenAPI())
+	doc, err := embeddedDoc()
 	if err != nil {
 		t.Fatal(err)
 	}
