@@ -351,12 +351,12 @@ func (p *Profile) Clone() *Profile {
 	c.Workflows.Outcomes = slices.Clone(p.Workflows.Outcomes)
 	c.Tokens = slices.Clone(p.Tokens)
 	c.Paging.Operations = maps.Clone(p.Paging.Operations)
-	c.Requests.RequiredExceptions = slices.Clone(p.Requests.RequiredExceptions)
 	for i, t := range c.Tokens {
 		if t.Expires != nil {
 			e := *t.Expires
 			c.Tokens[i].Expires = &e
 		}
 	}
+	c.Requests.RequiredExceptions = slices.Clone(p.Requests.RequiredExceptions)
 	return &c
 }
