@@ -42,6 +42,7 @@ type Profile struct {
 	Workflows       Workflows   `yaml:"workflows"`
 	ComputeEnvs     ComputeEnvs `yaml:"compute_envs"`
 	Tokens          []TokenSpec `yaml:"tokens"`
+	Answers         Answers     `yaml:"answers"` // answers.go
 }
 
 // Body says what a refusal carries.
