@@ -251,7 +251,9 @@ func (c *run) exclude(m map[string]any, keep *node, others []*node) {
 		cands = cands[:0]
 		clear(index)
 		for _, o := range live {
-			for _, p := range o.f().props {
+			props := o.f().props
+			for j := range props {
+				p := &props[j]
 				i, seen := index[p.name]
 				if !seen {
 					i = len(cands)
@@ -262,13 +264,13 @@ func (c *run) exclude(m map[string]any, keep *node, others []*node) {
 					if present || declared {
 						continue
 					}
-					x, ok := c.poisonFor(p.node)
+					x, ok := c.poisonFor(p)
 					if !ok {
 						continue
 					}
 					cands[i].x, cands[i].cover = x, 0
 				}
-				if cd := &cands[i]; cd.cover >= 0 && !matches(p.node, cd.x, c.mode, 0) {
+				if cd := &cands[i]; cd.cover >= 0 && !acceptsValue(p, cd.x, c.mode) {
 					cd.cover++
 				}
 			}
@@ -303,8 +305,8 @@ func (c *run) exclude(m map[string]any, keep *node, others []*node) {
 // acceptsProp reports whether object schema n allows property name with
 // value v, by its declaration, patternProperties or additionalProperties.
 func acceptsProp(n *node, name string, v any, mode Mode) bool {
-	if pn, ok := n.propNode(name); ok {
-		return matches(pn, v, mode, 0)
+	if p := n.prop(name); p != nil {
+		return acceptsValue(p, v, mode)
 	}
 	claimed := false
 	for _, pp := range n.patternProps {
@@ -326,10 +328,17 @@ func acceptsProp(n *node, name string, v any, mode Mode) bool {
 	return true
 }
 
-// poisonFor returns the first poison value the property schema rejects.
-func (c *run) poisonFor(n *node) (any, bool) {
+// acceptsValue reports whether the declared property p may hold v: a
+// value its schema accepts, or, where the service's nulls are sent, null
+// for an optional property.
+func acceptsValue(p *prop, v any, mode Mode) bool {
+	return v == nil && mode.nulls() && !p.required || matches(p.node, v, mode, 0)
+}
+
+// poisonFor returns the first poison value the property rejects.
+func (c *run) poisonFor(p *prop) (any, bool) {
 	for _, x := range poisons {
-		if !matches(n, x, c.mode, 0) {
+		if !acceptsValue(p, x, c.mode) {
 			return x, true
 		}
 	}
@@ -438,7 +447,7 @@ func includeProb(depth int) float64 {
 }
 
 func (c *run) skipForMode(n *node) bool {
-	return (c.mode == Request && n.readOnly) || (c.mode == Response && n.writeOnly)
+	return (c.mode.dir() == Request && n.readOnly) || (c.mode.dir() == Response && n.writeOnly)
 }
 
 func (c *run) object(n *node, fd field, depth int) map[string]any {
@@ -457,6 +466,7 @@ func (c *run) object(n *node, fd field, depth int) map[string]any {
 		}
 		if !p.required && depth > c.full {
 			if deep || !c.chance(includeProb(depth)) {
+				c.noValue(m, p.name)
 				continue
 			}
 			if (pf.nullable || pf.types&tNull != 0) && c.r.IntN(25) == 0 {
@@ -469,6 +479,7 @@ func (c *run) object(n *node, fd field, depth int) map[string]any {
 		v := c.value(p.node, p.field, depth+1, &ot, true)
 		if c.failed && !p.required {
 			c.failed = before
+			c.noValue(m, p.name)
 			continue
 		}
 		c.failed = c.failed || before
@@ -490,6 +501,14 @@ func (c *run) object(n *node, fd field, depth int) map[string]any {
 		c.setDisc(n, m, n.disc.prop, n.discValue, depth)
 	}
 	return m
+}
+
+// noValue leaves an optional property without a value: absent, or null
+// where the run sends the service's nulls.
+func (c *run) noValue(m map[string]any, name string) {
+	if c.mode.nulls() {
+		m[name] = nil
+	}
 }
 
 func isObjectNode(n *node) bool { return n.types&tObject != 0 || len(n.props) > 0 }

@@ -175,18 +175,26 @@ func (n *node) isRequired(name string) bool {
 }
 
 func (n *node) propNode(name string) (*node, bool) {
+	if p := n.prop(name); p != nil {
+		return p.node, true
+	}
+	return nil, false
+}
+
+// prop returns the declared property name, or nil.
+func (n *node) prop(name string) *prop {
 	if n.propIndex != nil {
 		if i, ok := n.propIndex[name]; ok {
-			return n.props[i].node, true
+			return &n.props[i]
 		}
-		return nil, false
+		return nil
 	}
 	for i := range n.props {
 		if n.props[i].name == name {
-			return n.props[i].node, true
+			return &n.props[i]
 		}
 	}
-	return nil, false
+	return nil
 }
 
 // mappingKeyFor returns the discriminator value that selects the component
