@@ -222,3 +222,22 @@ func TestNullsNotInRequests(t *testing.T) {
 		}
 	}
 }
+
+// countNulls counts the null members of objects, at any depth.
+func countNulls(v any) int {
+	n := 0
+	switch x := v.(type) {
+	case map[string]any:
+		for _, e := range x {
+			if e == nil {
+				n++
+			}
+			n += countNulls(e)
+		}
+	case []any:
+		for _, e := range x {
+			n += countNulls(e)
+		}
+	}
+	return n
+}
