@@ -33,6 +33,7 @@ components:
             pet: {$ref: '#/components/schemas/Pet'}
             tree: {$ref: '#/components/schemas/Tree'}
             nick: {type: string, nullable: true}
+            mood: {type: string, enum: [calm, busy]}
     Part:
       type: object
       properties:
@@ -93,7 +94,7 @@ func TestNullsWhereTheServiceSendsThem(t *testing.T) {
 		withNulls  bool // the verdict WithNulls; without it, a value with a null is refused
 	}{
 		{"no null", `{` + base + `}`, true},
-		{"optional scalar", `{` + base + `,"note":null,"size":null}`, true},
+		{"optional scalar", `{` + base + `,"note":null,"size":null,"mood":null}`, true},
 		{"optional array and object", `{` + base + `,"tags":null,"labels":null,"owner":null,"pet":null,"tree":null}`, true},
 		{"optional in a nested object", `{` + base + `,"owner":{"email":"a@b","phone":null}}`, true},
 		{"optional in a oneOf branch", `{` + base + `,"pet":{"kind":"Cat","lives":null}}`, true},
@@ -107,6 +108,7 @@ func TestNullsWhereTheServiceSendsThem(t *testing.T) {
 		{"a map's value", `{` + base + `,"labels":{"team":null}}`, false},
 		{"a key a closed object does not declare", `{` + base + `,"closed":{"b":null}}`, false},
 		{"a wrong type is not a null", `{` + base + `,"note":5}`, false},
+		{"a value outside an enum is not a null", `{` + base + `,"mood":"angry"}`, false},
 	}
 	strict, lenient := New(doc, "/api"), New(doc, "/api", WithNulls())
 	for _, tc := range cases {
