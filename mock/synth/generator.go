@@ -38,6 +38,11 @@ type run struct {
 	// nearest optional property or spare array item holding the value is
 	// then dropped, so the document stays valid wherever it can.
 	failed bool
+	// spare counts the values being generated, around the current one,
+	// that can be given up when it cannot be made valid (an optional
+	// property, an array item past minItems): a value with one of them
+	// around may fail where making it valid would take an unlikely value.
+	spare int
 	// full is the deepest level whose objects keep every property: the
 	// top of an answer always carries its content (a client reads
 	// serviceInfo.version without checking it is there), and so does the
@@ -225,6 +230,15 @@ func (c *run) composite(n *node, fd field, depth int, ot *objTimes) any {
 // null for unset fields.
 var poisons = []any{nil, false, "", int64(0)}
 
+// sparePoisons are the poisons where the service's nulls are sent and the
+// value can be given up (run.spare). A null then rules out only a branch
+// that requires the property: an optional one takes it as "no value". The
+// other poisons put a value of the wrong kind in a property (false for an
+// id, "" for a count) that no service sends, so a value a null cannot tell
+// apart is given up instead, and the optional property holding it is sent
+// as null, as the service would.
+var sparePoisons = []any{nil}
+
 // exclude makes m fail each schema in others while still satisfying keep.
 // Object branches in the published schema are open (no
 // additionalProperties: false) and share most properties, so an object
@@ -337,7 +351,11 @@ func acceptsValue(p *prop, v any, mode Mode) bool {
 
 // poisonFor returns the first poison value the property rejects.
 func (c *run) poisonFor(p *prop) (any, bool) {
-	for _, x := range poisons {
+	candidates := poisons
+	if c.mode.nulls() && c.spare > 0 {
+		candidates = sparePoisons
+	}
+	for _, x := range candidates {
 		if !acceptsValue(p, x, c.mode) {
 			return x, true
 		}
@@ -476,7 +494,7 @@ func (c *run) object(n *node, fd field, depth int) map[string]any {
 		}
 		before := c.failed
 		c.failed = false
-		v := c.value(p.node, p.field, depth+1, &ot, true)
+		v := c.spareValue(!p.required, p.node, p.field, depth+1, &ot)
 		if c.failed && !p.required {
 			c.failed = before
 			c.noValue(m, p.name)
@@ -501,6 +519,17 @@ func (c *run) object(n *node, fd field, depth int) map[string]any {
 		c.setDisc(n, m, n.disc.prop, n.discValue, depth)
 	}
 	return m
+}
+
+// spareValue is value for a part that can be given up (spare) or not.
+func (c *run) spareValue(spare bool, n *node, fd field, depth int, ot *objTimes) any {
+	if !spare {
+		return c.value(n, fd, depth, ot, true)
+	}
+	c.spare++ // a panic (cancelled) ends the run, so no defer is needed
+	v := c.value(n, fd, depth, ot, true)
+	c.spare--
+	return v
 }
 
 // noValue leaves an optional property without a value: absent, or null
@@ -699,7 +728,7 @@ func (c *run) array(n *node, fd field, depth int, ot *objTimes) []any {
 		}
 		before := c.failed
 		c.failed = false
-		v := c.value(item, fd, depth, ot, true)
+		v := c.spareValue(len(a) >= n.minItems, item, fd, depth, ot)
 		if c.failed && len(a) >= n.minItems {
 			c.failed = before
 			break

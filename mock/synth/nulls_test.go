@@ -241,3 +241,76 @@ func countNulls(v any) int {
 	}
 	return n
 }
+
+// With the service's nulls, a oneOf value inside an optional property is
+// never told apart from a sibling branch by a value of the wrong kind (a
+// false or a "" where the sibling wants a number): a null rules out only a
+// branch that requires the property, and a value that nothing else tells
+// apart is given up, its property sent as null.
+func TestNullsGiveUpRatherThanPoison(t *testing.T) {
+	d := loadSpec(t, []byte(`openapi: 3.0.3
+info: {title: Poison, version: "1"}
+paths: {}
+components:
+  schemas:
+    Holder:
+      type: object
+      required: [id]
+      properties:
+        id: {type: string}
+        inner: {$ref: '#/components/schemas/Inner'}
+    Inner:
+      type: object
+      properties:
+        pet: {$ref: '#/components/schemas/Pet'}
+    Pet:
+      oneOf:
+        - {type: object, properties: {a: {type: integer}}}
+        - {type: object, properties: {b: {type: integer}}}
+        - {type: object, required: [c], properties: {c: {type: integer}}}
+`))
+	holder := componentSchema(t, d, "Holder")
+	plain, nulls := New(WithSeed(5)), New(WithSeed(5), WithNulls())
+	poisoned, given := 0, 0
+	for i := range 40 {
+		key := fmt.Sprint(i)
+		if p, ok := get(plain.value(bg, holder, key, Response), "inner", "pet"); ok && p != nil {
+			for _, k := range []string{"a", "b", "c"} {
+				if v, ok := p.(map[string]any)[k]; ok && (v == nil || v == false || v == "") {
+					poisoned++
+				}
+			}
+		}
+		p, ok := get(nulls.value(bg, holder, key, Response), "inner", "pet")
+		if !ok {
+			continue
+		}
+		if p == nil {
+			given++
+			continue
+		}
+		for k, v := range p.(map[string]any) {
+			if v == false || v == "" {
+				t.Errorf("%s: pet.%s = %#v, a value of the wrong kind", key, k, v)
+			}
+		}
+	}
+	if poisoned == 0 || given == 0 {
+		t.Errorf("%d values poisoned without the nulls, %d given up with them: the test does not exercise both", poisoned, given)
+	}
+}
+
+// get follows keys through nested objects; ok is false where one is
+// missing or not an object.
+func get(v any, keys ...string) (any, bool) {
+	for _, k := range keys {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		if v, ok = m[k]; !ok {
+			return nil, false
+		}
+	}
+	return v, true
+}
