@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"mime"
+	"net/http"
 	"slices"
 	"sort"
 	"strconv"
@@ -174,87 +175,126 @@ type habitSpot struct {
 // recursive schemas end there.
 const maxHabitDepth = 64
 
-// findHabitNulls walks a decoded answer with its schema and returns every
-// null that stands for a property the schema declares for that object,
-// requires nowhere, and does not make nullable. The schemas judging an
-// object are its own, its allOf parts, and the branches of its oneOf and
-// anyOf: the one its discriminator names, else all of them (the validator
-// then decides whether the answer fits without the nulls).
-//
-// component finds a component schema by name, for discriminator mappings.
+// nullWalk walks a decoded answer with its schema. It finds every null
+// that stands for a property the schema declares for that object, requires
+// nowhere, and does not make nullable (spots), and, when asked, every
+// property the schema surely declares for an object that the object leaves
+// out (absent). The schemas judging an object are its own, its allOf parts,
+// and the branches of its oneOf and anyOf: the one its discriminator names,
+// else all of them (the validator then decides whether the answer fits
+// without the nulls; an absent property counts only where the schema
+// surely applies).
+type nullWalk struct {
+	// component finds a component schema by name (discriminator mappings).
+	component  func(name string) *base.Schema
+	wantAbsent bool
+	spots      []habitSpot
+	absent     []string
+}
+
 func findHabitNulls(s *base.Schema, v any, component func(name string) *base.Schema) []habitSpot {
-	var out []habitSpot
-	var walk func(s *base.Schema, v any, path string, depth int)
-	walk = func(s *base.Schema, v any, path string, depth int) {
-		if s == nil || depth > maxHabitDepth {
-			return
+	w := &nullWalk{component: component}
+	w.walk(s, v, "$", 0)
+	return w.spots
+}
+
+func (w *nullWalk) walk(s *base.Schema, v any, path string, depth int) {
+	if s == nil || depth > maxHabitDepth {
+		return
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		parts, sure, required := objectParts(s, x, w.component)
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
 		}
-		switch x := v.(type) {
-		case map[string]any:
-			parts, required := objectParts(s, x, component)
-			keys := make([]string, 0, len(x))
-			for k := range x {
-				keys = append(keys, k)
-			}
-			sort.Strings(keys)
-			for _, k := range keys {
-				p := declared(parts, k)
-				if x[k] == nil {
-					if p != nil && !required[k] && !nullable(p) {
-						out = append(out, habitSpot{in: x, key: k, path: path + "." + k})
-					}
-					continue
+		sort.Strings(keys)
+		for _, k := range keys {
+			p := declared(parts, k)
+			if x[k] == nil {
+				if p != nil && !required[k] && !nullable(p) {
+					w.spots = append(w.spots, habitSpot{in: x, key: k, path: path + "." + k})
 				}
-				if p == nil {
-					p = additional(parts)
-				}
-				walk(p, x[k], path+"."+k, depth+1)
+				continue
 			}
-		case []any:
-			items := itemsOfAll(s)
-			for _, e := range x {
-				walk(items, e, path+"[*]", depth+1)
+			if p == nil {
+				p = additional(parts)
+			}
+			w.walk(p, x[k], path+"."+k, depth+1)
+		}
+		if w.wantAbsent {
+			w.absentIn(parts[:sure], x, path)
+		}
+	case []any:
+		items := itemsOfAll(s)
+		for _, e := range x {
+			w.walk(items, e, path+"[*]", depth+1)
+		}
+	}
+}
+
+// absentIn notes the properties parts declare that x leaves out, but for
+// writeOnly ones, which an answer never carries.
+func (w *nullWalk) absentIn(parts []*base.Schema, x map[string]any, path string) {
+	for _, s := range parts {
+		if s.Properties == nil {
+			continue
+		}
+		for name, p := range s.Properties.FromOldest() {
+			if _, ok := x[name]; ok {
+				continue
+			}
+			if ps := schemaOf(p); ps != nil && ps.WriteOnly != nil && *ps.WriteOnly {
+				continue
+			}
+			if at := path + "." + name; !slices.Contains(w.absent, at) {
+				w.absent = append(w.absent, at)
 			}
 		}
 	}
-	walk(s, v, "$", 0)
-	return out
 }
 
-// objectParts lists the schemas that judge object x under s (s, its allOf
-// parts, and the oneOf/anyOf branches that may apply), and the properties
-// those that surely apply require, a discriminator's property included.
-func objectParts(s *base.Schema, x map[string]any, component func(string) *base.Schema) ([]*base.Schema, map[string]bool) {
-	var parts []*base.Schema
+// objectParts lists the schemas that judge object x under s: first those
+// that surely apply (s, its allOf parts, the branch its discriminator
+// names), sure of them, then the oneOf/anyOf branches that may apply; and
+// the properties the sure ones require, a discriminator's property
+// included.
+func objectParts(s *base.Schema, x map[string]any, component func(string) *base.Schema) ([]*base.Schema, int, map[string]bool) {
+	var parts, maybe []*base.Schema
 	required := map[string]bool{}
-	var add func(s *base.Schema, sure bool, depth int)
-	add = func(s *base.Schema, sure bool, depth int) {
+	var add func(s *base.Schema, depth int)
+	add = func(s *base.Schema, depth int) {
 		if s == nil || depth > maxHabitDepth || slices.Contains(parts, s) {
 			return
 		}
 		parts = append(parts, s)
-		if sure {
-			for _, r := range s.Required {
-				required[r] = true
-			}
-			if s.Discriminator != nil && s.Discriminator.PropertyName != "" {
-				required[s.Discriminator.PropertyName] = true
-			}
+		for _, r := range s.Required {
+			required[r] = true
+		}
+		if s.Discriminator != nil && s.Discriminator.PropertyName != "" {
+			required[s.Discriminator.PropertyName] = true
 		}
 		for _, p := range s.AllOf {
-			add(schemaOf(p), sure, depth+1)
+			add(schemaOf(p), depth+1)
 		}
 		branches := append(slices.Clone(s.OneOf), s.AnyOf...)
 		if b := discriminated(s, branches, x, component); b != nil {
-			add(b, sure, depth+1)
+			add(b, depth+1)
 			return
 		}
 		for _, p := range branches {
-			add(schemaOf(p), false, depth+1)
+			maybe = append(maybe, allParts(schemaOf(p))...)
 		}
 	}
-	add(s, true, 0)
-	return parts, required
+	add(s, 0)
+	sure := len(parts)
+	for _, m := range maybe {
+		if m != nil && !slices.Contains(parts, m) {
+			parts = append(parts, m)
+		}
+	}
+	return parts, sure, required
 }
 
 // discriminated is the branch s's discriminator names for object x, or
@@ -304,6 +344,9 @@ func discriminated(s *base.Schema, branches []*base.SchemaProxy, x map[string]an
 
 // allParts is s and its allOf parts, to any depth.
 func allParts(s *base.Schema) []*base.Schema {
+	if s == nil {
+		return nil
+	}
 	out := []*base.Schema{s}
 	for i := 0; i < len(out) && i < maxHabitDepth; i++ {
 		for _, p := range out[i].AllOf {
@@ -381,4 +424,42 @@ func schemaOf(p *base.SchemaProxy) (s *base.Schema) {
 		}
 	}()
 	return p.Schema()
+}
+
+// NullReading is what one answer shows of the service's null habit: the
+// nulls it sends where the schema has a non-nullable property it does not
+// require, and the properties the schema declares that it leaves out. A
+// server with the habit shows the first and never the second.
+type NullReading struct {
+	Nulls  []Habit
+	Absent []string // JSONPaths, [*] for any item of an array
+}
+
+// ReadNulls reads an answer to a call of method and path (below the base
+// path; a query is ignored) by the document, for a probe of the habit
+// (wmsmock calibrate). It fails when the document has no such operation,
+// or no JSON schema for the answer.
+func (d *Document) ReadNulls(method, path string, status int, header http.Header, body []byte) (NullReading, error) {
+	op := d.find(method, path)
+	if op == nil {
+		return NullReading{}, fmt.Errorf("the schema has no operation %s %s", method, path)
+	}
+	schema := op.answerSchema(status, header.Get("Content-Type"))
+	if schema == nil {
+		return NullReading{}, fmt.Errorf("the schema gives %s %s no JSON answer for status %d", method, op.Path, status)
+	}
+	v, err := decodeJSON(body)
+	if err != nil {
+		return NullReading{}, err
+	}
+	w := &nullWalk{component: d.component, wantAbsent: true}
+	d.mu.Lock() // libopenapi builds schemas lazily, writing to its model
+	w.walk(schema, v, "$", 0)
+	d.mu.Unlock()
+	var r NullReading
+	for _, s := range w.spots {
+		r.Nulls = mergeHabits(r.Nulls, Habit{Operation: op.Method + " " + op.Path, Path: s.path, Kind: HabitNull, Count: 1})
+	}
+	r.Absent = w.absent
+	return r, nil
 }
