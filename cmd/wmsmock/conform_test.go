@@ -202,3 +202,28 @@ func TestConformBurstTriedAgain(t *testing.T) {
 		t.Errorf("%d calls reached the open fake, want the first burst's 21", bursts)
 	}
 }
+
+// The service's nulls in the fake's answers are listed, not failed; with
+// --strict-schema (here from its variable) the run fails and names them.
+func TestConformStrictSchema(t *testing.T) {
+	srv, err := mock.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	ts := httptest.NewServer(srv.Handler())
+	defer ts.Close()
+	args := []string{"conform", "--base-url", ts.URL + "/api", "--token", mock.DevToken, "--tags", "@schema", "--max-rate", "20", "--seed", "0"}
+	for _, strict := range []string{"", "true"} {
+		var stdout, stderr bytes.Buffer
+		code := run(context.Background(), args, env(map[string]string{"WMSMOCK_STRICT_SCHEMA": strict}), &stdout, &stderr)
+		out := stdout.String()
+		want, text := 0, "not a failure unless --strict-schema"
+		if strict != "" {
+			want, text = 1, "failed by --strict-schema"
+		}
+		if code != want || !strings.Contains(out, text) || !strings.Contains(out, "GET /workflow: $.workflows[*].") {
+			t.Errorf("WMSMOCK_STRICT_SCHEMA=%q: exit %d, want %d with %q and the nulls named\n%s\n%s", strict, code, want, text, out, stderr.String())
+		}
+	}
+}

@@ -101,3 +101,39 @@ versions: {unserved_as_default: true}
 		t.Errorf("the default fake disagrees with itself: %q", self.Disagreements())
 	}
 }
+
+// TestFidelityShowsEachServersHabits: a fake with the service's nulls
+// against one without them; the report lists the first's habits, by
+// operation and place, in each format, and none for the second.
+func TestFidelityShowsEachServersHabits(t *testing.T) {
+	omit := profile.Default()
+	omit.Answers.Nulls = profile.NullsOmit
+	a := runAgainst(t, "@schema")
+	b := runAgainst(t, "@schema", mock.WithProfile(omit))
+	rep := fidelity.Compare(a, b)
+	if len(rep.HabitsA) == 0 || len(rep.HabitsB) != 0 {
+		t.Fatalf("habits: first %v, second %v", rep.HabitsA, rep.HabitsB)
+	}
+	first := rep.HabitsA[0]
+	var md, js, ju bytes.Buffer
+	if err := rep.Markdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	if err := rep.JSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	if err := rep.JUnit(&ju); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(md.String(), "## The service's habits") || !strings.Contains(md.String(), "| "+first.Operation+" | "+first.Path+" |") ||
+		!strings.Contains(md.String(), "None.") {
+		t.Errorf("the markdown report does not show the habits:\n%s", md.String())
+	}
+	var back fidelity.Report
+	if err := json.Unmarshal(js.Bytes(), &back); err != nil || len(back.HabitsA) != len(rep.HabitsA) {
+		t.Errorf("the JSON report does not carry the habits: %v", err)
+	}
+	if !strings.Contains(ju.String(), "<system-out>") || !strings.Contains(ju.String(), first.Path) {
+		t.Errorf("the JUnit report does not carry the habits:\n%s", ju.String())
+	}
+}
