@@ -41,7 +41,7 @@ type Habit struct {
 	Path string `json:"path"`
 	// Kind is the habit: HabitNull.
 	Kind string `json:"kind"`
-	// Count is how many answers showed it there.
+	// Count is how many nulls were seen there.
 	Count int `json:"count"`
 }
 

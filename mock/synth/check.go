@@ -246,7 +246,7 @@ func objectOK(n *node, m map[string]any, mode Mode, depth int) bool {
 		if n.propertyNames != nil && !matches(n.propertyNames, k, mode, depth+1) {
 			return false
 		}
-		if p := n.prop(k); p != nil {
+		if p := n.declared(k); p != nil {
 			if !(v == nil && mode.nulls() && !p.required) && !matches(p.node, v, mode, depth+1) {
 				return false
 			}

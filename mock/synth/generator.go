@@ -36,7 +36,8 @@ type run struct {
 	// failed is set when a oneOf could not be made to match exactly one
 	// branch (some published oneOfs list indistinguishable branches). The
 	// nearest optional property or spare array item holding the value is
-	// then dropped, so the document stays valid wherever it can.
+	// then dropped (an optional property is null instead with the
+	// service's nulls), so the document stays valid wherever it can.
 	failed bool
 	// spare counts the values being generated, around the current one,
 	// that can be given up when it cannot be made valid (an optional
@@ -319,7 +320,7 @@ func (c *run) exclude(m map[string]any, keep *node, others []*node) {
 // acceptsProp reports whether object schema n allows property name with
 // value v, by its declaration, patternProperties or additionalProperties.
 func acceptsProp(n *node, name string, v any, mode Mode) bool {
-	if p := n.prop(name); p != nil {
+	if p := n.declared(name); p != nil {
 		return acceptsValue(p, v, mode)
 	}
 	claimed := false

@@ -175,14 +175,14 @@ func (n *node) isRequired(name string) bool {
 }
 
 func (n *node) propNode(name string) (*node, bool) {
-	if p := n.prop(name); p != nil {
+	if p := n.declared(name); p != nil {
 		return p.node, true
 	}
 	return nil, false
 }
 
-// prop returns the declared property name, or nil.
-func (n *node) prop(name string) *prop {
+// declared returns the property name as n declares it, or nil.
+func (n *node) declared(name string) *prop {
 	if n.propIndex != nil {
 		if i, ok := n.propIndex[name]; ok {
 			return &n.props[i]

@@ -64,9 +64,9 @@ func WithGuard(guard func(func())) Option { return func(g *Generator) { g.guard 
 func WithNulls() Option { return func(g *Generator) { g.nulls = true } }
 
 // WithMaxDepth bounds object nesting (default 6). Beyond it optional
-// properties are left out and arrays get their minimum length, which is
-// what stops recursive schemas; required properties still get the
-// smallest value that satisfies them.
+// properties are left out (null with WithNulls) and arrays get their
+// minimum length, which is what stops recursive schemas; required
+// properties still get the smallest value that satisfies them.
 func WithMaxDepth(n int) Option {
 	return func(g *Generator) {
 		if n >= 0 {
