@@ -82,25 +82,7 @@ func TestNullsNeverOverRecordValues(t *testing.T) {
 
 // withoutNulls is a copy of a decoded JSON value without the null members
 // of its objects.
-func withoutNulls(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			if e != nil {
-				out[k] = withoutNulls(e)
-			}
-		}
-		return out
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = withoutNulls(e)
-		}
-		return out
-	}
-	return v
-}
+func withoutNulls(v any) any { return dropNulls(cloneJSON(v), 0) }
 
 func jsonText(v any) string {
 	b, _ := json.Marshal(v)
