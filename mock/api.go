@@ -28,16 +28,26 @@ type api struct {
 	external map[*spec.Operation]bool
 }
 
-func newAPI(version string, doc *spec.Document, basePath string, seed int64, caches *memo.Set) *api {
+// newAPI builds a served version. answers says whether its answers carry
+// the service's nulls: the generator then makes them, and the validator
+// (strict mode's answer check, and the resources' check of stored values)
+// accepts them, and nothing else beyond the document.
+func newAPI(version string, doc *spec.Document, basePath string, seed int64, caches *memo.Set, answers profile.Answers) *api {
+	vopts := []validate.Option{validate.WithRegexpEngine(synth.RegexpEngine), validate.WithCaches(caches)}
+	gopts := []synth.Option{synth.WithSeed(seed), synth.WithGuard(doc.Guard)}
+	if answers.WithNulls() {
+		vopts = append(vopts, validate.WithNulls())
+		gopts = append(gopts, synth.WithNulls())
+	}
 	a := &api{
 		version:   version,
 		basePath:  basePath,
 		doc:       doc,
-		validator: validate.New(doc, basePath, validate.WithRegexpEngine(synth.RegexpEngine), validate.WithCaches(caches)),
+		validator: validate.New(doc, basePath, vopts...),
 		handlers:  map[*spec.Operation]handler.Func{},
 		external:  map[*spec.Operation]bool{},
 	}
-	a.synth = newSynthesizer(a, synth.New(synth.WithSeed(seed), synth.WithGuard(doc.Guard)), caches)
+	a.synth = newSynthesizer(a, synth.New(gopts...), caches)
 	return a
 }
 

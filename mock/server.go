@@ -195,7 +195,7 @@ func (s *Server) loadVersions(cfg settings) error {
 			s.startup.Merge(doc.LoadTimes)
 		}
 		s.startup.Reset()
-		s.versions[version] = newAPI(version, doc, s.basePath, cfg.seed, s.caches)
+		s.versions[version] = newAPI(version, doc, s.basePath, cfg.seed, s.caches, s.profile.Answers)
 		s.startup.Lap("validator")
 		s.versionList = append(s.versionList, version)
 	}

@@ -45,6 +45,7 @@ type Profile struct {
 	Workflows       Workflows   `yaml:"workflows"`
 	ComputeEnvs     ComputeEnvs `yaml:"compute_envs"`
 	Tokens          []TokenSpec `yaml:"tokens"`
+	Answers         Answers     `yaml:"answers"` // answers.go
 }
 
 // MethodReply is how a call with a method its path does not define is

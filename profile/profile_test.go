@@ -51,6 +51,7 @@ func TestDefaultValues(t *testing.T) {
 		{"compute_envs.creating_for", p.ComputeEnvs.CreatingFor, 20 * time.Second},
 		{"compute_envs.deleting_for", p.ComputeEnvs.DeletingFor, 10 * time.Second},
 		{"tokens", p.Tokens, []TokenSpec{}},
+		{"answers.nulls", p.Answers.Nulls, NullsService},
 	}
 	for _, tc := range tests {
 		if !reflect.DeepEqual(tc.got, tc.want) {
@@ -233,6 +234,7 @@ func TestBadValues(t *testing.T) {
 		{"token bad value", "tokens: [{name: a, value: \"a b\"}]", `tokens[0].value: "a b" cannot be sent as a bearer token`},
 		{"token duplicate name", "tokens: [{name: a, value: x}, {name: a, value: y}]", `tokens[1].name: "a" is used by an earlier token`},
 		{"token duplicate value", "tokens: [{name: a, value: x}, {name: b, value: x}]", "tokens[1].value: the same value"},
+		{"answer nulls unknown", "answers: {nulls: never}", `answers.nulls: "never": use "service"`},
 		{"token bad expiry", "tokens: [{name: a, value: x, expires: tomorrow}]", `tokens[0].expires: "tomorrow" is not a time`},
 		{"section not a mapping", "auth: [1]", "auth: expected a mapping of keys, found a list"},
 		{"document not a mapping", "- 1", "the document: expected a mapping"},

@@ -138,6 +138,7 @@ func (p *Profile) Validate() error {
 	}
 	v.duration("compute_envs.creating_for", p.ComputeEnvs.CreatingFor)
 	v.duration("compute_envs.deleting_for", p.ComputeEnvs.DeletingFor)
+	p.Answers.validate(&v)
 
 	for i, t := range p.Tokens {
 		key := fmt.Sprintf("tokens[%d]", i)
