@@ -58,6 +58,7 @@ func profileReply(p *profile.Profile, key string) (profile.Reply, error) {
 		"auth.expired":      p.Auth.Expired,
 		"auth.revoked":      p.Auth.Revoked,
 		"unknown_route":     p.UnknownRoute,
+		"unknown_method":    p.MethodReply(),
 		"bad_request":       p.BadRequest,
 		"body_limit.reject": p.BodyLimit.Reject,
 		"rate_limit.reject": p.RateLimit.Reject,

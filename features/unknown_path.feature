@@ -10,9 +10,9 @@ Feature: Unknown paths
   @profile
   Scenario Outline: <call> is refused
     When I <method> "<path>"
-    Then the response is the profile's unknown_route reply
+    Then the response is the profile's <reply> reply
 
     Examples:
-      | call                              | method | path              |
-      | A path the service does not have  | GET    | /no-such-resource |
-      | A method the path does not define | PATCH  | /workflow         |
+      | call                              | method | path              | reply          |
+      | A path the service does not have  | GET    | /no-such-resource | unknown_route  |
+      | A method the path does not define | PATCH  | /workflow         | unknown_method |

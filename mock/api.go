@@ -5,11 +5,13 @@ import (
 	"strings"
 
 	"github.com/wmsmock/wmsmock/internal/memo"
+	"github.com/wmsmock/wmsmock/mock/apierror"
 	"github.com/wmsmock/wmsmock/mock/handler"
 	"github.com/wmsmock/wmsmock/mock/leniency"
 	"github.com/wmsmock/wmsmock/mock/spec"
 	"github.com/wmsmock/wmsmock/mock/synth"
 	"github.com/wmsmock/wmsmock/mock/validate"
+	"github.com/wmsmock/wmsmock/profile"
 )
 
 // api is one served version: its document, validator and the handlers
@@ -29,18 +31,29 @@ type api struct {
 	lenient *leniency.Reader
 }
 
-func newAPI(version string, doc *spec.Document, basePath string, seed int64, caches *memo.Set, requests leniency.Policy) *api {
+// newAPI builds a served version. answers says whether its answers carry
+// the service's nulls: the generator then makes them, and the validator
+// (strict mode's answer check, and the resources' check of stored values)
+// accepts them, and nothing else beyond the document. requests says how
+// request bodies are read before they are checked (lenient.go).
+func newAPI(version string, doc *spec.Document, basePath string, seed int64, caches *memo.Set, answers profile.Answers, requests leniency.Policy) *api {
 	lenient := leniency.New(doc, requests)
+	vopts := []validate.Option{validate.WithRegexpEngine(synth.RegexpEngine), validate.WithCaches(caches), validate.WithRequestRelaxation(lenient.Relax)}
+	gopts := []synth.Option{synth.WithSeed(seed), synth.WithGuard(doc.Guard)}
+	if answers.WithNulls() {
+		vopts = append(vopts, validate.WithNulls())
+		gopts = append(gopts, synth.WithNulls())
+	}
 	a := &api{
 		version:   version,
 		basePath:  basePath,
 		doc:       doc,
 		lenient:   lenient,
-		validator: validate.New(doc, basePath, validate.WithRegexpEngine(synth.RegexpEngine), validate.WithCaches(caches), validate.WithRequestRelaxation(lenient.Relax)),
+		validator: validate.New(doc, basePath, vopts...),
 		handlers:  map[*spec.Operation]handler.Func{},
 		external:  map[*spec.Operation]bool{},
 	}
-	a.synth = newSynthesizer(a, synth.New(synth.WithSeed(seed), synth.WithGuard(doc.Guard)), caches)
+	a.synth = newSynthesizer(a, synth.New(gopts...), caches)
 	return a
 }
 
@@ -49,14 +62,36 @@ func newAPI(version string, doc *spec.Document, basePath string, seed int64, cac
 // "%2F" never acts as a separator: /api/workflow/ID%2Fcancel names a run
 // called "ID/cancel", which does not exist, rather than cancelling run ID.
 func (a *api) match(r *http.Request) (*spec.Operation, map[string]string, bool) {
+	path, ok := a.below(r)
+	if !ok {
+		return nil, nil, false
+	}
+	return a.doc.Route(r.Method, path)
+}
+
+// below is the call's escaped path below the base path, or false when the
+// call is not under it.
+func (a *api) below(r *http.Request) (string, bool) {
 	path := r.URL.EscapedPath()
 	if a.basePath != "" {
 		if !strings.HasPrefix(path, a.basePath+"/") {
-			return nil, nil, false
+			return "", false
 		}
 		path = path[len(a.basePath):]
 	}
-	return a.doc.Route(r.Method, path)
+	return path, true
+}
+
+// unrouted is the refusal of a call match did not route: the profile's
+// unknown_method reply when the path exists with other methods, else its
+// unknown_route reply.
+func (a *api) unrouted(r *http.Request, p *profile.Profile) error {
+	if path, ok := a.below(r); ok && a.doc.HasPath(path) {
+		return apierror.Forbiddenf("%s is not a method of %s in API version %s", r.Method, r.URL.Path, a.version).
+			WithReply(p.MethodReply())
+	}
+	return apierror.Forbiddenf("no operation %s %s in API version %s", r.Method, r.URL.Path, a.version).
+		WithReply(p.UnknownRoute)
 }
 
 // answer gives the service's behaviour where a handler exists, and a

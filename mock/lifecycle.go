@@ -34,6 +34,10 @@ func (s *Server) Start() error {
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       time.Minute,
 		IdleTimeout:       2 * time.Minute,
+		// "OPTIONS *" is a call like any other: it needs a token (A1)
+		// and names no operation, where Go's server would answer it 200
+		// by itself.
+		DisableGeneralOptionsHandler: true,
 	}
 	if s.tls != nil { // tls.go
 		s.url = "https://" + ln.Addr().String()

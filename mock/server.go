@@ -28,6 +28,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -205,7 +206,7 @@ func (s *Server) loadVersions(cfg settings) error {
 			s.startup.Merge(doc.LoadTimes)
 		}
 		s.startup.Reset()
-		s.versions[version] = newAPI(version, doc, s.basePath, cfg.seed, s.caches, requestPolicy(s.profile))
+		s.versions[version] = newAPI(version, doc, s.basePath, cfg.seed, s.caches, s.profile.Answers, requestPolicy(s.profile))
 		s.startup.Lap("validator")
 		s.versionList = append(s.versionList, version)
 	}
@@ -331,7 +332,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		s.control.ServeHTTP(rec, r)
 		return
 	}
-	r, resp, err := s.serveWithin(r, prog)
+	r, resp, err := s.serveWithin(rec, r, prog)
 	if err != nil {
 		rec.errorID = s.errors.Write(rec, r, err)
 		return
@@ -348,16 +349,32 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 // goroutine per call would cost a third of the fake's throughput. Only a
 // handler given with WithHandler, which makes no such promise, runs apart
 // (see answerWithin).
-func (s *Server) serveWithin(r *http.Request, prog *progress) (*http.Request, *handler.Response, error) {
+//
+// Reading the body is bounded by the same deadline, set on the connection
+// (a read does not watch its context): a client that stalls or trickles
+// its body gets a Bad Request when the time is up. A body the client did
+// not send as announced is the client's fault even when the deadline
+// passed or the connection was half closed meanwhile (which ends the
+// call's context), so that Bad Request is what it gets, not the
+// internal-error reply.
+func (s *Server) serveWithin(w http.ResponseWriter, r *http.Request, prog *progress) (*http.Request, *handler.Response, error) {
 	if s.timeout <= 0 {
 		resp, err := s.serveAPI(r, prog)
 		return r, resp, err
 	}
-	ctx := withDeadline(r.Context(), time.Now().Add(s.timeout))
+	deadline := time.Now().Add(s.timeout)
+	if r.Body != nil && r.Body != http.NoBody {
+		// Left in place after the call: the server sets its own again
+		// before it reads the next call on the connection, and a body
+		// left unread (a refused call) must not be waited for when the
+		// server discards it after the answer.
+		_ = http.NewResponseController(w).SetReadDeadline(deadline)
+	}
+	ctx := withDeadline(r.Context(), deadline)
 	defer ctx.release()
 	r = r.WithContext(ctx)
 	resp, err := s.serveAPI(r, prog)
-	if ctx.Err() == nil {
+	if ctx.Err() == nil || prog.phase.Load() == stageInput && err != nil {
 		return r, resp, err
 	}
 	why := "no answer within " + s.timeout.String()
@@ -505,10 +522,11 @@ func (s *Server) serveAPI(r *http.Request, prog *progress) (*handler.Response, e
 		return nil, versionErr
 	}
 
-	// 4. Route: an unknown path or method is a 403, like the service (A4).
+	// 4. Route: an unknown path or method is a 403, like the service (A4);
+	//    the profile may answer the two apart.
 	prog.at(stageRoute)
 	if !routed {
-		return nil, apierror.Forbiddenf("no operation %s %s in API version %s", r.Method, r.URL.Path, a.version)
+		return nil, a.unrouted(r, s.profile)
 	}
 	prog.api = a
 	prog.op.Store(op)
@@ -627,12 +645,14 @@ func readBody(r *http.Request, limit int64) ([]byte, *apierror.Error) {
 		// The length is known and within the limit: one allocation, and
 		// a body longer than announced is not read past it.
 		b = make([]byte, n)
-		_, err = io.ReadFull(r.Body, b)
+		var got int
+		got, err = io.ReadFull(r.Body, b)
+		b = b[:got]
 	} else {
 		b, err = io.ReadAll(io.LimitReader(r.Body, limit+1))
 	}
 	if err != nil {
-		return nil, apierror.BadRequestf("reading the request body: %v", err)
+		return nil, bodyReadError(err, len(b), r.ContentLength)
 	}
 	if int64(len(b)) > limit {
 		return nil, apierror.BadRequestf("request body is over the limit of %d bytes", limit)
@@ -641,6 +661,19 @@ func readBody(r *http.Request, limit int64) ([]byte, *apierror.Error) {
 		return nil, nil
 	}
 	return b, nil
+}
+
+// bodyReadError says why a request body could not be read, in the
+// client's terms: it ended early, it did not arrive in time, or the
+// connection failed.
+func bodyReadError(err error, got int, announced int64) *apierror.Error {
+	switch {
+	case errors.Is(err, io.ErrUnexpectedEOF) && announced > 0:
+		return apierror.BadRequestf("the request body ended after %d of the %d bytes its Content-Length announced", got, announced)
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		return apierror.BadRequestf("the request body was not received within the request timeout (%d bytes arrived)", got)
+	}
+	return apierror.BadRequestf("reading the request body after %d bytes: %v", got, err)
 }
 
 // write encodes a handler's answer. In strict mode the answer is checked

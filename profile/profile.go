@@ -30,8 +30,11 @@ var defaultYAML []byte
 // Profile is the whole behaviour profile. Field documentation is in
 // default.yaml, next to the values.
 type Profile struct {
-	Auth            Auth        `yaml:"auth"`
-	UnknownRoute    Reply       `yaml:"unknown_route"`
+	Auth         Auth  `yaml:"auth"`
+	UnknownRoute Reply `yaml:"unknown_route"`
+	// UnknownMethod answers a method the path does not define; absent, it
+	// is answered like an unknown path (see MethodReply).
+	UnknownMethod   *Reply      `yaml:"unknown_method,omitempty"`
 	BadRequest      Reply       `yaml:"bad_request"`
 	BodyLimit       BodyLimit   `yaml:"body_limit"`
 	RateLimit       RateLimit   `yaml:"rate_limit"`
@@ -43,6 +46,17 @@ type Profile struct {
 	ComputeEnvs     ComputeEnvs `yaml:"compute_envs"`
 	Tokens          []TokenSpec `yaml:"tokens"`
 	Requests        Requests    `yaml:"requests"`
+	Answers         Answers     `yaml:"answers"` // answers.go
+}
+
+// MethodReply is how a call with a method its path does not define is
+// refused: unknown_method when the profile gives one, else unknown_route,
+// so a profile written before the two were told apart keeps its meaning.
+func (p *Profile) MethodReply() Reply {
+	if p.UnknownMethod != nil {
+		return *p.UnknownMethod
+	}
+	return p.UnknownRoute
 }
 
 // Body says what a refusal carries.
@@ -351,6 +365,10 @@ func (p *Profile) Clone() *Profile {
 	c.Workflows.Outcomes = slices.Clone(p.Workflows.Outcomes)
 	c.Tokens = slices.Clone(p.Tokens)
 	c.Paging.Operations = maps.Clone(p.Paging.Operations)
+	if p.UnknownMethod != nil {
+		m := *p.UnknownMethod
+		c.UnknownMethod = &m
+	}
 	for i, t := range c.Tokens {
 		if t.Expires != nil {
 			e := *t.Expires

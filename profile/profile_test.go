@@ -54,6 +54,7 @@ func TestDefaultValues(t *testing.T) {
 		{"auth.basic_token", p.Auth.BasicToken, true},
 		{"requests", p.Requests, Requests{NullsAsAbsent: true, ScalarsAsStrings: true, InferDiscriminator: true,
 			ObjectsAsAny: true, RequiredExceptions: []string{"Workflow.submit"}}},
+		{"answers.nulls", p.Answers.Nulls, NullsService},
 	}
 	for _, tc := range tests {
 		if !reflect.DeepEqual(tc.got, tc.want) {
@@ -84,6 +85,9 @@ func TestDefaultFileIsComplete(t *testing.T) {
 		for f := range t.Fields() {
 			name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
 			if (name == "message" || name == "headers") && path != "" { // optional in a reply
+				continue
+			}
+			if f.Type.Kind() == reflect.Pointer { // optional: absent means another key's value
 				continue
 			}
 			out = append(out, leaves(f.Type, join(path, name))...)
@@ -235,6 +239,7 @@ func TestBadValues(t *testing.T) {
 		{"token bad value", "tokens: [{name: a, value: \"a b\"}]", `tokens[0].value: "a b" cannot be sent as a bearer token`},
 		{"token duplicate name", "tokens: [{name: a, value: x}, {name: a, value: y}]", `tokens[1].name: "a" is used by an earlier token`},
 		{"token duplicate value", "tokens: [{name: a, value: x}, {name: b, value: x}]", "tokens[1].value: the same value"},
+		{"answer nulls unknown", "answers: {nulls: never}", `answers.nulls: "never": use "service"`},
 		{"token bad expiry", "tokens: [{name: a, value: x, expires: tomorrow}]", `tokens[0].expires: "tomorrow" is not a time`},
 		{"section not a mapping", "auth: [1]", "auth: expected a mapping of keys, found a list"},
 		{"document not a mapping", "- 1", "the document: expected a mapping"},
@@ -440,5 +445,33 @@ func TestPerOperationPagingIsChecked(t *testing.T) {
 	}
 	if _, err := Parse([]byte("paging:\n  operations: {ListWorkflows: {default_max: 20}}\n")); err != nil {
 		t.Fatalf("a default under the general bound: %v", err)
+	}
+}
+
+// An unknown method is answered like an unknown path until a profile gives
+// it a reply of its own, so profiles written before the split keep their
+// meaning; a reply given is validated like every other.
+func TestUnknownMethodFollowsUnknownRoute(t *testing.T) {
+	p, err := Parse([]byte("unknown_route: {status: 404, body: empty}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := p.MethodReply(); got.Status != 404 {
+		t.Errorf("without unknown_method the method reply is %+v, want unknown_route's 404", got)
+	}
+	p, err = Parse([]byte("unknown_route: {status: 404, body: empty}\nunknown_method: {status: 405, body: empty}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := p.MethodReply(); got.Status != 405 || p.UnknownRoute.Status != 404 {
+		t.Errorf("method reply %+v, route reply %+v; want 405 and 404", got, p.UnknownRoute)
+	}
+	c := p.Clone()
+	c.UnknownMethod.Status = 406
+	if p.UnknownMethod.Status != 405 {
+		t.Error("Clone shares unknown_method with the original")
+	}
+	if _, err := Parse([]byte("unknown_method: {status: 200, body: empty}\n")); err == nil || !strings.Contains(err.Error(), "unknown_method.status") {
+		t.Errorf("an unknown_method reply with status 200: %v, want an error naming unknown_method.status", err)
 	}
 }

@@ -51,6 +51,9 @@ func (p *Profile) Validate() error {
 	v.reply("auth.expired", a.Expired)
 	v.reply("auth.revoked", a.Revoked)
 	v.reply("unknown_route", p.UnknownRoute)
+	if p.UnknownMethod != nil {
+		v.reply("unknown_method", *p.UnknownMethod)
+	}
 	v.reply("bad_request", p.BadRequest)
 	v.reply("missing_resource", p.MissingResource)
 	v.reply("internal_error", p.InternalError)
@@ -135,6 +138,7 @@ func (p *Profile) Validate() error {
 	}
 	v.duration("compute_envs.creating_for", p.ComputeEnvs.CreatingFor)
 	v.duration("compute_envs.deleting_for", p.ComputeEnvs.DeletingFor)
+	p.Answers.validate(&v)
 
 	for i, t := range p.Tokens {
 		key := fmt.Sprintf("tokens[%d]", i)

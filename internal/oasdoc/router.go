@@ -177,8 +177,30 @@ func (n *routeNode) then(method, rest string, more bool, vals []string) (int, []
 	if more {
 		return n.find(method, rest, vals)
 	}
+	if method == anyMethod {
+		for _, i := range n.leaf {
+			return i, vals, true
+		}
+		return 0, vals, false
+	}
 	i, ok := n.leaf[method]
 	return i, vals, ok
+}
+
+// anyMethod is the method Knows looks a path up with: a node's templates
+// match it whatever methods they define.
+const anyMethod = "\x00any" // no method a document can declare
+
+// Knows reports whether some template addresses path, whatever its method:
+// a call that Find does not route is then a method the path does not
+// define rather than a path the document does not have, which a server may
+// answer differently (404 and 405, say).
+func (r *Router) Knows(path string) bool {
+	if !strings.HasPrefix(path, "/") {
+		return false
+	}
+	_, _, ok := r.root.find(anyMethod, path[1:], nil)
+	return ok
 }
 
 // Params returns the parameter names of template i, in the order Find

@@ -119,3 +119,43 @@ func TestRouteLess(t *testing.T) {
 		}
 	}
 }
+
+// Knows tells a method the path lacks from a path the document lacks, with
+// the same precedence as Find: a literal segment that leads nowhere falls
+// back to a parameter.
+func TestRouterKnows(t *testing.T) {
+	var r Router
+	for _, tm := range []struct{ method, path string }{
+		{"GET", "/workflow"},
+		{"POST", "/workflow/launch"},
+		{"GET", "/workflow/{workflowId}"},
+		{"POST", "/workflow/{workflowId}/cancel"},
+	} {
+		if _, err := r.Add(tm.method, tm.path); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		path string
+		want bool
+	}{
+		{"/workflow", true},
+		{"/workflow/launch", true},
+		{"/workflow/abc", true},
+		{"/workflow/launch/cancel", true}, // "launch" as a run id
+		{"/workflow/abc/cancel", true},
+		{"/workflow/abc/tasks", false},
+		{"/workflow/", false}, // a parameter never matches an empty segment
+		{"/pipelines", false},
+		{"workflow", false},
+		{"*", false},
+	} {
+		if got := r.Knows(tc.path); got != tc.want {
+			t.Errorf("Knows(%q) = %v, want %v", tc.path, got, tc.want)
+		}
+		// Knows never routes a call: no method matches the sentinel.
+		if _, _, ok := r.Find("", tc.path); ok {
+			t.Errorf("Find with an empty method routed %q", tc.path)
+		}
+	}
+}

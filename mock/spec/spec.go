@@ -212,6 +212,12 @@ func (d *Document) Route(method, escapedPath string) (*Operation, map[string]str
 	return d.byRoute[i], vars, true
 }
 
+// HasPath reports whether some operation's template matches the path
+// (escaped, below the base path) with any method: for a call Route does
+// not find, whether it named a method the path lacks or a path the
+// document lacks.
+func (d *Document) HasPath(escapedPath string) bool { return d.routes.Knows(escapedPath) }
+
 // successResponse picks the lowest declared 2xx response, the answer of a
 // call that went well. Documents that declare none get 200 with no body.
 func successResponse(op *v3.Operation) Response {

@@ -50,6 +50,8 @@ type Validator struct {
 	// relax adjusts request body schemas as they are compiled (see
 	// WithRequestRelaxation); nil: none.
 	relax Relaxation
+	// nulls judges answers with the service's nulls (WithNulls).
+	nulls bool
 }
 
 // opInfo is what Request needs to know about an operation besides its
@@ -61,6 +63,8 @@ type opInfo struct {
 	// headers names the header and cookie parameters the operation declares:
 	// with the path, query, content type and body, all the library reads.
 	headers []string
+	// ints are the parameters declared as sized integers (bounds.go).
+	ints []intParam
 }
 
 // verdictKey identifies a call by everything the validator looks at. The
@@ -84,6 +88,7 @@ type settings struct {
 	regex  jsonschema.RegexpEngine
 	caches *memo.Set
 	relax  Relaxation
+	nulls  bool
 }
 
 // Relaxation adjusts a copy of a request body schema before it is
@@ -98,6 +103,15 @@ type Relaxation func(node *yaml.Node, component string)
 // library's own path, which keeps references, is checked as written.
 func WithRequestRelaxation(relax Relaxation) Option {
 	return func(s *settings) { s.relax = relax }
+}
+
+// WithNulls judges answers (Response, Answer) as the service sends them: a
+// property the schema declares and does not require may be null although
+// its schema does not say nullable (see allowNulls). Requests are judged
+// as the document says. The answers' schemas are compiled once, already
+// rewritten, so a check costs what it costs without the option.
+func WithNulls() Option {
+	return func(s *settings) { s.nulls = true }
 }
 
 // WithCaches puts the validator's verdict cache in the server's set, so it
@@ -153,6 +167,7 @@ func New(doc *spec.Document, basePath string, opts ...Option) *Validator {
 		version:  helpers.VersionToFloat(doc.OpenAPI),
 		verdicts: memo.NewIn[verdictKey, []string](s.caches, "validation verdicts", 16),
 		relax:    s.relax,
+		nulls:    s.nulls,
 	}
 }
 
@@ -177,7 +192,7 @@ func (v *Validator) Warm(op *spec.Operation) {
 				}
 			}
 		}
-		return &opInfo{plain: plain(op), headers: headerParams(op)}
+		return &opInfo{plain: plain(op), headers: headerParams(op), ints: intParams(op)}
 	})
 }
 
@@ -268,7 +283,11 @@ func (v *Validator) compile(schema *base.Schema, purpose schema_validation.Schem
 	if purpose == schema_validation.SchemaValidationPurposeRequestBody {
 		relax = v.relax
 	}
-	compiled := compileInline(schema, purpose, v.options, version, relax)
+	var edits []func(*yaml.Node)
+	if v.nulls && purpose == schema_validation.SchemaValidationPurposeResponseBody {
+		edits = append(edits, allowNulls)
+	}
+	compiled := compileInline(schema, purpose, v.options, version, relax, edits...)
 	if compiled == nil {
 		var err error
 		compiled, err = schema_validation.CompileSchemaForValidation(schema, purpose, v.options, version)
@@ -281,7 +300,8 @@ func (v *Validator) compile(schema *base.Schema, purpose schema_validation.Schem
 
 // Answer judges a JSON value as the document's response validator judges
 // an answer's body: the document's OpenAPI version (nullable means what it
-// says in 3.0), writeOnly properties not required. The compiled schema is
+// says in 3.0), writeOnly properties not required, and the service's nulls
+// accepted when the validator was made WithNulls. The compiled schema is
 // the one response checks use, from the same cache, so the fake has one
 // authority on whether a value fits a schema (the resources check stored
 // values with it before serving them). It returns one line per problem, or
@@ -341,9 +361,9 @@ func (v *Validator) Request(r *http.Request, op *spec.Operation, body []byte) []
 		}
 	}
 	req := v.docRequest(r, body)
-	var problems []string
+	problems := outOfRange(info.ints, req, req.URL.Path)
 	if ok, errs := v.v.ValidateHttpRequestSyncWithPathItem(req, op.PathItem, op.Path); !ok {
-		problems = reasons(errs)
+		problems = append(problems, reasons(errs)...)
 	}
 	if cacheable {
 		v.verdicts.Put(key, problems)

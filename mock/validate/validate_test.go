@@ -36,6 +36,8 @@ paths:
       parameters:
         - {name: limit, in: query, required: true, schema: {type: integer, minimum: 1}}
         - {name: status, in: query, schema: {type: string, enum: [open, baked]}}
+        - {name: offset, in: query, schema: {type: integer, format: int32, minimum: 0}}
+        - {name: X-Shop, in: header, schema: {type: integer, format: int64}}
       responses:
         "200":
           description: orders
@@ -63,7 +65,7 @@ paths:
               schema: {$ref: '#/components/schemas/Order'}
   /orders/{orderId}:
     parameters:
-      - {name: orderId, in: path, required: true, schema: {type: integer}}
+      - {name: orderId, in: path, required: true, schema: {type: integer, format: int32}}
     get:
       operationId: getOrder
       responses:
@@ -129,6 +131,10 @@ var requestCases = []reqCase{
 	{"query under its minimum", "listOrders", "GET", "/api/orders?limit=0", "", "", false, "limit"},
 	{"required query missing", "listOrders", "GET", "/api/orders?status=open", "", "", false, "limit"},
 	{"query outside its enum", "listOrders", "GET", "/api/orders?limit=1&status=burnt", "", "", false, "status"},
+	{"int32 query at its bound", "listOrders", "GET", "/api/orders?limit=1&offset=2147483647", "", "", true, ""},
+	{"int32 query past its bound", "listOrders", "GET", "/api/orders?limit=1&offset=2147483648", "", "", false, "offset=2147483648 is out of range for int32"},
+	{"int32 query far past its bound", "listOrders", "GET", "/api/orders?limit=1&offset=99999999999999999999999", "", "", false, "out of range for int32"},
+	{"int32 path parameter past its bound", "getOrder", "GET", "/api/orders/2147483648", "", "", false, "orderId=2147483648 is out of range for int32"},
 	{"path parameter", "getOrder", "GET", "/api/orders/42", "", "", true, ""},
 	{"path parameter of the wrong type", "getOrder", "GET", "/api/orders/forty-two", "", "", false, "orderId"},
 	{"body", "placeOrder", "POST", "/api/orders", "application/json", `{"name":"rye","qty":2}`, true, ""},
@@ -584,5 +590,26 @@ func TestVerdictCache(t *testing.T) {
 	}
 	if f.v.verdicts.Len() != before {
 		t.Error("a call larger than the key limit was cached")
+	}
+}
+
+// A header declared int64 is held to int64 like a query parameter, and
+// the refusal is not lost to the verdict cache: the same call with a value
+// in range passes, and the first one is still refused after it.
+func TestSizedIntegerHeader(t *testing.T) {
+	f := newFixture(t, "/api")
+	op := f.op(t, "listOrders")
+	check := func(shop string) []string {
+		r := httptest.NewRequest("GET", "http://fake/api/orders?limit=1", nil)
+		r.Header.Set("X-Shop", shop)
+		return f.v.Request(r, op, nil)
+	}
+	for range 2 {
+		if got := check("9223372036854775808"); len(got) == 0 || !strings.Contains(got[0], "X-Shop=9223372036854775808 is out of range for int64") {
+			t.Errorf("int64 header past its bound: %q", got)
+		}
+		if got := check("-9223372036854775808"); got != nil {
+			t.Errorf("int64 header at its bound refused: %q", got)
+		}
 	}
 }

@@ -19,7 +19,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -27,6 +26,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/wmsmock/wmsmock/conformance"
 	"github.com/wmsmock/wmsmock/internal/wait"
 	"github.com/wmsmock/wmsmock/profile"
 )
@@ -79,6 +79,10 @@ type Options struct {
 	Sleep func(ctx context.Context, d time.Duration) error
 	// Now is the time written into the profile (default time.Now).
 	Now func() time.Time
+	// Document is the server's OpenAPI document, read by the judge
+	// (conformance.LoadDocument); the probes that need the schema (the
+	// service's nulls) are left out without it.
+	Document *conformance.Document
 }
 
 // Finding is one profile value the probe observed.
@@ -170,6 +174,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		{"missing resources", p.missing},
 		{"request leniency", p.leniency}, // leniency.go
 		{"paging", p.paging},
+		{"answer nulls", p.answerNulls}, // nulls.go
 		{"body limit", p.bodyLimit},
 		{"rate limit", p.rateLimit},
 	}
@@ -425,11 +430,7 @@ func (p *prober) unknownRoutes(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	r1, seen1, _ := replyOf(a, p.baseline, "")
-	r2, seen2, _ := replyOf(m, p.baseline, "")
-	if !sameReply(r1, r2) {
-		p.note("an unknown method (PUT /service-info: %s) is refused differently from an unknown path (%s); the profile has one reply for both", seen2, seen1)
-	}
+	p.refusal("unknown_method", "PUT of a path that defines only GET", m)
 	return nil
 }
 
@@ -693,10 +694,6 @@ func (p *prober) windowKind(ctx context.Context, limit int) error {
 		p.note("rate_limit.fixed not settled: %s", seen)
 	}
 	return p.o.Sleep(ctx, 1100*time.Millisecond)
-}
-
-func sameReply(a, b profile.Reply) bool {
-	return a.Status == b.Status && a.Body == b.Body && a.Message == b.Message && maps.Equal(a.Headers, b.Headers)
 }
 
 // randomWord is n letters and digits: ids and tokens nobody issued.

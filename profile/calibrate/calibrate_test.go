@@ -8,9 +8,12 @@ import (
 	"net/http/httptest"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/wmsmock/wmsmock/conformance"
+	"github.com/wmsmock/wmsmock/fixtures"
 	"github.com/wmsmock/wmsmock/mock"
 	"github.com/wmsmock/wmsmock/mock/auth"
 	"github.com/wmsmock/wmsmock/mock/clock"
@@ -35,6 +38,7 @@ auth:
   require_on_unsecured: false
   basic_token: false
 unknown_route: {status: 404, body: template, message: Not Found}
+unknown_method: {status: 405, body: empty}
 bad_request: {status: 422, body: message, message: Invalid input}
 versions: {unserved_as_default: true}
 missing_resource: {status: 404, body: template, message: No such resource}
@@ -49,6 +53,7 @@ rate_limit:
   key: user
   reject: {status: 503, body: template, message: "Slow down for {retryAfter}s", headers: {X-Wait: "{retryAfter}"}}
 requests: {nulls_as_absent: false, scalars_as_strings: false, infer_discriminator: false}
+answers: {nulls: omit}
 `
 
 // fake starts a fake on p over loopback, on a fake clock, holding the
@@ -81,14 +86,22 @@ func fake(t *testing.T, p *profile.Profile) (string, *clock.Fake) {
 	return srv.URL() + "/api", clk
 }
 
-// run calibrates the fake at base; the probe's waits move the fake's clock
-// instead of passing real time.
+// embeddedDoc is the fake's document as the judge reads it, which the
+// probe of the service's nulls needs.
+var embeddedDoc = sync.OnceValues(func() (*conformance.Document, error) { return conformance.LoadDocument(fixtures.OpenAPI()) })
+
+// run calibrates the fake at base, with its document; the probe's waits
+// move the fake's clock instead of passing real time.
 func run(t *testing.T, base string, clk *clock.Fake) *calibrate.Result {
 	t.Helper()
+	doc, err := embeddedDoc()
+	if err != nil {
+		t.Fatal(err)
+	}
 	var progress bytes.Buffer
 	res, err := calibrate.Run(context.Background(), calibrate.Options{
 		BaseURL: base, Token: token1, Token2: token2, ExpiredToken: auth.ExpiredToken, AllowDestructive: true,
-		Progress: &progress, Now: clk.Now,
+		Progress: &progress, Now: clk.Now, Document: doc,
 		Sleep: func(_ context.Context, d time.Duration) error { clk.Advance(d); return nil },
 	})
 	if err != nil {
@@ -133,6 +146,7 @@ func TestCalibrateReproducesAProfile(t *testing.T) {
 		"auth.expired":                 profile.Reply{Status: 401, Body: profile.BodyTemplate, Message: "Token expired"},
 		"auth.require_on_unsecured":    false,
 		"unknown_route":                profile.Reply{Status: 404, Body: profile.BodyTemplate, Message: "Not Found"},
+		"unknown_method":               profile.Reply{Status: 405, Body: profile.BodyEmpty},
 		"bad_request":                  profile.Reply{Status: 422, Body: profile.BodyMessage, Message: "Invalid input"},
 		"versions.unserved_as_default": true,
 		"missing_resource":             profile.Reply{Status: 404, Body: profile.BodyTemplate, Message: "No such resource"},
@@ -145,6 +159,7 @@ func TestCalibrateReproducesAProfile(t *testing.T) {
 		"rate_limit.windows": []string{"5/s", "72000/h"},
 		"rate_limit.fixed":   true,
 		"rate_limit.key":     profile.KeyUser,
+		"answers.nulls":      profile.NullsOmit,
 
 		// leniency.go
 		"auth.basic_token":             false,
@@ -187,6 +202,7 @@ func TestCalibrateDefaultFake(t *testing.T) {
 		"auth.expired":              d.Auth.Expired,
 		"auth.require_on_unsecured": true,
 		"unknown_route":             d.UnknownRoute,
+		"unknown_method":            d.MethodReply(),
 		"bad_request":               d.BadRequest,
 		"versions.unserved":         d.Versions.Unserved,
 		"missing_resource":          d.MissingResource,
@@ -195,6 +211,7 @@ func TestCalibrateDefaultFake(t *testing.T) {
 		"rate_limit.windows":        []string{"20/s", "72000/h"},
 		"rate_limit.fixed":          false,
 		"rate_limit.key":            profile.KeyToken,
+		"answers.nulls":             profile.NullsService,
 
 		// leniency.go
 		"auth.basic_token":             true,
