@@ -128,12 +128,34 @@ func (d *Document) find(method, path string) *Operation {
 }
 
 // checkResponse validates an answer to a call of op against the document;
-// nil means it conforms. path is the call's path without the base path.
-func (d *Document) checkResponse(op *Operation, req *http.Request, path string, a *answer) []string {
+// no problems means it conforms. path is the call's path without the base
+// path. Nulls the service itself sends where the schema has a non-nullable
+// property are its habit (habits.go): they are returned as habits, and are
+// a problem only when strict says so.
+func (d *Document) checkResponse(op *Operation, req *http.Request, path string, a *answer, strict bool) ([]string, []Habit) {
+	validate := func(body []byte) []string { return d.validateBody(op, req, path, a, body) }
+	problems := validate(a.body)
+	if problems == nil {
+		return nil, nil
+	}
+	rest, habits, found := d.judgeHabits(op, a, validate)
+	if !found {
+		return problems, nil
+	}
+	if strict {
+		rest = append(rest, fmt.Sprintf("null where the schema has a non-nullable property (the service's habit, failed by --strict-schema) at %d places:\n%s",
+			len(habits), strings.TrimRight(habitText(habits, "    ", 0), "\n")))
+	}
+	return rest, habits
+}
+
+// validateBody is the library's verdict on an answer to a call of op with
+// body in place of the answer's own.
+func (d *Document) validateBody(op *Operation, req *http.Request, path string, a *answer, body []byte) []string {
 	r := req.Clone(req.Context())
 	r.URL.Path, r.URL.RawPath = path, ""
 	r.Body = http.NoBody
-	resp := &http.Response{StatusCode: a.status, Header: a.header, Body: io.NopCloser(bytes.NewReader(a.body)), Request: r}
+	resp := &http.Response{StatusCode: a.status, Header: a.header, Body: io.NopCloser(bytes.NewReader(body)), Request: r}
 	d.mu.Lock()
 	ok, errs := d.v.GetResponseBodyValidator().ValidateResponseBodyWithPathItem(r, resp, op.pathItem, op.Path)
 	d.mu.Unlock()

@@ -6,6 +6,7 @@ import (
 	"encoding/xml"
 	"fmt"
 	"os"
+	"strings"
 )
 
 // godog writes the JUnit and Cucumber reports, and to godog a @profile
@@ -13,29 +14,35 @@ import (
 // StrictProfile that is not a failure of the run, so the reports are
 // rewritten once the run is over: such a scenario is skipped, with the
 // difference as the reason, and the counts follow. A CI system reading the
-// files then agrees with the exit status.
+// files then agrees with the exit status. The service's habits a scenario's
+// answers showed are added to it too (the JUnit case's output, the Cucumber
+// scenario's description), as godog knows nothing of them.
 
 const differsPrefix = "differs from the profile: "
 
 // markDifferences rewrites the report files of a run whose results hold
-// differences.
+// differences or habits.
 func markDifferences(o Options, res *Result) error {
 	differ := map[[2]string]bool{}
+	habits := map[[2]string]string{}
 	for _, sc := range res.Scenarios {
 		if sc.Status == Differs {
 			differ[[2]string{sc.Feature, sc.Name}] = true
 		}
+		if len(sc.Habits) > 0 {
+			habits[[2]string{sc.Feature, sc.Name}] = habitsNote + habitText(sc.Habits, "  ", 0)
+		}
 	}
-	if len(differ) == 0 {
+	if len(differ) == 0 && len(habits) == 0 {
 		return nil
 	}
 	if o.JUnitFile != "" {
-		if err := rewrite(o.JUnitFile, func(b []byte) ([]byte, error) { return junitDifferences(b, differ) }); err != nil {
+		if err := rewrite(o.JUnitFile, func(b []byte) ([]byte, error) { return junitDifferences(b, differ, habits) }); err != nil {
 			return fmt.Errorf("conformance: the JUnit report: %w", err)
 		}
 	}
 	if o.CucumberJSONFile != "" {
-		if err := rewrite(o.CucumberJSONFile, func(b []byte) ([]byte, error) { return cucumberDifferences(b, differ) }); err != nil {
+		if err := rewrite(o.CucumberJSONFile, func(b []byte) ([]byte, error) { return cucumberDifferences(b, differ, habits) }); err != nil {
 			return fmt.Errorf("conformance: the Cucumber report: %w", err)
 		}
 	}
@@ -76,12 +83,13 @@ type (
 		Cases    []junitCase `xml:"testcase"`
 	}
 	junitCase struct {
-		Name    string         `xml:"name,attr"`
-		Status  string         `xml:"status,attr"`
-		Time    string         `xml:"time,attr"`
-		Failure *junitMessage  `xml:"failure,omitempty"`
-		Skipped *junitMessage  `xml:"skipped,omitempty"`
-		Errors  []junitMessage `xml:"error,omitempty"`
+		Name      string         `xml:"name,attr"`
+		Status    string         `xml:"status,attr"`
+		Time      string         `xml:"time,attr"`
+		Failure   *junitMessage  `xml:"failure,omitempty"`
+		Skipped   *junitMessage  `xml:"skipped,omitempty"`
+		Errors    []junitMessage `xml:"error,omitempty"`
+		SystemOut string         `xml:"system-out,omitempty"`
 	}
 	junitMessage struct {
 		Message string `xml:"message,attr,omitempty"`
@@ -89,7 +97,10 @@ type (
 	}
 )
 
-func junitDifferences(b []byte, differ map[[2]string]bool) ([]byte, error) {
+// habitsNote heads the list of a scenario's habits in the reports.
+const habitsNote = "The service's habits (a difference from the document, not a failure unless --strict-schema): nulls where the schema has a non-nullable property, at\n"
+
+func junitDifferences(b []byte, differ map[[2]string]bool, habits map[[2]string]string) ([]byte, error) {
 	var doc junitSuites
 	if err := xml.Unmarshal(b, &doc); err != nil {
 		return nil, err
@@ -98,6 +109,9 @@ func junitDifferences(b []byte, differ map[[2]string]bool) ([]byte, error) {
 		s := &doc.Suites[i]
 		for j := range s.Cases {
 			c := &s.Cases[j]
+			if h, ok := habits[[2]string{s.Name, c.Name}]; ok {
+				c.SystemOut = h
+			}
 			if c.Failure == nil || !differ[[2]string{s.Name, c.Name}] {
 				continue
 			}
@@ -119,7 +133,7 @@ func junitDifferences(b []byte, differ map[[2]string]bool) ([]byte, error) {
 // cucumberDifferences marks the failed step of each differing scenario
 // skipped, keeping its message, in the Cucumber JSON (read generically, so
 // nothing else in the file changes but key order).
-func cucumberDifferences(b []byte, differ map[[2]string]bool) ([]byte, error) {
+func cucumberDifferences(b []byte, differ map[[2]string]bool, habits map[[2]string]string) ([]byte, error) {
 	var features []map[string]any
 	if err := json.Unmarshal(b, &features); err != nil {
 		return nil, err
@@ -130,6 +144,10 @@ func cucumberDifferences(b []byte, differ map[[2]string]bool) ([]byte, error) {
 		for _, e := range elements {
 			sc, _ := e.(map[string]any)
 			name, _ := sc["name"].(string)
+			if h, ok := habits[[2]string{fname, name}]; ok {
+				desc, _ := sc["description"].(string)
+				sc["description"] = strings.TrimLeft(desc+"\n"+h, "\n")
+			}
 			if !differ[[2]string{fname, name}] {
 				continue
 			}

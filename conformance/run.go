@@ -57,6 +57,10 @@ type Options struct {
 	// StrictProfile counts a @profile scenario the target does not pass as
 	// a failure; by default it is reported as a difference (Differs).
 	StrictProfile bool
+	// StrictSchema fails an answer for the service's habits (a null where
+	// the schema has a non-nullable property), naming each; by default
+	// they are counted and listed (Habits), not failed.
+	StrictSchema bool
 	// Seed, when not 0, runs the scenarios in an order shuffled by it, so
 	// that a scenario leaning on what another left behind shows up; the
 	// same seed gives the same order. 0 keeps the files' order.
@@ -105,6 +109,9 @@ type ScenarioResult struct {
 	// Operations are the document's operations those calls addressed
 	// ("GET /workflow"), when the run had a document.
 	Operations []string `json:",omitempty"`
+	// Habits are the places the scenario's answers departed from the
+	// document the way the service's own do (habits.go).
+	Habits []Habit `json:",omitempty"`
 }
 
 // Result is the outcome of a run.
@@ -117,6 +124,8 @@ type Result struct {
 	DocumentOperations int
 	// Seed is the order's seed (Options.Seed): 0 for the files' order.
 	Seed int64
+	// StrictSchema is Options.StrictSchema: the habits were failed.
+	StrictSchema bool
 }
 
 // Count returns how many scenarios ended with status s.
@@ -228,7 +237,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		code = suite.Run()
 	}
 
-	res := &Result{Target: info.Name, Seed: o.Seed}
+	res := &Result{Target: info.Name, Seed: o.Seed, StrictSchema: o.StrictSchema}
 	for _, p := range plan {
 		if got, ok := r.results[p.key]; ok {
 			sc := *got

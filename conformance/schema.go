@@ -26,14 +26,23 @@ func (w *world) document() (*Document, string, error) {
 	return doc, strings.TrimSuffix(u.Path, "/"), nil
 }
 
-// check validates one answer against the document; nil means it conforms.
-func (d *Document) check(basePath string, a *answer) (*Operation, []string) {
+// check validates one answer against the document; no problems means it
+// conforms. The service's habits it shows are returned apart (habits.go).
+func (d *Document) check(basePath string, a *answer, strict bool) (*Operation, []string, []Habit) {
 	rel := strings.TrimPrefix(a.req.URL.EscapedPath(), basePath)
 	op := d.find(a.req.Method, rel)
 	if op == nil {
-		return nil, []string{fmt.Sprintf("the schema has no operation %s %s", a.req.Method, rel)}
+		return nil, []string{fmt.Sprintf("the schema has no operation %s %s", a.req.Method, rel)}, nil
 	}
-	return op, d.checkResponse(op, a.req, rel, a)
+	problems, habits := d.checkResponse(op, a.req, rel, a, strict)
+	return op, problems, habits
+}
+
+// checkAnswer is check for a scenario: the habits are kept for its result.
+func (w *world) checkAnswer(doc *Document, basePath string, a *answer) (*Operation, []string) {
+	op, problems, habits := doc.check(basePath, a, w.r.opts.StrictSchema)
+	w.habits = mergeHabits(w.habits, habits...)
+	return op, problems
 }
 
 func (w *world) matchesSchema() error {
@@ -45,7 +54,7 @@ func (w *world) matchesSchema() error {
 	if err != nil {
 		return err
 	}
-	op, problems := doc.check(basePath, a)
+	op, problems := w.checkAnswer(doc, basePath, a)
 	if problems != nil {
 		name := ""
 		if op != nil {
@@ -122,7 +131,7 @@ func (w *world) sweepOne(ctx context.Context, doc *Document, basePath string, id
 	o := sweepOutcome{op: op, answer: a}
 	switch {
 	case a.status == op.Success:
-		if _, problems := doc.check(basePath, a); problems != nil {
+		if _, problems := w.checkAnswer(doc, basePath, a); problems != nil {
 			o.problem = "the answer does not match the schema: " + strings.Join(problems, "; ")
 		}
 	case strings.Contains(op.Path, "{") && (a.status == http.StatusForbidden || a.status == http.StatusNotFound ||

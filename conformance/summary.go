@@ -57,6 +57,7 @@ func (r *Result) WriteSummary(w io.Writer) {
 		fmt.Fprintf(w, ", %d not run", n)
 	}
 	fmt.Fprintf(w, " in %s\n", r.Duration.Round(time.Millisecond))
+	r.writeHabits(w)
 	if r.Seed != 0 {
 		fmt.Fprintf(w, "Scenarios ran in a shuffled order; --seed %d repeats it.\n", r.Seed)
 	}
@@ -79,4 +80,30 @@ func firstLines(s string, n int) string {
 
 func indent(s, prefix string) string {
 	return strings.ReplaceAll(s, "\n", "\n"+prefix)
+}
+
+// maxHabitLines bounds the operations the summary lists habits for; the
+// reports list them all.
+const maxHabitLines = 20
+
+// writeHabits says where the answers departed from the document as the
+// service's own do: a difference from the document the service itself has
+// (the fake's profile answers.nulls), reported rather than failed.
+func (r *Result) writeHabits(w io.Writer) {
+	habits := r.Habits()
+	if len(habits) == 0 {
+		return
+	}
+	count, ops := 0, map[string]bool{}
+	for _, h := range habits {
+		count += h.Count
+		ops[h.Operation] = true
+	}
+	how := "a difference from the document, not a failure unless --strict-schema"
+	if r.StrictSchema {
+		how = "failed, as --strict-schema asks"
+	}
+	fmt.Fprintf(w, "The service's habits (CONTRACT.md; %s): %d nulls where the schema has a non-nullable property, at %d places in %d operations:\n",
+		how, count, len(habits), len(ops))
+	fmt.Fprint(w, habitText(habits, "  ", maxHabitLines))
 }

@@ -41,6 +41,8 @@ type world struct {
 	burst      []*answer
 	errorIDs   []string
 	sweep      []sweepOutcome
+	// habits are the service's habits the scenario's answers showed.
+	habits []Habit
 	// undo lists what the scenario created and has not deleted, so the
 	// After hook can remove it.
 	undo []undoCall
@@ -114,6 +116,7 @@ func (w *world) after(ctx context.Context, sc *godog.Scenario, err error) (conte
 		URI:     sc.Uri,
 		Tags:    pickleTags(sc.Tags),
 		Calls:   calls,
+		Habits:  w.habits,
 	}
 	switch {
 	case err == nil:

@@ -7,6 +7,7 @@ import (
 	"github.com/wmsmock/wmsmock/internal/memo"
 	"github.com/wmsmock/wmsmock/mock/apierror"
 	"github.com/wmsmock/wmsmock/mock/handler"
+	"github.com/wmsmock/wmsmock/mock/leniency"
 	"github.com/wmsmock/wmsmock/mock/spec"
 	"github.com/wmsmock/wmsmock/mock/synth"
 	"github.com/wmsmock/wmsmock/mock/validate"
@@ -26,18 +27,33 @@ type api struct {
 	handlers map[*spec.Operation]handler.Func
 	// external marks the handlers given with WithHandler.
 	external map[*spec.Operation]bool
+	// lenient reads request bodies as the service does (lenient.go).
+	lenient *leniency.Reader
 }
 
-func newAPI(version string, doc *spec.Document, basePath string, seed int64, caches *memo.Set) *api {
+// newAPI builds a served version. answers says whether its answers carry
+// the service's nulls: the generator then makes them, and the validator
+// (strict mode's answer check, and the resources' check of stored values)
+// accepts them, and nothing else beyond the document. requests says how
+// request bodies are read before they are checked (lenient.go).
+func newAPI(version string, doc *spec.Document, basePath string, seed int64, caches *memo.Set, answers profile.Answers, requests leniency.Policy) *api {
+	lenient := leniency.New(doc, requests)
+	vopts := []validate.Option{validate.WithRegexpEngine(synth.RegexpEngine), validate.WithCaches(caches), validate.WithRequestRelaxation(lenient.Relax)}
+	gopts := []synth.Option{synth.WithSeed(seed), synth.WithGuard(doc.Guard)}
+	if answers.WithNulls() {
+		vopts = append(vopts, validate.WithNulls())
+		gopts = append(gopts, synth.WithNulls())
+	}
 	a := &api{
 		version:   version,
 		basePath:  basePath,
 		doc:       doc,
-		validator: validate.New(doc, basePath, validate.WithRegexpEngine(synth.RegexpEngine), validate.WithCaches(caches)),
+		lenient:   lenient,
+		validator: validate.New(doc, basePath, vopts...),
 		handlers:  map[*spec.Operation]handler.Func{},
 		external:  map[*spec.Operation]bool{},
 	}
-	a.synth = newSynthesizer(a, synth.New(synth.WithSeed(seed), synth.WithGuard(doc.Guard)), caches)
+	a.synth = newSynthesizer(a, synth.New(gopts...), caches)
 	return a
 }
 

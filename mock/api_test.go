@@ -9,6 +9,7 @@ import (
 	"github.com/wmsmock/wmsmock/internal/memo"
 	"github.com/wmsmock/wmsmock/internal/testenv"
 	"github.com/wmsmock/wmsmock/mock/spec"
+	"github.com/wmsmock/wmsmock/profile"
 )
 
 // TestRouting guards api.match: every operation of both documents is found
@@ -36,7 +37,7 @@ func TestRouting(t *testing.T) {
 	for name, load := range docs {
 		t.Run(name, func(t *testing.T) {
 			doc := load(t)
-			a := newAPI("1", doc, "/api", 1, memo.NewSet(0))
+			a := newAPI("1", doc, "/api", 1, memo.NewSet(0), profile.Answers{}, requestPolicy(profile.Default()))
 			for _, op := range doc.Operations {
 				target := "/api" + param.ReplaceAllString(op.Path, "p1x")
 				got, _, ok := a.match(httptest.NewRequest(op.Method, target, nil))
@@ -80,7 +81,7 @@ paths:
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := newAPI("1", doc, "/api", 1, memo.NewSet(0))
+	a := newAPI("1", doc, "/api", 1, memo.NewSet(0), profile.Answers{}, requestPolicy(profile.Default()))
 	for target, want := range map[string]string{
 		"/api/things/1":  "thing",
 		"/api/others/1":  "anything",

@@ -44,6 +44,9 @@ type settings struct {
 	replay      string         // replay.go
 	tls         tlsSettings    // tls.go
 	redis       *redisSettings // redis.go
+
+	// strictRequests turns the profile's requests.strict on.
+	strictRequests bool
 }
 
 type specSource struct {
@@ -146,6 +149,20 @@ func WithAddr(addr string) Option {
 func WithStrictResponses() Option {
 	return func(s *settings) error {
 		s.strict = true
+		return nil
+	}
+}
+
+// WithStrictRequests refuses every request body that differs from the
+// document, even where the service reads it anyway (a null for an
+// optional property, a number for a string, a discriminator left to its
+// sibling...): the profile's requests.strict, set over whatever profile
+// the server has. The refusal is the usual Bad Request, and its Error ID
+// names each deviation. For integrators who want their client held to the
+// published schema itself.
+func WithStrictRequests() Option {
+	return func(s *settings) error {
+		s.strictRequests = true
 		return nil
 	}
 }

@@ -122,7 +122,7 @@ func (s *Server) recheckIfEmptied(values []string, now time.Time) (auth.Token, a
 		return auth.Token{}, auth.Unknown, fmt.Errorf("putting the configured tokens back in the emptied Redis: %w", err)
 	}
 	s.logger.Warn("redis had lost the fake's state: seed and configured tokens put back")
-	return auth.CheckHeaders(s.tokens, values, now)
+	return auth.CheckHeaders(s.tokens, values, now, s.authOptions...)
 }
 
 // redisSkew is the clock's advance in Redis, in nanoseconds.

@@ -45,6 +45,7 @@ import (
 	"github.com/wmsmock/wmsmock/mock/clock"
 	"github.com/wmsmock/wmsmock/mock/control"
 	"github.com/wmsmock/wmsmock/mock/handler"
+	"github.com/wmsmock/wmsmock/mock/leniency"
 	"github.com/wmsmock/wmsmock/mock/ratelimit"
 	"github.com/wmsmock/wmsmock/mock/spec"
 	"github.com/wmsmock/wmsmock/profile"
@@ -62,6 +63,9 @@ type Server struct {
 	versionList []string
 	profile     *profile.Profile
 	tokens      auth.Store
+	// authOptions widen the token check as the profile says (Basic
+	// "@token:" credentials).
+	authOptions []auth.CheckOption
 	// configuredTokens are the tokens the fake starts with, as the token
 	// store holds them: what an admin reset goes back to. (A shared store
 	// also holds every other replica's tokens, so they are not read back
@@ -115,6 +119,10 @@ func New(opts ...Option) (*Server, error) {
 	if s.profile == nil {
 		s.profile = profile.Default()
 	}
+	if s.strictRequests && !s.profile.Requests.Strict {
+		s.profile = s.profile.Clone()
+		s.profile.Requests.Strict = true
+	}
 	if err := s.profile.Validate(); err != nil {
 		return nil, fmt.Errorf("behaviour profile: %w", err)
 	}
@@ -131,6 +139,9 @@ func New(opts ...Option) (*Server, error) {
 		bodyLimit: int64(s.profile.BodyLimit.Max),
 		addr:      s.addr,
 		startup:   watch,
+	}
+	if s.profile.Auth.BasicToken {
+		srv.authOptions = []auth.CheckOption{auth.BasicToken()}
 	}
 	srv.errors = apierror.NewWriter(apierror.PolicyFrom(s.profile), apierror.NewIDSource(nil),
 		apierror.NewJournal(1000), s.logger, func() time.Time { return srv.clock.Now() })
@@ -195,7 +206,7 @@ func (s *Server) loadVersions(cfg settings) error {
 			s.startup.Merge(doc.LoadTimes)
 		}
 		s.startup.Reset()
-		s.versions[version] = newAPI(version, doc, s.basePath, cfg.seed, s.caches)
+		s.versions[version] = newAPI(version, doc, s.basePath, cfg.seed, s.caches, s.profile.Answers, requestPolicy(s.profile))
 		s.startup.Lap("validator")
 		s.versionList = append(s.versionList, version)
 	}
@@ -309,6 +320,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		s.logRequest(r, rec, time.Since(start))
+		s.logDeviations(r, prog) // lenient.go
 		s.recordRequest(r, rec, prog, time.Since(start))
 	}()
 
@@ -416,6 +428,10 @@ type progress struct {
 	api *api
 	// replayed: the answer is a recorded one, served as recorded.
 	replayed bool
+	// deviations are where the body differed from the document, refused
+	// ones first (readLeniently); moreDeviations counts those not listed.
+	deviations     []leniency.Deviation
+	moreDeviations int
 }
 
 // The stages of serveAPI, in order.
@@ -425,11 +441,12 @@ const (
 	stageVersion
 	stageRoute
 	stageInput
+	stageLeniency
 	stageValidation
 	stageAnswer
 )
 
-var stageNames = [...]string{"authentication", "rate limit", "version", "route", "reading the request", "validation", "answer"}
+var stageNames = [...]string{"authentication", "rate limit", "version", "route", "reading the request", "reading the body as the service does", "validation", "answer"}
 
 func (p *progress) at(stage int32) { p.phase.Store(stage) }
 
@@ -464,7 +481,7 @@ func (s *Server) serveAPI(r *http.Request, prog *progress) (*handler.Response, e
 	// 1. Authentication: a usable Bearer token on every call, including
 	//    operations whose document declares no security (CONTRACT A1, A3),
 	//    unless the profile lets those through.
-	tok, result, authErr := auth.CheckHeaders(s.tokens, r.Header.Values("Authorization"), now)
+	tok, result, authErr := auth.CheckHeaders(s.tokens, r.Header.Values("Authorization"), now, s.authOptions...)
 	if authErr == nil && result == auth.Unknown && s.redisFixtures != nil {
 		tok, result, authErr = s.recheckIfEmptied(r.Header.Values("Authorization"), now) // redis.go
 	}
@@ -535,14 +552,25 @@ func (s *Server) serveAPI(r *http.Request, prog *progress) (*handler.Response, e
 		return resp, nil
 	}
 
-	// 6. Validation against the document (CONTRACT E1).
+	// 6. Leniency: the body as the service's JSON layer reads it (nulls as
+	//    absent, numbers as text, a discriminator its sibling names...;
+	//    lenient.go). What the profile tolerates is recorded with the call;
+	//    what it refuses (strict mode: everything) is a Bad Request.
+	prog.at(stageLeniency)
+	body, err := s.readLeniently(r, a, op, body, prog)
+	if err != nil {
+		return nil, err
+	}
+
+	// 7. Validation of what was read against the document (CONTRACT E1).
 	prog.at(stageValidation)
 	if problems := a.validator.Request(r, op, body); problems != nil {
 		return nil, apierror.BadRequestf("%s: %s", op.ID, strings.Join(problems, "; "))
 	}
 
-	// 7. The answer: the service's own behaviour where it has some,
-	//    otherwise a body synthesized from the document.
+	// 8. The answer: the service's own behaviour where it has some,
+	//    otherwise a body synthesized from the document. The handler gets
+	//    the body as read in step 6.
 	prog.at(stageAnswer)
 	req := &handler.Request{
 		HTTP: r, Version: a.version, Op: op, PathParams: vars, Query: query,
@@ -764,6 +792,7 @@ func (s *Server) recordRequest(r *http.Request, rec *recorder, prog *progress, t
 	if op := prog.op.Load(); op != nil {
 		e.Operation = op.ID
 	}
+	e.Deviations, e.MoreDeviations = prog.deviations, prog.moreDeviations
 	s.requests.Add(e)
 }
 

@@ -45,6 +45,8 @@ type Profile struct {
 	Workflows       Workflows   `yaml:"workflows"`
 	ComputeEnvs     ComputeEnvs `yaml:"compute_envs"`
 	Tokens          []TokenSpec `yaml:"tokens"`
+	Requests        Requests    `yaml:"requests"`
+	Answers         Answers     `yaml:"answers"` // answers.go
 }
 
 // MethodReply is how a call with a method its path does not define is
@@ -154,6 +156,9 @@ type Auth struct {
 	Expired            Reply `yaml:"expired"`
 	Revoked            Reply `yaml:"revoked"`
 	RequireOnUnsecured bool  `yaml:"require_on_unsecured"`
+	// BasicToken accepts "Basic base64(@token:<token>)" as the token:
+	// what Nextflow sends for a token not in the service's own format.
+	BasicToken bool `yaml:"basic_token"`
 }
 
 // BodyLimit caps request bodies.
@@ -263,6 +268,20 @@ type ComputeEnvs struct {
 	DeletingFor time.Duration `yaml:"deleting_for"`
 }
 
+// Requests says which of the service's readings of a request body the
+// fake shares (mock/leniency): each kind of deviation from the document
+// the service accepts, and strict mode, which refuses them all.
+type Requests struct {
+	NullsAsAbsent      bool `yaml:"nulls_as_absent"`
+	ScalarsAsStrings   bool `yaml:"scalars_as_strings"`
+	InferDiscriminator bool `yaml:"infer_discriminator"`
+	ObjectsAsAny       bool `yaml:"objects_as_any"`
+	// RequiredExceptions name required properties, as
+	// "Component.property", that a client may leave out.
+	RequiredExceptions []string `yaml:"required_exceptions,flow"`
+	Strict             bool     `yaml:"strict"`
+}
+
 // TokenSpec is a token the profile asks the fake to hold from the start.
 type TokenSpec struct {
 	Name    string     `yaml:"name"`
@@ -361,5 +380,6 @@ func (p *Profile) Clone() *Profile {
 			c.Tokens[i].Expires = &e
 		}
 	}
+	c.Requests.RequiredExceptions = slices.Clone(p.Requests.RequiredExceptions)
 	return &c
 }

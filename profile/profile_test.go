@@ -52,6 +52,10 @@ func TestDefaultValues(t *testing.T) {
 		{"compute_envs.creating_for", p.ComputeEnvs.CreatingFor, 20 * time.Second},
 		{"compute_envs.deleting_for", p.ComputeEnvs.DeletingFor, 10 * time.Second},
 		{"tokens", p.Tokens, []TokenSpec{}},
+		{"auth.basic_token", p.Auth.BasicToken, true},
+		{"requests", p.Requests, Requests{NullsAsAbsent: true, ScalarsAsStrings: true, InferDiscriminator: true,
+			ObjectsAsAny: true, RequiredExceptions: []string{"Workflow.submit"}}},
+		{"answers.nulls", p.Answers.Nulls, NullsService},
 	}
 	for _, tc := range tests {
 		if !reflect.DeepEqual(tc.got, tc.want) {
@@ -104,9 +108,11 @@ func TestDefaultIsACopy(t *testing.T) {
 	p.Versions.Served[0] = "9"
 	p.Workflows.Outcomes[0].Status = "UNKNOWN"
 	p.Paging.MaxLimit = 1
+	p.Requests.RequiredExceptions[0] = "Other.x"
 	q := Default()
 	if q.RateLimit.Windows[0] != "20/s" || q.Versions.Served[0] != "1" ||
-		q.Workflows.Outcomes[0].Status != "FAILED" || q.Paging.MaxLimit != 100 {
+		q.Workflows.Outcomes[0].Status != "FAILED" || q.Paging.MaxLimit != 100 ||
+		q.Requests.RequiredExceptions[0] != "Workflow.submit" {
 		t.Errorf("changing one Default() changed the next: %+v", q)
 	}
 }
@@ -235,12 +241,16 @@ func TestBadValues(t *testing.T) {
 		{"token bad value", "tokens: [{name: a, value: \"a b\"}]", `tokens[0].value: "a b" cannot be sent as a bearer token`},
 		{"token duplicate name", "tokens: [{name: a, value: x}, {name: a, value: y}]", `tokens[1].name: "a" is used by an earlier token`},
 		{"token duplicate value", "tokens: [{name: a, value: x}, {name: b, value: x}]", "tokens[1].value: the same value"},
+		{"answer nulls unknown", "answers: {nulls: never}", `answers.nulls: "never": use "service"`},
 		{"token bad expiry", "tokens: [{name: a, value: x, expires: tomorrow}]", `tokens[0].expires: "tomorrow" is not a time`},
 		{"section not a mapping", "auth: [1]", "auth: expected a mapping of keys, found a list"},
 		{"document not a mapping", "- 1", "the document: expected a mapping"},
 		{"two documents", "paging: {default_max: 5}\n---\npaging: {default_max: 6}", "one YAML document"},
 		{"duplicate key", "paging: {default_max: 5, default_max: 6}", `"default_max" already defined`},
 		{"broken yaml", "auth: {missing: {status: ", "profile:"},
+		{"exception without property", "requests: {required_exceptions: [Workflow]}", `requests.required_exceptions[0]: "Workflow" is not Component.property`},
+		{"exception ending in a dot", "requests: {required_exceptions: [Workflow.]}", "is not Component.property"},
+		{"exception twice", "requests: {required_exceptions: [Workflow.submit, Workflow.submit]}", `requests.required_exceptions[1]: "Workflow.submit" is listed twice`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -139,6 +139,7 @@ func (p *Profile) Validate() error {
 	}
 	v.duration("compute_envs.creating_for", p.ComputeEnvs.CreatingFor)
 	v.duration("compute_envs.deleting_for", p.ComputeEnvs.DeletingFor)
+	p.Answers.validate(&v)
 
 	for i, t := range p.Tokens {
 		key := fmt.Sprintf("tokens[%d]", i)
@@ -153,6 +154,16 @@ func (p *Profile) Validate() error {
 			v.add(key+".value", "%q cannot be sent as a bearer token: use letters, digits and -._~+/ (and = at the end)", t.Value)
 		} else if slices.IndexFunc(p.Tokens, func(o TokenSpec) bool { return o.Value == t.Value }) < i {
 			v.add(key+".value", "the same value is given to an earlier token")
+		}
+	}
+	for i, e := range p.Requests.RequiredExceptions {
+		key := fmt.Sprintf("requests.required_exceptions[%d]", i)
+		dot := strings.LastIndexByte(e, '.')
+		switch {
+		case dot <= 0 || dot == len(e)-1 || strings.ContainsAny(e, " \t/#"):
+			v.add(key, "%q is not Component.property (e.g. Workflow.submit)", e)
+		case slices.Index(p.Requests.RequiredExceptions, e) < i:
+			v.add(key, "%q is listed twice", e)
 		}
 	}
 	return errors.Join(v.errs...)

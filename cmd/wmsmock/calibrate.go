@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/wmsmock/wmsmock/conformance"
 	"github.com/wmsmock/wmsmock/profile/calibrate"
 )
 
@@ -23,6 +24,7 @@ type calibrateConfig struct {
 	timeout          time.Duration
 	callTimeout      time.Duration
 	pace             time.Duration
+	spec             string
 	caCert           caCertFlag // flags.go
 }
 
@@ -43,6 +45,7 @@ func parseCalibrate(args []string, getenv func(string) string, stderr io.Writer)
 	fs.DurationVar(&c.timeout, "timeout", envDuration(getenv, "WMSMOCK_TIMEOUT", calibrate.DefaultTimeout, &envErrs), "bound on the whole run [WMSMOCK_TIMEOUT]")
 	fs.DurationVar(&c.callTimeout, "call-timeout", envDuration(getenv, "WMSMOCK_CALL_TIMEOUT", calibrate.DefaultCallTimeout, &envErrs), "bound on each call [WMSMOCK_CALL_TIMEOUT]")
 	fs.DurationVar(&c.pace, "pace", envDuration(getenv, "WMSMOCK_PACE", calibrate.DefaultPace, &envErrs), "least time between two ordinary calls (at least 50ms: the documented limit is 20 a second) [WMSMOCK_PACE]")
+	fs.StringVar(&c.spec, "spec", envString(getenv, "WMSMOCK_SPEC", ""), "the server's OpenAPI document `FILE`: tells its nulls from those the schema allows (answers.nulls is left open without it) [WMSMOCK_SPEC]")
 	c.caCert.register(fs, getenv)
 	if err := parseArgs(fs, args, envErrs); err != nil {
 		return c, err
@@ -63,6 +66,11 @@ func (c *calibrateConfig) validate() error {
 	if c.timeout <= 0 || c.callTimeout <= 0 {
 		errs = append(errs, "--timeout and --call-timeout must be positive")
 	}
+	if c.spec != "" {
+		if st, err := os.Stat(c.spec); err != nil || st.IsDir() {
+			errs = append(errs, fmt.Sprintf("--spec %q: not a readable file", c.spec))
+		}
+	}
 	if c.pace < 50*time.Millisecond {
 		errs = append(errs, fmt.Sprintf("--pace %s: at least 50ms, or the probes alone would meet the rate limit", c.pace))
 	}
@@ -76,11 +84,18 @@ func calibrateCmd(ctx context.Context, args []string, getenv func(string) string
 	if err != nil {
 		return parseFailed("calibrate", err, stderr)
 	}
+	var doc *conformance.Document
+	if cfg.spec != "" {
+		if doc, err = conformance.LoadDocumentFile(cfg.spec); err != nil {
+			fmt.Fprintf(stderr, "wmsmock calibrate: --spec: %v\n", err)
+			return 1
+		}
+	}
 	res, err := calibrate.Run(ctx, calibrate.Options{
 		BaseURL: cfg.baseURL, Token: cfg.token, Token2: cfg.token2, ExpiredToken: cfg.expiredToken,
 		AllowDestructive: cfg.allowDestructive,
 		Timeout:          cfg.timeout, CallTimeout: cfg.callTimeout, Pace: cfg.pace,
-		Progress: stderr, RootCAs: cfg.caCert.pool,
+		Progress: stderr, RootCAs: cfg.caCert.pool, Document: doc,
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "wmsmock %v\n", err)

@@ -27,6 +27,7 @@ type suiteFlags struct {
 	timeout          time.Duration
 	callTimeout      time.Duration
 	profile          string
+	strictSchema     bool
 	loaded           *profile.Profile // profile, read by check
 }
 
@@ -38,6 +39,7 @@ func (s *suiteFlags) register(fs *flag.FlagSet, getenv func(string) string, envE
 	fs.DurationVar(&s.timeout, "timeout", envDuration(getenv, "WMSMOCK_TIMEOUT", conformance.DefaultTimeout, envErrs), "bound on a whole run [WMSMOCK_TIMEOUT]")
 	fs.DurationVar(&s.callTimeout, "call-timeout", envDuration(getenv, "WMSMOCK_CALL_TIMEOUT", conformance.DefaultCallTimeout, envErrs), "bound on each call [WMSMOCK_CALL_TIMEOUT]")
 	fs.StringVar(&s.profile, "profile", envString(getenv, "WMSMOCK_PROFILE", ""), "behaviour profile `FILE` the @profile scenarios expect: the one the server runs with or was calibrated into (default: the embedded one) [WMSMOCK_PROFILE]")
+	fs.BoolVar(&s.strictSchema, "strict-schema", envBool(getenv, "WMSMOCK_STRICT_SCHEMA", false, envErrs), "fail answers for the service's habits too (a null where the schema has a non-nullable property), naming each; by default they are listed, not failed [WMSMOCK_STRICT_SCHEMA]")
 }
 
 // check validates the suite flags and reads the profile.
@@ -189,6 +191,7 @@ func conform(ctx context.Context, args []string, getenv func(string) string, std
 		Timeout:          cfg.timeout,
 		Profile:          cfg.loaded,
 		StrictProfile:    cfg.strictProfile,
+		StrictSchema:     cfg.strictSchema,
 		Seed:             cfg.seedOrNew(),
 	})
 	if res != nil {

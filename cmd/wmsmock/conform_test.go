@@ -202,3 +202,33 @@ func TestConformBurstTriedAgain(t *testing.T) {
 		t.Errorf("%d calls reached the open fake, want the first burst's 21", bursts)
 	}
 }
+
+// --strict-schema (here from its variable) fails the service's nulls in the
+// fake's answers and names them; both commands read it. (Without it they
+// are listed, not failed: conformance.TestHabitsAreReportedNotFailed.)
+func TestConformStrictSchema(t *testing.T) {
+	on := env(map[string]string{"WMSMOCK_STRICT_SCHEMA": "true"})
+	c, err := parseConform([]string{"--base-url", "http://127.0.0.1:1/api", "--token", "t"}, on, io.Discard)
+	if err != nil || !c.strictSchema {
+		t.Errorf("conform: WMSMOCK_STRICT_SCHEMA=true gives %v (%v)", c.strictSchema, err)
+	}
+	f, err := parseFidelity([]string{"--base-url", "http://127.0.0.1:1/api", "--token", "t", "--compare-url", "http://127.0.0.1:2/api",
+		"--token-b", "u", "--strict-schema"}, env(nil), io.Discard)
+	if err != nil || !f.strictSchema {
+		t.Errorf("fidelity: --strict-schema gives %v (%v)", f.strictSchema, err)
+	}
+	srv, err := mock.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	ts := httptest.NewServer(srv.Handler())
+	defer ts.Close()
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"conform", "--base-url", ts.URL + "/api", "--token", mock.DevToken,
+		"--tags", "@schema", "--max-rate", "20", "--seed", "0"}, on, &stdout, &stderr)
+	out := stdout.String()
+	if code != 1 || !strings.Contains(out, "failed by --strict-schema") || !strings.Contains(out, "GET /workflow: $.workflows[*].") {
+		t.Errorf("exit %d, want 1 with the nulls named\n%s\n%s", code, out, stderr.String())
+	}
+}

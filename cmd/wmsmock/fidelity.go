@@ -85,6 +85,7 @@ func fidelityCmd(ctx context.Context, args []string, getenv func(string) string,
 			Output:           stderr, // progress; the report is the result
 			Timeout:          cfg.timeout,
 			Profile:          cfg.loaded,
+			StrictSchema:     cfg.strictSchema,
 		})
 		fmt.Fprintln(stderr)
 		if res == nil {

@@ -30,6 +30,7 @@ type proxyConfig struct {
 	timeout  time.Duration
 	maxBody  int64
 	progress time.Duration
+	strict   bool
 	log      logFlags // flags.go
 }
 
@@ -48,6 +49,7 @@ func parseProxy(args []string, getenv func(string) string, stderr io.Writer) (pr
 	fs.StringVar(&c.report, "report", envString(getenv, "WMSMOCK_PROXY_REPORT", "wmsmock-proxy-report"), "on shutdown write the drift report to `PREFIX`.md and PREFIX.json; - for none [WMSMOCK_PROXY_REPORT]")
 	fs.DurationVar(&c.timeout, "timeout", envDuration(getenv, "WMSMOCK_PROXY_TIMEOUT", proxy.DefaultTimeout, &envErrs), "longest one call may take at the target; past it the client gets a 504 [WMSMOCK_PROXY_TIMEOUT]")
 	fs.Int64Var(&c.maxBody, "max-body", envInt(getenv, "WMSMOCK_PROXY_MAX_BODY", proxy.DefaultMaxBody, &envErrs), "`BYTES` of each body kept for checking and recording; longer bodies pass whole, unchecked [WMSMOCK_PROXY_MAX_BODY]")
+	fs.BoolVar(&c.strict, "strict-schema", envBool(getenv, "WMSMOCK_STRICT_SCHEMA", false, &envErrs), "count the service's nulls in answers (null where the schema has a non-nullable property) as drift too [WMSMOCK_STRICT_SCHEMA]")
 	fs.DurationVar(&c.progress, "progress", envDuration(getenv, "WMSMOCK_PROXY_PROGRESS", 30*time.Second, &envErrs), "how often to log the counts so far; 0 for never [WMSMOCK_PROXY_PROGRESS]")
 	c.log.register(fs, getenv, "debug, info, warn (drift only) or error")
 	if err := parseArgs(fs, args, envErrs); err != nil {
@@ -115,7 +117,7 @@ func proxyCmd(ctx context.Context, args []string, getenv func(string) string, st
 	}
 	target, _ := url.Parse(cfg.target) // validated
 	p, err := proxy.New(proxy.Options{Target: target, Document: doc, BasePath: cfg.basePath, Record: cfg.record,
-		Timeout: cfg.timeout, MaxBody: cfg.maxBody, Logger: logger})
+		Timeout: cfg.timeout, MaxBody: cfg.maxBody, Logger: logger, StrictSchema: cfg.strict})
 	if err != nil {
 		fmt.Fprintf(stderr, "wmsmock %v\n", err)
 		return 1

@@ -42,6 +42,9 @@ type serveConfig struct {
 	tls    tlsConfig // serve_tls.go
 	// store is where records live: "" (this process) or a redis:// URL.
 	store string
+	// strictRequests refuses request bodies that differ from the document
+	// where the service would read them anyway (profile requests.strict).
+	strictRequests bool
 }
 
 func parseServe(args []string, getenv func(string) string, stderr io.Writer) (serveConfig, error) {
@@ -67,6 +70,7 @@ func parseServe(args []string, getenv func(string) string, stderr io.Writer) (se
 	fs.StringVar(&c.replay, "replay", envString(getenv, "WMSMOCK_REPLAY", ""), "answer the calls recorded in `FILE` (by wmsmock proxy --record) as the service answered them [WMSMOCK_REPLAY]")
 	tlsHosts := c.tls.declare(fs, getenv, &envErrs) // serve_tls.go
 	fs.StringVar(&c.store, "store", envString(getenv, "WMSMOCK_STORE", ""), "keep records, tokens, rate counters and the clock in Redis, `redis://HOST:PORT/DB`, so several replicas serve one state (default: this process's memory) [WMSMOCK_STORE]")
+	fs.BoolVar(&c.strictRequests, "strict-requests", envBool(getenv, "WMSMOCK_STRICT_REQUESTS", false, &envErrs), "refuse, with a 400 naming each, request bodies that differ from the document where the service would read them anyway (nulls, numbers for strings, a missing discriminator...): the profile's requests.strict [WMSMOCK_STRICT_REQUESTS]")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
@@ -183,6 +187,9 @@ func (c serveConfig) options(logger *slog.Logger) ([]mock.Option, error) {
 	}
 	if c.replay != "" {
 		opts = append(opts, mock.WithReplay(c.replay))
+	}
+	if c.strictRequests {
+		opts = append(opts, mock.WithStrictRequests())
 	}
 	opts = append(opts, c.tls.options()...)
 	if c.store != "" {

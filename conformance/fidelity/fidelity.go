@@ -61,6 +61,10 @@ type Side struct {
 	// Observations are the kinds of answer the calls got, in the order
 	// first seen, each with how many calls got it ("GET -> 200 {...} x3").
 	Observations []string `json:"observations"`
+	// Habits are where the answers departed from the document the way the
+	// service's own do (conformance.Habit): not failures, but a
+	// difference from the document worth seeing beside the other server's.
+	Habits []conformance.Habit `json:"habits,omitempty"`
 }
 
 // Scenario is the comparison of one scenario.
@@ -99,13 +103,16 @@ type Report struct {
 	Total     Figures    `json:"total"`
 	Tiers     []Figures  `json:"tiers"`
 	Scenarios []Scenario `json:"scenarios"`
+	// HabitsA and HabitsB are each run's habits over all its scenarios.
+	HabitsA []conformance.Habit `json:"habitsA,omitempty"`
+	HabitsB []conformance.Habit `json:"habitsB,omitempty"`
 }
 
 // Compare compares two runs of the same scenarios. Scenarios are matched
 // by feature file and name; one that only one run has, or that either run
 // skipped, is not compared.
 func Compare(a, b *conformance.Result) *Report {
-	rep := &Report{A: a.Target, B: b.Target}
+	rep := &Report{A: a.Target, B: b.Target, HabitsA: a.Habits(), HabitsB: b.Habits()}
 	bs := map[string]conformance.ScenarioResult{}
 	for _, s := range b.Scenarios {
 		bs[s.URI+"\x00"+s.Name] = s
@@ -180,7 +187,7 @@ func notRunWhy(a, b conformance.ScenarioResult) string {
 }
 
 func side(s conformance.ScenarioResult) Side {
-	out := Side{Status: s.Status, Observations: []string{}}
+	out := Side{Status: s.Status, Observations: []string{}, Habits: s.Habits}
 	if s.Status != conformance.Passed {
 		out.Reason = s.Reason
 	}

@@ -101,3 +101,42 @@ versions: {unserved_as_default: true}
 		t.Errorf("the default fake disagrees with itself: %q", self.Disagreements())
 	}
 }
+
+// TestFidelityShowsEachServersHabits: a run whose answers showed the
+// service's habits against one whose did not; the report lists the first's,
+// by operation and place, in each format, and none for the second.
+func TestFidelityShowsEachServersHabits(t *testing.T) {
+	habit := conformance.Habit{Operation: "GET /workflow", Path: "$.workflows[*].workflow.errorMessage", Kind: conformance.HabitNull, Count: 3}
+	scenario := func(habits ...conformance.Habit) conformance.ScenarioResult {
+		return conformance.ScenarioResult{Feature: "Answers match the published schema", Name: "A list of runs matches its schema",
+			URI: "schema.feature", Tags: []string{"@contract"}, Status: conformance.Passed, Habits: habits,
+			Calls: []conformance.Call{{Method: "GET", Path: "/workflow", Status: 200, Shape: `{"workflows":[]}`}}}
+	}
+	a := &conformance.Result{Target: "fake", Scenarios: []conformance.ScenarioResult{scenario(habit)}}
+	b := &conformance.Result{Target: "service", Scenarios: []conformance.ScenarioResult{scenario()}}
+	rep := fidelity.Compare(a, b)
+	if len(rep.HabitsA) != 1 || len(rep.HabitsB) != 0 || len(rep.Scenarios[0].A.Habits) != 1 {
+		t.Fatalf("habits: first %v, second %v, scenario %v", rep.HabitsA, rep.HabitsB, rep.Scenarios[0].A.Habits)
+	}
+	var md, js, ju bytes.Buffer
+	if err := rep.Markdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	if err := rep.JSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	if err := rep.JUnit(&ju); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(md.String(), "## The service's habits") || !strings.Contains(md.String(), "| GET /workflow | $.workflows[*].workflow.errorMessage | 3 |") ||
+		!strings.Contains(md.String(), "### service\n\nNone.") {
+		t.Errorf("the markdown report does not show the habits:\n%s", md.String())
+	}
+	var back fidelity.Report
+	if err := json.Unmarshal(js.Bytes(), &back); err != nil || len(back.HabitsA) != 1 || back.HabitsA[0] != habit {
+		t.Errorf("the JSON report does not carry the habits: %v %+v", err, back.HabitsA)
+	}
+	if !strings.Contains(ju.String(), "<system-out>fake: the service&#39;s habits") || !strings.Contains(ju.String(), habit.Path) {
+		t.Errorf("the JUnit report does not carry the habits:\n%s", ju.String())
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/wmsmock/wmsmock/conformance"
 	"github.com/wmsmock/wmsmock/internal/junit"
 )
 
@@ -45,6 +46,25 @@ func (r *Report) Markdown(w io.Writer) error {
 	section("Not compared", NotCompared, func(s Scenario) {
 		fmt.Fprintf(&b, "- %s: %s: %s\n", s.Feature, s.Name, s.Why)
 	})
+	if len(r.HabitsA)+len(r.HabitsB) > 0 {
+		b.WriteString("\n## The service's habits\n\nNulls where the schema has a non-nullable property: how the service answers, " +
+			"reported as a difference from the document, not a failure (unless --strict-schema).\n\n")
+		for _, side := range []struct {
+			name   string
+			habits []conformance.Habit
+		}{{r.A, r.HabitsA}, {r.B, r.HabitsB}} {
+			fmt.Fprintf(&b, "### %s\n\n", side.name)
+			if len(side.habits) == 0 {
+				b.WriteString("None.\n\n")
+				continue
+			}
+			b.WriteString("| Operation | Where | Answers |\n|---|---|---|\n")
+			for _, h := range side.habits {
+				fmt.Fprintf(&b, "| %s | %s | %d |\n", cell(h.Operation), cell(h.Path), h.Count)
+			}
+			b.WriteString("\n")
+		}
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -70,9 +90,24 @@ func (r *Report) JUnit(w io.Writer) error {
 		case NotCompared:
 			tc.Skipped = &junit.Skipped{Message: s.Why}
 		}
+		tc.SystemOut = habitsOut(r.A, s.A.Habits) + habitsOut(r.B, s.B.Habits)
 		ts.Cases = append(ts.Cases, tc)
 	}
 	return junit.Write(w, ts.Counted())
+}
+
+// habitsOut lists one server's habits in a scenario, for a JUnit case's
+// output ("" when it has none).
+func habitsOut(server string, habits []conformance.Habit) string {
+	if len(habits) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: the service's habits (nulls where the schema has a non-nullable property):\n", server)
+	for _, h := range habits {
+		fmt.Fprintf(&b, "  %s\n", h)
+	}
+	return b.String()
 }
 
 func percent(f Figures) string {

@@ -80,6 +80,11 @@ type Options struct {
 	Logger *slog.Logger
 	// Transport sends the calls; nil builds one from Timeout.
 	Transport http.RoundTripper
+	// StrictSchema counts the service's nulls in answers (null where the
+	// schema has a non-nullable property) as drift. By default they are
+	// the service's habit (CONTRACT.md), which the fake sends too and a
+	// replay accepts, and only the rest of what the document rejects is.
+	StrictSchema bool
 }
 
 // Proxy is an http.Handler forwarding to the target.
@@ -121,9 +126,13 @@ func New(o Options) (*Proxy, error) {
 	if o.Transport == nil {
 		o.Transport = newTransport(o.Timeout)
 	}
+	vopts := []validate.Option{validate.WithRegexpEngine(synth.RegexpEngine)}
+	if !o.StrictSchema {
+		vopts = append(vopts, validate.WithNulls())
+	}
 	p := &Proxy{
 		o:         o,
-		validator: validate.New(o.Document, o.BasePath, validate.WithRegexpEngine(synth.RegexpEngine)),
+		validator: validate.New(o.Document, o.BasePath, vopts...),
 		ids:       apierror.NewIDSource(nil),
 		report:    newTally(o.Target.Redacted()),
 		queue:     make(chan *exchange, queueLength),

@@ -463,3 +463,28 @@ func TestProxyBodiesOverTheLimitAndGzip(t *testing.T) {
 		t.Errorf("the gzip body over the limit is recorded as %+v", b)
 	}
 }
+
+// The service's nulls are its habit, not drift, unless StrictSchema says
+// they are: a null for an optional property of the answer counts only then,
+// and anything else the document rejects counts either way.
+func TestProxyTakesTheServiceNulls(t *testing.T) {
+	const nulls = `{"workflow":{"id":"abc","status":"RUNNING","projectName":null,"deleted":null}}`
+	const wrong = `{"workflow":{"id":"abc","status":"RUNNING","exitStatus":"one"}}`
+	for _, tc := range []struct {
+		body   string
+		strict bool
+		drift  bool
+	}{{nulls, false, false}, {nulls, true, true}, {wrong, false, true}} {
+		target := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = io.WriteString(w, tc.body)
+		}))
+		p, proxyURL, stop := startProxy(t, proxy.Options{Target: mustURL(t, target.URL), StrictSchema: tc.strict})
+		call(t, "GET", proxyURL+"/workflow/abc", mock.DevToken, "")
+		stop()
+		target.Close()
+		if r := p.Report(); (r.Drifted > 0) != tc.drift {
+			t.Errorf("%s, strict %v: %d drifted (%+v), want drift %v", tc.body, tc.strict, r.Drifted, r.Violations, tc.drift)
+		}
+	}
+}

@@ -184,6 +184,10 @@ func refOf(n *yaml.Node) string {
 	return n.Content[1].Value
 }
 
+// MapValue is the value of key in a mapping node, or nil (also for a node
+// that is not a mapping).
+func MapValue(n *yaml.Node, key string) *yaml.Node { return mapValue(n, key) }
+
 func mapValue(n *yaml.Node, key string) *yaml.Node {
 	if n == nil || n.Kind != yaml.MappingNode {
 		return nil

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/wmsmock/wmsmock/mock/leniency"
 	"github.com/wmsmock/wmsmock/profile"
 )
 
@@ -66,6 +67,9 @@ type Error struct {
 	Values map[string]string
 	// Cause is the underlying error, if any.
 	Cause error
+	// Deviations are the places a refused body differs from the document
+	// (mock/leniency), kept with the Error ID so the developer sees each.
+	Deviations []leniency.Deviation
 }
 
 func (e *Error) Error() string {

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/wmsmock/wmsmock/internal/ring"
+	"github.com/wmsmock/wmsmock/mock/leniency"
 )
 
 // Entry is what the journal keeps about one error answer.
@@ -16,6 +17,9 @@ type Entry struct {
 	Status int       `json:"status"`
 	Kind   string    `json:"kind"`
 	Reason string    `json:"reason"`
+	// Deviations name, for a body refused for differing from the
+	// document where the service would have read it, each place and kind.
+	Deviations []leniency.Deviation `json:"deviations,omitempty"`
 }
 
 // Journal keeps the most recent error answers by Error ID, so a developer

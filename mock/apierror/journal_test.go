@@ -2,6 +2,7 @@ package apierror
 
 import (
 	"fmt"
+	"reflect"
 	"slices"
 	"testing"
 )
@@ -27,7 +28,7 @@ func TestJournalAddGet(t *testing.T) {
 	}
 	for i := range 3 {
 		got, ok := j.Get(entry(i).ID)
-		if !ok || got != entry(i) {
+		if !ok || !reflect.DeepEqual(got, entry(i)) {
 			t.Errorf("Get(%q) = %+v, %v; want %+v", entry(i).ID, got, ok, entry(i))
 		}
 	}

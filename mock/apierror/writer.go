@@ -89,7 +89,7 @@ func (w *Writer) Write(rw http.ResponseWriter, r *http.Request, err error) strin
 	}
 	if id != "" {
 		w.journal.Add(Entry{ID: id, Time: w.now().UTC(), Method: r.Method, Path: r.URL.Path,
-			Status: status, Kind: e.Kind.String(), Reason: e.Error()})
+			Status: status, Kind: e.Kind.String(), Reason: e.Error(), Deviations: e.Deviations})
 	}
 	level := slog.LevelInfo
 	if e.Kind == Internal {

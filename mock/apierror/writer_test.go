@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -128,7 +129,7 @@ func TestWriterDefaultPolicy(t *testing.T) {
 			}
 			want := Entry{ID: id, Time: writerNow.UTC(), Method: "POST", Path: "/api/things",
 				Status: tc.status, Kind: tc.kind.String(), Reason: tc.kind.String() + ": because 42"}
-			if e != want {
+			if !reflect.DeepEqual(e, want) {
 				t.Errorf("journal entry %+v, want %+v", e, want)
 			}
 		})

@@ -243,8 +243,8 @@ func TestCreate(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(value) != 43 || !ValidValue(value) {
-			t.Errorf("value %q: want 43 token68 characters", value)
+		if want := ServiceValue(1, bytes.Repeat([]byte{0xAB}, 32)); value != want || !ValidValue(value) {
+			t.Errorf("value %q: want the service's format, %q", value, want)
 		}
 		if tok.Hash != HashValue(value) || !tok.Created.Equal(t0) || tok.ID != 1 {
 			t.Errorf("token = %+v", tok)
@@ -252,9 +252,11 @@ func TestCreate(t *testing.T) {
 		if _, res := check(t, m, "Bearer "+value, t0); res != OK {
 			t.Errorf("created token: %v", res)
 		}
-		// Same random bytes again: same value, refused rather than shared.
-		if _, _, err := m.Create("ci2"); !errors.Is(err, ErrDuplicateValue) {
-			t.Errorf("repeated value: %v", err)
+		// Same random bytes again: the id in the value tells the two
+		// tokens apart.
+		tok2, value2, err := m.Create("ci2")
+		if err != nil || value2 == value || tok2.ID != 2 || value2 != ServiceValue(2, bytes.Repeat([]byte{0xAB}, 32)) {
+			t.Errorf("second token %+v %q: %v", tok2, value2, err)
 		}
 		// Exhausted source: an error, not a weak token.
 		if _, _, err := m.Create("ci3"); err == nil {

@@ -1,6 +1,7 @@
 package auth
 
 import (
+	"encoding/base64"
 	"strings"
 	"time"
 )
@@ -36,14 +37,47 @@ func (r Result) String() string {
 // proxy or client that adds a second credential has made the request
 // ambiguous, and letting whichever header comes first win would let a
 // valid token vouch for an unknown one.
-func CheckHeaders(store Store, values []string, now time.Time) (Token, Result, error) {
+func CheckHeaders(store Store, values []string, now time.Time, opts ...CheckOption) (Token, Result, error) {
 	switch len(values) {
 	case 0:
 		return Token{}, Missing, nil
 	case 1:
-		return Check(store, values[0], now)
+		return Check(store, values[0], now, opts...)
 	}
 	return Token{}, Malformed, nil
+}
+
+// CheckOption widens what Check takes as a token.
+type CheckOption func(*checkConfig)
+
+type checkConfig struct {
+	basicToken bool
+}
+
+// BasicToken has Check take "Basic base64(@token:<token>)" as the token:
+// what Nextflow's Tower client sends for a token that does not look like
+// the service's own (plugin nf-tower, TowerClient: a token with two dots,
+// a JWT, or one that decodes from base64 to a JSON object followed by a
+// dot goes as Bearer; any other as basic credentials with the user
+// "@token" and the token as the password). The service takes it as the
+// token. Any other Basic credential is still BadScheme.
+func BasicToken() CheckOption { return func(c *checkConfig) { c.basicToken = true } }
+
+// basicTokenUser is the user part of the credential Nextflow sends.
+const basicTokenUser = "@token:"
+
+// fromBasic returns the token a Basic credential carries, if it is
+// "@token:<token>" in base64 (padded as RFC 7617 has it, or not).
+func fromBasic(credential string) (string, bool) {
+	credential = strings.TrimSpace(credential)
+	raw, err := base64.StdEncoding.DecodeString(credential)
+	if err != nil {
+		if raw, err = base64.RawStdEncoding.DecodeString(credential); err != nil {
+			return "", false
+		}
+	}
+	token, ok := strings.CutPrefix(string(raw), basicTokenUser)
+	return token, ok
 }
 
 // Check decides whether the value of an Authorization header names a usable
@@ -56,15 +90,27 @@ func CheckHeaders(store Store, values []string, now time.Time) (Token, Result, e
 // the caller must answer it as its own failure, never as a refused token
 // (a 403 would tell the client its good token is bad) nor as an accepted
 // one.
-func Check(store Store, header string, now time.Time) (Token, Result, error) {
+func Check(store Store, header string, now time.Time, opts ...CheckOption) (Token, Result, error) {
 	if header == "" {
 		return Token{}, Missing, nil
 	}
 	scheme, rest, _ := strings.Cut(header, " ")
-	if !strings.EqualFold(scheme, "Bearer") {
+	value := strings.TrimLeft(rest, " ")
+	switch {
+	case strings.EqualFold(scheme, "Bearer"):
+	case strings.EqualFold(scheme, "Basic") && len(opts) > 0:
+		var c checkConfig
+		for _, o := range opts {
+			o(&c)
+		}
+		token, ok := fromBasic(value)
+		if !c.basicToken || !ok {
+			return Token{}, BadScheme, nil
+		}
+		value = token
+	default:
 		return Token{}, BadScheme, nil
 	}
-	value := strings.TrimLeft(rest, " ")
 	if !ValidValue(value) {
 		return Token{}, Malformed, nil
 	}

@@ -5,9 +5,11 @@ import (
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/base64"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
 
@@ -75,17 +77,29 @@ type minter struct {
 	rand   io.Reader
 }
 
-// newValue is 32 random bytes in unpadded base64url: long, opaque and
-// valid token68, like the service's own tokens.
-func (m *minter) newValue() (string, error) {
-	var b [valueBytes]byte
+// signature is the random part of a new token: 32 bytes, so guessing one
+// is hopeless.
+func (m *minter) signature() ([]byte, error) {
+	b := make([]byte, valueBytes)
 	m.randMu.Lock()
-	_, err := io.ReadFull(m.rand, b[:])
+	_, err := io.ReadFull(m.rand, b)
 	m.randMu.Unlock()
 	if err != nil {
-		return "", fmt.Errorf("auth: generating a token value: %w", err)
+		return nil, fmt.Errorf("auth: generating a token value: %w", err)
 	}
-	return base64.RawURLEncoding.EncodeToString(b[:]), nil
+	return b, nil
+}
+
+// ServiceValue is an access key in the service's own format: base64 of
+// {"tid":<id>} followed by a dot and a hex signature. Clients that look
+// inside a token treat such a key as the service's: Nextflow's Tower
+// client (plugin nf-tower, TowerClient) decodes a token from base64 and,
+// when what comes before the first dot is a JSON object, sends it as
+// Bearer; any other token goes as Basic. The id is the token's, as on the
+// service.
+func ServiceValue(id int64, signature []byte) string {
+	plain := `{"tid":` + strconv.FormatInt(id, 10) + `}.` + hex.EncodeToString(signature)
+	return base64.StdEncoding.EncodeToString([]byte(plain))
 }
 
 // NewMemory returns an empty store. IDs start at 1.
@@ -108,32 +122,41 @@ func (m *Memory) Add(name, value string, expires *time.Time) (Token, error) {
 	if !ValidValue(value) {
 		return Token{}, ErrInvalidValue
 	}
-	return m.insert(name, HashValue(value), expires, true)
+	hash := HashValue(value)
+	return m.insert(name, func(int64) [32]byte { return hash }, expires, true)
 }
 
-// Create implements Store (see minter.newValue for the value).
+// Create implements Store. The value is in the service's format (see
+// ServiceValue), so it carries the token's id.
 func (m *Memory) Create(name string) (Token, string, error) {
 	if name == "" {
 		return Token{}, "", ErrInvalidName
 	}
-	value, err := m.newValue()
+	sig, err := m.signature()
 	if err != nil {
 		return Token{}, "", err
 	}
-	t, err := m.insert(name, HashValue(value), nil, false)
+	var value string
+	t, err := m.insert(name, func(id int64) [32]byte {
+		value = ServiceValue(id, sig)
+		return HashValue(value)
+	}, nil, false)
 	if err != nil {
 		return Token{}, "", err
 	}
 	return t, value, nil
 }
 
-func (m *Memory) insert(name string, hash [32]byte, expires *time.Time, pinned bool) (Token, error) {
+// insert stores a token under the next id; hashOf gives its value's hash
+// from that id.
+func (m *Memory) insert(name string, hashOf func(id int64) [32]byte, expires *time.Time, pinned bool) (Token, error) {
 	now := m.clock.Now().UTC()
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if _, dup := m.byName[name]; dup {
 		return Token{}, ErrDuplicateName
 	}
+	hash := hashOf(m.nextID)
 	if _, dup := m.byHash[hash]; dup {
 		return Token{}, ErrDuplicateValue
 	}

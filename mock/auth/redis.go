@@ -77,11 +77,13 @@ func optNanos(t *time.Time) string {
 
 // insertScript adds a token unless its name or hash is taken (-1, -2).
 // KEYS: next, byname, byhash, ids. ARGV: name, hash, created, expires,
-// pinned, the token key prefix.
+// pinned, the token key prefix, and the id (one reserved with INCR on
+// next) or "" to take the next.
 var insertScript = redis.NewScript(`
 if redis.call('HEXISTS', KEYS[2], ARGV[1]) == 1 then return -1 end
 if redis.call('HEXISTS', KEYS[3], ARGV[2]) == 1 then return -2 end
-local id = redis.call('INCR', KEYS[1])
+local id = tonumber(ARGV[7])
+if not id then id = redis.call('INCR', KEYS[1]) end
 local k = ARGV[6] .. id
 redis.call('HSET', k, 'name', ARGV[1], 'hash', ARGV[2], 'created', ARGV[3])
 if ARGV[4] ~= '' then redis.call('HSET', k, 'expires', ARGV[4]) end
@@ -100,26 +102,36 @@ func (r *Redis) Add(name, value string, expires *time.Time) (Token, error) {
 	if !ValidValue(value) {
 		return Token{}, ErrInvalidValue
 	}
-	return r.insert(name, HashValue(value), expires, true)
+	return r.insert(name, HashValue(value), expires, true, "")
 }
 
-// Create implements Store (see minter.newValue for the value).
+// Create implements Store. As in Memory, the value is in the service's
+// format and carries the token's id, so the id is reserved first (an id
+// reserved for a name already taken is skipped, never reused).
 func (r *Redis) Create(name string) (Token, string, error) {
 	if name == "" {
 		return Token{}, "", ErrInvalidName
 	}
-	value, err := r.newValue()
+	sig, err := r.signature()
 	if err != nil {
 		return Token{}, "", err
 	}
-	t, err := r.insert(name, HashValue(value), nil, false)
+	ctx, cancel := r.ctx()
+	id, err := r.c.Incr(ctx, r.p+":next").Result()
+	cancel()
+	if err != nil {
+		return Token{}, "", unavailable(err)
+	}
+	value := ServiceValue(id, sig)
+	t, err := r.insert(name, HashValue(value), nil, false, strconv.FormatInt(id, 10))
 	if err != nil {
 		return Token{}, "", err
 	}
 	return t, value, nil
 }
 
-func (r *Redis) insert(name string, hash [32]byte, expires *time.Time, pinned bool) (Token, error) {
+// insert runs insertScript; id is the token's id, or "" for the next.
+func (r *Redis) insert(name string, hash [32]byte, expires *time.Time, pinned bool, id string) (Token, error) {
 	now := r.clock.Now().UTC()
 	pin := ""
 	if pinned {
@@ -127,17 +139,17 @@ func (r *Redis) insert(name string, hash [32]byte, expires *time.Time, pinned bo
 	}
 	ctx, cancel := r.ctx()
 	defer cancel()
-	id, err := insertScript.Run(ctx, r.c, r.keys(), name, hex.EncodeToString(hash[:]), nanos(now),
-		optNanos(expires), pin, r.tokPrefix()).Int64()
+	got, err := insertScript.Run(ctx, r.c, r.keys(), name, hex.EncodeToString(hash[:]), nanos(now),
+		optNanos(expires), pin, r.tokPrefix(), id).Int64()
 	switch {
 	case err != nil:
 		return Token{}, unavailable(err)
-	case id == -1:
+	case got == -1:
 		return Token{}, ErrDuplicateName
-	case id == -2:
+	case got == -2:
 		return Token{}, ErrDuplicateValue
 	}
-	return Token{ID: id, Name: name, Hash: hash, Created: now, Expires: copyTime(utc(expires)), Pinned: pinned}, nil
+	return Token{ID: got, Name: name, Hash: hash, Created: now, Expires: copyTime(utc(expires)), Pinned: pinned}, nil
 }
 
 // lookupScript finds a token by hash: {id, fields...} or nil.

@@ -15,6 +15,7 @@ import (
 
 	"github.com/wmsmock/wmsmock/internal/memo"
 	"github.com/wmsmock/wmsmock/internal/ring"
+	"github.com/wmsmock/wmsmock/mock/leniency"
 	"github.com/wmsmock/wmsmock/mock/ratelimit"
 )
 
@@ -89,6 +90,11 @@ type RequestEntry struct {
 	Status    int     `json:"status"`
 	ErrorID   string  `json:"errorId,omitempty"`
 	LatencyMS float64 `json:"latencyMs"`
+	// Deviations are where the body differed from the document and the
+	// fake read it as the service does (or, refused, why: the same list
+	// is under the Error ID). MoreDeviations counts those past the list.
+	Deviations     []leniency.Deviation `json:"deviations,omitempty"`
+	MoreDeviations int                  `json:"moreDeviations,omitempty"`
 }
 
 // RequestJournal keeps the most recent calls, bounded.
@@ -243,16 +249,38 @@ func (a *admin) tokens(w http.ResponseWriter, _ *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"tokens": tokens})
 }
 
+// requests lists recent calls, newest first: ?n= of them (100 by
+// default), and with ?deviations=true only the calls whose body differed
+// from the document.
 func (a *admin) requests(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
 	n := 100
-	if v := r.URL.Query().Get("n"); v != "" {
+	if v := q.Get("n"); v != "" {
 		var err error
 		if n, err = strconv.Atoi(v); err != nil || n < 1 {
 			writeJSON(w, http.StatusBadRequest, message("?n= needs a positive number"))
 			return
 		}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"requests": a.b.RecentRequests(n)})
+	onlyDeviating := false
+	if v := q.Get("deviations"); v != "" {
+		var err error
+		if onlyDeviating, err = strconv.ParseBool(v); err != nil {
+			writeJSON(w, http.StatusBadRequest, message("?deviations= needs true or false"))
+			return
+		}
+	}
+	if !onlyDeviating {
+		writeJSON(w, http.StatusOK, map[string]any{"requests": a.b.RecentRequests(n)})
+		return
+	}
+	out := []RequestEntry{}
+	for _, e := range a.b.RecentRequests(0) {
+		if len(e.Deviations) > 0 && len(out) < n {
+			out = append(out, e)
+		}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"requests": out})
 }
 
 type windowUse struct {

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pb33f/libopenapi/datamodel/high/base"
+
 	"github.com/wmsmock/wmsmock/fixtures"
 	"github.com/wmsmock/wmsmock/mock/apierror"
 	"github.com/wmsmock/wmsmock/mock/auth"
@@ -17,6 +19,7 @@ import (
 	"github.com/wmsmock/wmsmock/mock/spec"
 	"github.com/wmsmock/wmsmock/mock/store"
 	"github.com/wmsmock/wmsmock/mock/synth"
+	"github.com/wmsmock/wmsmock/mock/validate"
 	"github.com/wmsmock/wmsmock/profile"
 )
 
@@ -61,13 +64,16 @@ func newFixture(t *testing.T, doc *spec.Document, seed bool, opts ...fixtureOpti
 	if err := auth.Seed(f.tokens, auth.Fixtures()...); err != nil {
 		t.Fatal(err)
 	}
-	d := Deps{Store: f.store, Tokens: f.tokens, Clock: f.clk, Profile: f.prof, Gen: synth.New(synth.WithSeed(1)),
+	d := Deps{Store: f.store, Tokens: f.tokens, Clock: f.clk, Profile: f.prof,
 		Fallback: func(req *handler.Request) (*handler.Response, error) {
 			f.synthd++
 			return handler.JSON(req.Op.Success.Status, map[string]any{}), nil
 		}}
 	for _, o := range opts {
 		o(f, &d)
+	}
+	if d.Gen == nil {
+		d.Gen = synth.New(genOptions(d.Profile, synth.WithSeed(1))...)
 	}
 	svc, err := Register(doc, d)
 	if err != nil {
@@ -218,4 +224,23 @@ func get(v any, path string) any {
 func list(v any, path string) []any {
 	l, _ := get(v, path).([]any)
 	return l
+}
+
+// genOptions are opts, and the service's nulls where the profile sends
+// them, as the server makes its generator.
+func genOptions(p *profile.Profile, opts ...synth.Option) []synth.Option {
+	if p.Answers.WithNulls() {
+		opts = append(opts, synth.WithNulls())
+	}
+	return opts
+}
+
+// answerCheck judges answers as the server does under profile p: the
+// document's validator, taking the service's nulls where p sends them.
+func answerCheck(doc *spec.Document, p *profile.Profile) func(*base.Schema, []byte) []string {
+	opts := []validate.Option{validate.WithRegexpEngine(synth.RegexpEngine)}
+	if p.Answers.WithNulls() {
+		opts = append(opts, validate.WithNulls())
+	}
+	return validate.New(doc, "", opts...).Answer
 }

@@ -56,7 +56,8 @@ type Deps struct {
 	// Check validates a JSON value against a schema as part of an answer:
 	// the served document's validator (validate.Validator.Answer), so that
 	// stored values are judged by the same compiled schemas as answers.
-	// Nil builds a validator for the document.
+	// Nil builds a validator for the document, which takes the service's
+	// nulls when the profile sends them (answers.nulls).
 	Check func(schema *base.Schema, body []byte) []string
 	// Fallback answers a call by synthesis. Operations below a stateful
 	// item (/workflow/{id}/log) keep their synthesized answers but first
@@ -96,10 +97,16 @@ func Register(doc *spec.Document, d Deps) (*Service, error) {
 	if d.Caches == nil {
 		d.Caches = memo.NewSet(0)
 	}
+	nulls := d.Profile.Answers.WithNulls()
 	if d.Check == nil {
-		d.Check = validate.New(doc, "", validate.WithRegexpEngine(synth.RegexpEngine)).Answer
+		opts := []validate.Option{validate.WithRegexpEngine(synth.RegexpEngine)}
+		if nulls {
+			opts = append(opts, validate.WithNulls())
+		}
+		d.Check = validate.New(doc, "", opts...).Answer
 	}
 	fit := newFitter(d.Check, strings.HasPrefix(doc.OpenAPI, "3.1"))
+	fit.nulls = nulls
 	s := &Service{
 		doc:      doc,
 		d:        d,

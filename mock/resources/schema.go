@@ -196,6 +196,9 @@ func stamp(t time.Time) string { return t.UTC().Truncate(time.Second).Format("20
 type fitter struct {
 	check     func(*base.Schema, []byte) []string
 	openapi31 bool
+	// nulls sends an optional property without a value as null, as the
+	// service does (profile answers.nulls), rather than leaving it out.
+	nulls bool
 }
 
 // newFitter checks values with check; its verdicts are not cached, since a
@@ -390,7 +393,9 @@ func inEnum(s *base.Schema, v any) bool {
 
 // overlay lays fields over m where the schema s declares them and the value
 // fits; a nil value that does not fit removes the key instead (unless the
-// schema requires it), since an absent optional field is always valid.
+// schema requires it), since an absent optional field is always valid, or,
+// where the service's nulls are sent, sets it null, as the service does.
+// Either way the record's values win over the base's, nulls included.
 func (f *fitter) overlay(s *base.Schema, m map[string]any, fields map[string]any) {
 	for k, v := range fields {
 		f.set(s, m, k, v)
@@ -408,9 +413,19 @@ func (f *fitter) set(s *base.Schema, m map[string]any, name string, v any) bool 
 		return true
 	}
 	if v == nil && !required(s, name) {
+		if f.nulls {
+			m[name] = nil
+			return true
+		}
 		delete(m, name)
 	}
 	return false
+}
+
+// nullHabit reports whether m[name] may be null as the service's habit:
+// the service's nulls are sent and s does not require the property.
+func (f *fitter) nullHabit(s *base.Schema, name string, v any) bool {
+	return v == nil && f.nulls && !required(s, name)
 }
 
 // sanitize makes a synthesized object valid as part of an answer should
@@ -425,7 +440,7 @@ func (f *fitter) sanitize(s *base.Schema, m map[string]any, depth int) {
 	}
 	for k, v := range m {
 		p := prop(s, k)
-		if p == nil || f.fits(p, v) {
+		if p == nil || f.fits(p, v) || f.nullHabit(s, k, v) {
 			continue
 		}
 		switch x := v.(type) {

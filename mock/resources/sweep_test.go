@@ -15,7 +15,7 @@ import (
 	"github.com/wmsmock/wmsmock/mock/handler"
 	"github.com/wmsmock/wmsmock/mock/spec"
 	"github.com/wmsmock/wmsmock/mock/synth"
-	"github.com/wmsmock/wmsmock/mock/validate"
+	"github.com/wmsmock/wmsmock/profile"
 )
 
 // Every operation this package answers, called with a valid request, is
@@ -23,12 +23,19 @@ import (
 // or one of the service's refusals; never an internal error. Calls name
 // generated ids, so most describes are refused as missing; the seeded
 // records are listed and described through the collections' own lists.
+// Answers carry the service's nulls by default, which the answer check then
+// takes (and nothing else it would refuse); with answers.nulls: omit every
+// answer is one the document accepts as it stands.
 func TestEveryHandledOperation(t *testing.T) {
+	omit := profile.Default()
+	omit.Answers.Nulls = profile.NullsOmit
 	docs := []struct {
 		name string
 		doc  func(testing.TB) *spec.Document
+		prof *profile.Profile
 	}{
-		{"embedded", embeddedDoc},
+		{"embedded", embeddedDoc, profile.Default()},
+		{"embedded/omit", embeddedDoc, omit},
 		{"published", func(tb testing.TB) *spec.Document {
 			if raceEnabled {
 				// The published half compiles some 250 operations' schemas:
@@ -41,14 +48,15 @@ func TestEveryHandledOperation(t *testing.T) {
 				tb.Fatal(err)
 			}
 			return doc
-		}},
+		}, profile.Default()},
 	}
 	for _, d := range docs {
 		t.Run(d.name, func(t *testing.T) {
 			doc := d.doc(t)
-			f := newFixture(t, doc, true)
-			check := validate.New(doc, "", validate.WithRegexpEngine(synth.RegexpEngine)).Answer
+			f := newFixture(t, doc, true, withProfile(d.prof))
+			check := answerCheck(doc, d.prof)
 			gen := synth.New(synth.WithSeed(7))
+			nulls := 0
 			succeeded, refused := 0, 0
 			for _, op := range doc.Operations {
 				h := f.svc.Handlers()[op]
@@ -80,6 +88,7 @@ func TestEveryHandledOperation(t *testing.T) {
 					if problems := check(sch, raw); problems != nil {
 						t.Errorf("%s: the answer does not fit the document: %s", op.ID, strings.Join(problems, "; "))
 					}
+					nulls += strings.Count(string(raw), ":null")
 				}
 			}
 			// Lists, creates and launches succeed whatever the ids: a sweep
@@ -87,7 +96,10 @@ func TestEveryHandledOperation(t *testing.T) {
 			if succeeded < 5 {
 				t.Errorf("only %d operations succeeded (%d refused)", succeeded, refused)
 			}
-			t.Logf("%d succeeded, %d refused", succeeded, refused)
+			if d.prof.Answers.WithNulls() && nulls == 0 {
+				t.Error("no answer carries a null: the service's nulls are not sent")
+			}
+			t.Logf("%d succeeded, %d refused; %d null members", succeeded, refused, nulls)
 		})
 	}
 }

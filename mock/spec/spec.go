@@ -274,9 +274,11 @@ func preferredMedia(r *v3.Response) (string, *v3.MediaType) {
 }
 
 // IsJSON reports whether a media type carries JSON.
+// It allocates nothing: the fake asks it on every call with a body.
 func IsJSON(mediaType string) bool {
-	mt := strings.ToLower(strings.TrimSpace(strings.SplitN(mediaType, ";", 2)[0]))
-	return mt == "application/json" || strings.HasSuffix(mt, "+json") || mt == "*/*"
+	mt, _, _ := strings.Cut(mediaType, ";")
+	mt = strings.TrimSpace(mt)
+	return strings.EqualFold(mt, "application/json") || len(mt) >= 5 && strings.EqualFold(mt[len(mt)-5:], "+json") || mt == "*/*"
 }
 
 func exampleOf(m *v3.MediaType) []byte {

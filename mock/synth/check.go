@@ -231,7 +231,7 @@ func objectOK(n *node, m map[string]any, mode Mode, depth int) bool {
 		}
 		if pn, ok := n.propNode(r); ok {
 			pf := pn.f()
-			if (mode == Request && pf.readOnly) || (mode == Response && pf.writeOnly) {
+			if (mode.dir() == Request && pf.readOnly) || (mode.dir() == Response && pf.writeOnly) {
 				continue
 			}
 		}
@@ -246,8 +246,8 @@ func objectOK(n *node, m map[string]any, mode Mode, depth int) bool {
 		if n.propertyNames != nil && !matches(n.propertyNames, k, mode, depth+1) {
 			return false
 		}
-		if pn, ok := n.propNode(k); ok {
-			if !matches(pn, v, mode, depth+1) {
+		if p := n.declared(k); p != nil {
+			if !(v == nil && mode.nulls() && !p.required) && !matches(p.node, v, mode, depth+1) {
 				return false
 			}
 			continue

@@ -36,8 +36,14 @@ type run struct {
 	// failed is set when a oneOf could not be made to match exactly one
 	// branch (some published oneOfs list indistinguishable branches). The
 	// nearest optional property or spare array item holding the value is
-	// then dropped, so the document stays valid wherever it can.
+	// then dropped (an optional property is null instead with the
+	// service's nulls), so the document stays valid wherever it can.
 	failed bool
+	// spare counts the values being generated, around the current one,
+	// that can be given up when it cannot be made valid (an optional
+	// property, an array item past minItems): a value with one of them
+	// around may fail where making it valid would take an unlikely value.
+	spare int
 	// full is the deepest level whose objects keep every property: the
 	// top of an answer always carries its content (a client reads
 	// serviceInfo.version without checking it is there), and so does the
@@ -225,6 +231,15 @@ func (c *run) composite(n *node, fd field, depth int, ot *objTimes) any {
 // null for unset fields.
 var poisons = []any{nil, false, "", int64(0)}
 
+// sparePoisons are the poisons where the service's nulls are sent and the
+// value can be given up (run.spare). A null then rules out only a branch
+// that requires the property: an optional one takes it as "no value". The
+// other poisons put a value of the wrong kind in a property (false for an
+// id, "" for a count) that no service sends, so a value a null cannot tell
+// apart is given up instead, and the optional property holding it is sent
+// as null, as the service would.
+var sparePoisons = []any{nil}
+
 // exclude makes m fail each schema in others while still satisfying keep.
 // Object branches in the published schema are open (no
 // additionalProperties: false) and share most properties, so an object
@@ -251,7 +266,9 @@ func (c *run) exclude(m map[string]any, keep *node, others []*node) {
 		cands = cands[:0]
 		clear(index)
 		for _, o := range live {
-			for _, p := range o.f().props {
+			props := o.f().props
+			for j := range props {
+				p := &props[j]
 				i, seen := index[p.name]
 				if !seen {
 					i = len(cands)
@@ -262,13 +279,13 @@ func (c *run) exclude(m map[string]any, keep *node, others []*node) {
 					if present || declared {
 						continue
 					}
-					x, ok := c.poisonFor(p.node)
+					x, ok := c.poisonFor(p)
 					if !ok {
 						continue
 					}
 					cands[i].x, cands[i].cover = x, 0
 				}
-				if cd := &cands[i]; cd.cover >= 0 && !matches(p.node, cd.x, c.mode, 0) {
+				if cd := &cands[i]; cd.cover >= 0 && !acceptsValue(p, cd.x, c.mode) {
 					cd.cover++
 				}
 			}
@@ -303,8 +320,8 @@ func (c *run) exclude(m map[string]any, keep *node, others []*node) {
 // acceptsProp reports whether object schema n allows property name with
 // value v, by its declaration, patternProperties or additionalProperties.
 func acceptsProp(n *node, name string, v any, mode Mode) bool {
-	if pn, ok := n.propNode(name); ok {
-		return matches(pn, v, mode, 0)
+	if p := n.declared(name); p != nil {
+		return acceptsValue(p, v, mode)
 	}
 	claimed := false
 	for _, pp := range n.patternProps {
@@ -326,10 +343,21 @@ func acceptsProp(n *node, name string, v any, mode Mode) bool {
 	return true
 }
 
-// poisonFor returns the first poison value the property schema rejects.
-func (c *run) poisonFor(n *node) (any, bool) {
-	for _, x := range poisons {
-		if !matches(n, x, c.mode, 0) {
+// acceptsValue reports whether the declared property p may hold v: a
+// value its schema accepts, or, where the service's nulls are sent, null
+// for an optional property.
+func acceptsValue(p *prop, v any, mode Mode) bool {
+	return v == nil && mode.nulls() && !p.required || matches(p.node, v, mode, 0)
+}
+
+// poisonFor returns the first poison value the property rejects.
+func (c *run) poisonFor(p *prop) (any, bool) {
+	candidates := poisons
+	if c.mode.nulls() && c.spare > 0 {
+		candidates = sparePoisons
+	}
+	for _, x := range candidates {
+		if !acceptsValue(p, x, c.mode) {
 			return x, true
 		}
 	}
@@ -438,7 +466,7 @@ func includeProb(depth int) float64 {
 }
 
 func (c *run) skipForMode(n *node) bool {
-	return (c.mode == Request && n.readOnly) || (c.mode == Response && n.writeOnly)
+	return (c.mode.dir() == Request && n.readOnly) || (c.mode.dir() == Response && n.writeOnly)
 }
 
 func (c *run) object(n *node, fd field, depth int) map[string]any {
@@ -457,6 +485,7 @@ func (c *run) object(n *node, fd field, depth int) map[string]any {
 		}
 		if !p.required && depth > c.full {
 			if deep || !c.chance(includeProb(depth)) {
+				c.noValue(m, p.name)
 				continue
 			}
 			if (pf.nullable || pf.types&tNull != 0) && c.r.IntN(25) == 0 {
@@ -466,9 +495,10 @@ func (c *run) object(n *node, fd field, depth int) map[string]any {
 		}
 		before := c.failed
 		c.failed = false
-		v := c.value(p.node, p.field, depth+1, &ot, true)
+		v := c.spareValue(!p.required, p.node, p.field, depth+1, &ot)
 		if c.failed && !p.required {
 			c.failed = before
+			c.noValue(m, p.name)
 			continue
 		}
 		c.failed = c.failed || before
@@ -490,6 +520,25 @@ func (c *run) object(n *node, fd field, depth int) map[string]any {
 		c.setDisc(n, m, n.disc.prop, n.discValue, depth)
 	}
 	return m
+}
+
+// spareValue is value for a part that can be given up (spare) or not.
+func (c *run) spareValue(spare bool, n *node, fd field, depth int, ot *objTimes) any {
+	if !spare {
+		return c.value(n, fd, depth, ot, true)
+	}
+	c.spare++ // a panic (cancelled) ends the run, so no defer is needed
+	v := c.value(n, fd, depth, ot, true)
+	c.spare--
+	return v
+}
+
+// noValue leaves an optional property without a value: absent, or null
+// where the run sends the service's nulls.
+func (c *run) noValue(m map[string]any, name string) {
+	if c.mode.nulls() {
+		m[name] = nil
+	}
 }
 
 func isObjectNode(n *node) bool { return n.types&tObject != 0 || len(n.props) > 0 }
@@ -680,7 +729,7 @@ func (c *run) array(n *node, fd field, depth int, ot *objTimes) []any {
 		}
 		before := c.failed
 		c.failed = false
-		v := c.value(item, fd, depth, ot, true)
+		v := c.spareValue(len(a) >= n.minItems, item, fd, depth, ot)
 		if c.failed && len(a) >= n.minItems {
 			c.failed = before
 			break

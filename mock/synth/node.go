@@ -175,18 +175,26 @@ func (n *node) isRequired(name string) bool {
 }
 
 func (n *node) propNode(name string) (*node, bool) {
+	if p := n.declared(name); p != nil {
+		return p.node, true
+	}
+	return nil, false
+}
+
+// declared returns the property name as n declares it, or nil.
+func (n *node) declared(name string) *prop {
 	if n.propIndex != nil {
 		if i, ok := n.propIndex[name]; ok {
-			return n.props[i].node, true
+			return &n.props[i]
 		}
-		return nil, false
+		return nil
 	}
 	for i := range n.props {
 		if n.props[i].name == name {
-			return n.props[i].node, true
+			return &n.props[i]
 		}
 	}
-	return nil, false
+	return nil
 }
 
 // mappingKeyFor returns the discriminator value that selects the component

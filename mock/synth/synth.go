@@ -27,6 +27,19 @@ const (
 	Request
 )
 
+// withNulls is set in a run's mode, beside Response, when its generator
+// sends the service's nulls (WithNulls): the generation and the checks it
+// makes of its own values (that a oneOf value matches one branch only)
+// then take a null for an optional property as the service's way of
+// saying "no value", which is how the fake's answer check judges it too.
+const withNulls Mode = 1 << 4
+
+// dir is the direction of a mode, without withNulls.
+func (m Mode) dir() Mode { return m &^ withNulls }
+
+// nulls reports whether optional properties may be null (withNulls).
+func (m Mode) nulls() bool { return m&withNulls != 0 }
+
 // Option configures a Generator.
 type Option func(*Generator)
 
@@ -41,10 +54,19 @@ func WithSeed(seed int64) Option { return func(g *Generator) { g.seed = seed } }
 // server, a validator) uses the same document at the same time.
 func WithGuard(guard func(func())) Option { return func(g *Generator) { g.guard = guard } }
 
+// WithNulls makes Response values carry every property their schema
+// declares, as the service's answers do: an optional property the value
+// has no content for is null instead of absent. Required properties always
+// get a value and writeOnly ones are still left out; a map
+// (additionalProperties) gets no invented keys, and a oneOf value carries
+// only the properties of its own branch. Which optional properties get a
+// value is drawn as without the option, so the other values are alike.
+func WithNulls() Option { return func(g *Generator) { g.nulls = true } }
+
 // WithMaxDepth bounds object nesting (default 6). Beyond it optional
-// properties are left out and arrays get their minimum length, which is
-// what stops recursive schemas; required properties still get the
-// smallest value that satisfies them.
+// properties are left out (null with WithNulls) and arrays get their
+// minimum length, which is what stops recursive schemas; required
+// properties still get the smallest value that satisfies them.
 func WithMaxDepth(n int) Option {
 	return func(g *Generator) {
 		if n >= 0 {
@@ -67,6 +89,7 @@ var defaultEpoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 // published, and every call gets its own random source.
 type Generator struct {
 	seed      int64
+	nulls     bool
 	maxDepth  int
 	epoch     time.Time
 	epochUnix int64
@@ -129,6 +152,8 @@ func (g *Generator) value(ctx context.Context, schema *base.Schema, key string, 
 	c := &run{g: g, r: g.Rand(key), mode: mode, ctx: ctx}
 	if mode != Response {
 		c.full = -1
+	} else if g.nulls {
+		c.mode |= withNulls
 	}
 	return c.value(n, field{}, 0, nil, true)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/pb33f/libopenapi-validator/config"
@@ -26,6 +27,11 @@ const inlineBudget = 200_000
 // nothing, a reference with sibling keywords, a schema past inlineBudget),
 // and the caller takes the library's whole path.
 //
+// edits rewrite the inlined schema before it is compiled (allowNulls). A
+// schema to rewrite cannot go the library's path, which renders it anew,
+// so for it a recursive reference is kept as a reference to one more copy
+// of its target, under the schema's $defs, instead of giving up.
+//
 // Two costs of the library's path for bodies are avoided. It renders the
 // whole document as a resource for the compiler (once per purpose) and
 // decodes it again for every schema: 150-250 ms for the first call with a
@@ -36,17 +42,27 @@ const inlineBudget = 200_000
 // the copy (pruneDirection); TestInlineCompileAgreesWithTheLibrary holds
 // the verdicts to the library's, on every body schema of the published
 // schema as well.
-func compileInline(schema *base.Schema, purpose schema_validation.SchemaValidationPurpose, options *config.ValidationOptions, version float32) *schema_validation.CompiledValidationSchema {
+func compileInline(schema *base.Schema, purpose schema_validation.SchemaValidationPurpose, options *config.ValidationOptions, version float32, relax Relaxation, edits ...func(*yaml.Node)) *schema_validation.CompiledValidationSchema {
 	low := schema.GoLow()
 	if low == nil || low.GetRootNode() == nil || low.GetIndex() == nil {
 		return nil
 	}
-	in := &inliner{idx: low.GetIndex(), active: map[*yaml.Node]bool{}, budget: inlineBudget}
+	in := &inliner{idx: low.GetIndex(), active: map[*yaml.Node]bool{}, budget: inlineBudget, relax: relax}
+	if len(edits) > 0 {
+		in.defs = map[*yaml.Node]string{}
+		in.components = map[*yaml.Node]string{}
+	}
 	node, ok := in.copy(low.GetRootNode(), "")
-	if !ok {
+	if !ok || !in.addDefs(node) {
 		return nil
 	}
+	if p := schema.ParentProxy; relax != nil && p != nil && p.IsReference() {
+		relax(node, componentName(p.GetReference()))
+	}
 	pruneDirection(node, purpose)
+	for _, edit := range edits {
+		edit(node)
+	}
 	var value any
 	if err := node.Decode(&value); err != nil {
 		return nil
@@ -76,6 +92,14 @@ type inliner struct {
 	idx    *index.SpecIndex
 	active map[*yaml.Node]bool // the referenced schemas being copied: one seen again is recursion
 	budget int
+	relax  Relaxation // applied to every mapping copied; nil: none
+	// defs, when not nil, names the targets of recursive references, which
+	// are then kept as references into the copy's $defs (addDefs); order
+	// lists them as first met, and components names the component each
+	// came from, for relax.
+	defs       map[*yaml.Node]string
+	order      []*yaml.Node
+	components map[*yaml.Node]string
 }
 
 // copy returns a copy of n with its references inlined. parentKey is the key
@@ -124,6 +148,9 @@ func (in *inliner) copy(n *yaml.Node, parentKey string) (*yaml.Node, bool) {
 			}
 			out.Content[i], out.Content[i+1] = k, v
 		}
+		if in.relax != nil && parentKey != "properties" {
+			in.relax(&out, "")
+		}
 		return &out, true
 	}
 	return nil, false
@@ -137,11 +164,80 @@ func (in *inliner) follow(ref string) (*yaml.Node, bool) {
 	}
 	target := comp.Node
 	if in.active[target] {
-		return nil, false // recursion: the library keeps it as a reference
+		if in.defs == nil {
+			return nil, false // recursion: the library keeps it as a reference
+		}
+		return in.defRef(target, ref), true
 	}
 	in.active[target] = true
 	defer delete(in.active, target)
-	return in.copy(target, "")
+	out, ok := in.copy(target, "")
+	if ok && in.relax != nil {
+		in.relax(out, componentName(ref))
+	}
+	return out, ok
+}
+
+// defsPrefix starts the names addDefs gives the targets of recursive
+// references, unlike any name a document would use under $defs.
+const defsPrefix = "wmsmock-recursive-"
+
+// defRef is a reference to target's copy under the root's $defs.
+func (in *inliner) defRef(target *yaml.Node, ref string) *yaml.Node {
+	name, ok := in.defs[target]
+	if !ok {
+		name = defsPrefix + strconv.Itoa(len(in.order))
+		in.defs[target] = name
+		in.components[target] = componentName(ref)
+		in.order = append(in.order, target)
+	}
+	return mapping("$ref", "#/$defs/"+name)
+}
+
+// addDefs puts a copy of every target of a recursive reference under the
+// root's $defs, where defRef pointed; copying one may find more. It
+// reports false when a copy fails or the root cannot hold $defs.
+func (in *inliner) addDefs(root *yaml.Node) bool {
+	if len(in.order) == 0 {
+		return true
+	}
+	if root.Kind != yaml.MappingNode {
+		return false
+	}
+	defs := mapValue(root, "$defs")
+	if defs == nil {
+		defs = &yaml.Node{Kind: yaml.MappingNode}
+		root.Content = append(root.Content, scalarNode("$defs"), defs)
+	} else if defs.Kind != yaml.MappingNode {
+		return false
+	}
+	for i := 0; i < len(in.order); i++ {
+		target := in.order[i]
+		in.active[target] = true
+		c, ok := in.copy(target, "")
+		delete(in.active, target)
+		if !ok {
+			return false
+		}
+		if in.relax != nil {
+			in.relax(c, in.components[target])
+		}
+		defs.Content = append(defs.Content, scalarNode(in.defs[target]), c)
+	}
+	return true
+}
+
+func scalarNode(v string) *yaml.Node {
+	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: v}
+}
+
+// mapping is a mapping of string keys to string values, given in pairs.
+func mapping(pairs ...string) *yaml.Node {
+	m := &yaml.Node{Kind: yaml.MappingNode}
+	for _, s := range pairs {
+		m.Content = append(m.Content, scalarNode(s))
+	}
+	return m
 }
 
 // refOf reports whether a mapping is a reference, and which. A reference
@@ -269,4 +365,9 @@ func mapValue(m *yaml.Node, key string) *yaml.Node {
 		}
 	}
 	return nil
+}
+
+// componentName is the name of the schema component a reference names.
+func componentName(ref string) string {
+	return strings.TrimPrefix(ref, "#/components/schemas/")
 }

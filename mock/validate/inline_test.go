@@ -115,7 +115,7 @@ func TestInlineCompileAgreesWithTheLibrary(t *testing.T) {
 	for _, purpose := range []schema_validation.SchemaValidationPurpose{
 		schema_validation.SchemaValidationPurposeRequestBody, schema_validation.SchemaValidationPurposeResponseBody,
 	} {
-		inline := compileInline(account, purpose, v.options, v.version)
+		inline := compileInline(account, purpose, v.options, v.version, nil)
 		if inline == nil {
 			t.Fatalf("purpose %v: an acyclic schema was not compiled inline", purpose)
 		}
@@ -147,7 +147,7 @@ func TestInlineCompileAgreesWithTheLibrary(t *testing.T) {
 		t.Error("request and response verdicts are the same for every value: the directions are not exercised")
 	}
 	tree := ops["plantTree"].Op.RequestBody.Content.GetOrZero("application/json").Schema.Schema()
-	if compileInline(tree, schema_validation.SchemaValidationPurposeRequestBody, v.options, v.version) != nil {
+	if compileInline(tree, schema_validation.SchemaValidationPurposeRequestBody, v.options, v.version, nil) != nil {
 		t.Error("a recursive schema was compiled inline; its reference must go to the library's whole path")
 	}
 	v.compile(tree, schema_validation.SchemaValidationPurposeRequestBody, v.version)
@@ -208,7 +208,7 @@ func TestInlineCompileAgreesOnThePublishedSchema(t *testing.T) {
 	}
 	inlined, judged, refused := 0, 0, 0
 	for i, b := range bodies {
-		inline := compileInline(b.schema, b.purpose, v.options, v.version)
+		inline := compileInline(b.schema, b.purpose, v.options, v.version, nil)
 		if inline == nil {
 			continue
 		}

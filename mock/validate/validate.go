@@ -26,6 +26,7 @@ import (
 	"github.com/pb33f/libopenapi/datamodel/high/base"
 	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"go.yaml.in/yaml/v4"
 
 	"github.com/wmsmock/wmsmock/internal/memo"
 	"github.com/wmsmock/wmsmock/mock/spec"
@@ -46,6 +47,11 @@ type Validator struct {
 	responsesWarmed sync.Map
 	// verdicts remembers the outcome of recent calls (see verdictKey).
 	verdicts *memo.Map[verdictKey, []string]
+	// relax adjusts request body schemas as they are compiled (see
+	// WithRequestRelaxation); nil: none.
+	relax Relaxation
+	// nulls judges answers with the service's nulls (WithNulls).
+	nulls bool
 }
 
 // opInfo is what Request needs to know about an operation besides its
@@ -81,6 +87,31 @@ type Option func(*settings)
 type settings struct {
 	regex  jsonschema.RegexpEngine
 	caches *memo.Set
+	relax  Relaxation
+	nulls  bool
+}
+
+// Relaxation adjusts a copy of a request body schema before it is
+// compiled. node is a schema mapping the validator owns; component names
+// the component it was inlined from, "" for any other schema.
+type Relaxation func(node *yaml.Node, component string)
+
+// WithRequestRelaxation has request body schemas adjusted by relax before
+// they are compiled: how the fake accepts what the service's JSON layer
+// accepts and its document does not say (mock/leniency). It applies where
+// a schema is compiled inline (compileInline); one compiled by the
+// library's own path, which keeps references, is checked as written.
+func WithRequestRelaxation(relax Relaxation) Option {
+	return func(s *settings) { s.relax = relax }
+}
+
+// WithNulls judges answers (Response, Answer) as the service sends them: a
+// property the schema declares and does not require may be null although
+// its schema does not say nullable (see allowNulls). Requests are judged
+// as the document says. The answers' schemas are compiled once, already
+// rewritten, so a check costs what it costs without the option.
+func WithNulls() Option {
+	return func(s *settings) { s.nulls = true }
 }
 
 // WithCaches puts the validator's verdict cache in the server's set, so it
@@ -135,6 +166,8 @@ func New(doc *spec.Document, basePath string, opts ...Option) *Validator {
 		options:  config.NewValidationOptions(vopts...),
 		version:  helpers.VersionToFloat(doc.OpenAPI),
 		verdicts: memo.NewIn[verdictKey, []string](s.caches, "validation verdicts", 16),
+		relax:    s.relax,
+		nulls:    s.nulls,
 	}
 }
 
@@ -246,7 +279,15 @@ func (v *Validator) compile(schema *base.Schema, purpose schema_validation.Schem
 	if _, ok := v.options.SchemaCache.Load(key); ok {
 		return
 	}
-	compiled := compileInline(schema, purpose, v.options, version)
+	var relax Relaxation
+	if purpose == schema_validation.SchemaValidationPurposeRequestBody {
+		relax = v.relax
+	}
+	var edits []func(*yaml.Node)
+	if v.nulls && purpose == schema_validation.SchemaValidationPurposeResponseBody {
+		edits = append(edits, allowNulls)
+	}
+	compiled := compileInline(schema, purpose, v.options, version, relax, edits...)
 	if compiled == nil {
 		var err error
 		compiled, err = schema_validation.CompileSchemaForValidation(schema, purpose, v.options, version)
@@ -259,7 +300,8 @@ func (v *Validator) compile(schema *base.Schema, purpose schema_validation.Schem
 
 // Answer judges a JSON value as the document's response validator judges
 // an answer's body: the document's OpenAPI version (nullable means what it
-// says in 3.0), writeOnly properties not required. The compiled schema is
+// says in 3.0), writeOnly properties not required, and the service's nulls
+// accepted when the validator was made WithNulls. The compiled schema is
 // the one response checks use, from the same cache, so the fake has one
 // authority on whether a value fits a schema (the resources check stored
 // values with it before serving them). It returns one line per problem, or

@@ -26,6 +26,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/wmsmock/wmsmock/conformance"
 	"github.com/wmsmock/wmsmock/internal/wait"
 	"github.com/wmsmock/wmsmock/profile"
 )
@@ -78,6 +79,10 @@ type Options struct {
 	Sleep func(ctx context.Context, d time.Duration) error
 	// Now is the time written into the profile (default time.Now).
 	Now func() time.Time
+	// Document is the server's OpenAPI document, read by the judge
+	// (conformance.LoadDocument); the probes that need the schema (the
+	// service's nulls) are left out without it.
+	Document *conformance.Document
 }
 
 // Finding is one profile value the probe observed.
@@ -167,7 +172,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		{"versions", p.versions},
 		{"invalid input", p.badRequest},
 		{"missing resources", p.missing},
+		{"request leniency", p.leniency}, // leniency.go
 		{"paging", p.paging},
+		{"answer nulls", p.answerNulls}, // nulls.go
 		{"body limit", p.bodyLimit},
 		{"rate limit", p.rateLimit},
 	}

@@ -8,9 +8,12 @@ import (
 	"net/http/httptest"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/wmsmock/wmsmock/conformance"
+	"github.com/wmsmock/wmsmock/fixtures"
 	"github.com/wmsmock/wmsmock/mock"
 	"github.com/wmsmock/wmsmock/mock/auth"
 	"github.com/wmsmock/wmsmock/mock/clock"
@@ -33,6 +36,7 @@ auth:
   unknown: {status: 401, body: template, message: "Unknown token, see {errorId}"}
   expired: {status: 401, body: template, message: Token expired}
   require_on_unsecured: false
+  basic_token: false
 unknown_route: {status: 404, body: template, message: Not Found}
 unknown_method: {status: 405, body: empty}
 bad_request: {status: 422, body: message, message: Invalid input}
@@ -48,6 +52,8 @@ rate_limit:
   fixed: true
   key: user
   reject: {status: 503, body: template, message: "Slow down for {retryAfter}s", headers: {X-Wait: "{retryAfter}"}}
+requests: {nulls_as_absent: false, scalars_as_strings: false, infer_discriminator: false}
+answers: {nulls: omit}
 `
 
 // fake starts a fake on p over loopback, on a fake clock, holding the
@@ -80,14 +86,22 @@ func fake(t *testing.T, p *profile.Profile) (string, *clock.Fake) {
 	return srv.URL() + "/api", clk
 }
 
-// run calibrates the fake at base; the probe's waits move the fake's clock
-// instead of passing real time.
+// embeddedDoc is the fake's document as the judge reads it, which the
+// probe of the service's nulls needs.
+var embeddedDoc = sync.OnceValues(func() (*conformance.Document, error) { return conformance.LoadDocument(fixtures.OpenAPI()) })
+
+// run calibrates the fake at base, with its document; the probe's waits
+// move the fake's clock instead of passing real time.
 func run(t *testing.T, base string, clk *clock.Fake) *calibrate.Result {
 	t.Helper()
+	doc, err := embeddedDoc()
+	if err != nil {
+		t.Fatal(err)
+	}
 	var progress bytes.Buffer
 	res, err := calibrate.Run(context.Background(), calibrate.Options{
 		BaseURL: base, Token: token1, Token2: token2, ExpiredToken: auth.ExpiredToken, AllowDestructive: true,
-		Progress: &progress, Now: clk.Now,
+		Progress: &progress, Now: clk.Now, Document: doc,
 		Sleep: func(_ context.Context, d time.Duration) error { clk.Advance(d); return nil },
 	})
 	if err != nil {
@@ -145,6 +159,13 @@ func TestCalibrateReproducesAProfile(t *testing.T) {
 		"rate_limit.windows": []string{"5/s", "72000/h"},
 		"rate_limit.fixed":   true,
 		"rate_limit.key":     profile.KeyUser,
+		"answers.nulls":      profile.NullsOmit,
+
+		// leniency.go
+		"auth.basic_token":             false,
+		"requests.nulls_as_absent":     false,
+		"requests.scalars_as_strings":  false,
+		"requests.infer_discriminator": false,
 	}
 	for k, v := range want {
 		if !reflect.DeepEqual(got[k], v) {
@@ -155,6 +176,9 @@ func TestCalibrateReproducesAProfile(t *testing.T) {
 	written, err := profile.Parse(text)
 	if err != nil {
 		t.Fatalf("the written profile does not load: %v\n%s", err, text)
+	}
+	if written.Auth.BasicToken || written.Requests.NullsAsAbsent || written.Requests.ScalarsAsStrings || written.Requests.InferDiscriminator {
+		t.Errorf("the written profile does not hold the flipped leniency values: %+v %+v", written.Auth, written.Requests)
 	}
 	base2, clk2 := fake(t, written)
 	second := run(t, base2, clk2)
@@ -187,6 +211,13 @@ func TestCalibrateDefaultFake(t *testing.T) {
 		"rate_limit.windows":        []string{"20/s", "72000/h"},
 		"rate_limit.fixed":          false,
 		"rate_limit.key":            profile.KeyToken,
+		"answers.nulls":             profile.NullsService,
+
+		// leniency.go
+		"auth.basic_token":             true,
+		"requests.nulls_as_absent":     true,
+		"requests.scalars_as_strings":  true,
+		"requests.infer_discriminator": true,
 	}
 	for k, v := range want {
 		if !reflect.DeepEqual(got[k], v) {
