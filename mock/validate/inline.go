@@ -49,14 +49,21 @@ const inlineBudget = 200_000
 // the verdicts to the library's, on every body schema of the published
 // schema as well.
 func compileInline(schema *base.Schema, purpose schema_validation.SchemaValidationPurpose, options *config.ValidationOptions, version float32, relax Relaxation, edits ...func(*yaml.Node)) *schema_validation.CompiledValidationSchema {
+	compiled, _ := compileInlineParts(schema, purpose, options, version, relax, edits...)
+	return compiled
+}
+
+// compileInlineParts is compileInline that also returns, by the name they
+// have under the copy's $defs, the document's schemas the copy holds.
+func compileInlineParts(schema *base.Schema, purpose schema_validation.SchemaValidationPurpose, options *config.ValidationOptions, version float32, relax Relaxation, edits ...func(*yaml.Node)) (*schema_validation.CompiledValidationSchema, map[string]*yaml.Node) {
 	low := schema.GoLow()
 	if low == nil || low.GetRootNode() == nil || low.GetIndex() == nil {
-		return nil
+		return nil, nil
 	}
 	in := &inliner{idx: low.GetIndex(), budget: inlineBudget, relax: relax, defs: map[*yaml.Node]string{}, components: map[*yaml.Node]string{}}
 	node, ok := in.copy(low.GetRootNode(), "")
 	if !ok || !in.addDefs(node) {
-		return nil
+		return nil, nil
 	}
 	if p := schema.ParentProxy; relax != nil && p != nil && p.IsReference() {
 		relax(node, componentName(p.GetReference()))
@@ -67,18 +74,22 @@ func compileInline(schema *base.Schema, purpose schema_validation.SchemaValidati
 	}
 	var value any
 	if err := node.Decode(&value); err != nil {
-		return nil
+		return nil, nil
 	}
 	rendered, err := json.Marshal(value)
 	if err != nil {
-		return nil
+		return nil, nil
 	}
 	if compileHook != nil {
 		compileHook(low.Hash(), purpose)
 	}
 	compiled, err := helpers.NewCompiledSchemaWithVersion(fmt.Sprintf("%x", low.Hash()), rendered, options, version)
 	if err != nil {
-		return nil
+		return nil, nil
+	}
+	parts := make(map[string]*yaml.Node, len(in.defs))
+	for target, name := range in.defs {
+		parts[name] = target
 	}
 	return &schema_validation.CompiledValidationSchema{
 		// JSON is YAML: the library quotes this text in its error
@@ -88,7 +99,7 @@ func compileInline(schema *base.Schema, purpose schema_validation.SchemaValidati
 		RenderedJSON:    rendered,
 		RenderedNode:    node,
 		CompiledSchema:  compiled,
-	}
+	}, parts
 }
 
 // compileHook, when set (by tests), is told of every schema compileInline
