@@ -15,10 +15,9 @@ import (
 	"go.yaml.in/yaml/v4"
 )
 
-// inlineBudget bounds the nodes one inlined schema may have. A reference
-// used in many places is copied into each, so a schema that shares deep
-// parts can grow past its source; past the budget the library's path,
-// which keeps references as references, compiles it.
+// inlineBudget bounds the nodes one inlined schema may have (each schema it
+// references counted once, since each is copied once); past the budget the
+// library's path compiles it.
 const inlineBudget = 200_000
 
 // compileInline compiles schema on its own, every schema it references
