@@ -2,6 +2,8 @@ package validate
 
 import (
 	"slices"
+	"strconv"
+	"strings"
 
 	"go.yaml.in/yaml/v4"
 )
@@ -21,13 +23,59 @@ import (
 // requires may be null under this check, since which branch applies is
 // not known where the property is rewritten; the generator never sends
 // that (it judges each branch merged with its holder).
+//
+// The schemas the root references sit once under its $defs (see
+// compileInline) and are rewritten there as schemas of their own. Where a
+// composition's branch is such a reference and its holder requires
+// something, the branch is judged in that context: it gets a copy of its
+// own under $defs, rewritten with what the holder requires (one per
+// schema and requirement, however often it is met).
 func allowNulls(root *yaml.Node) {
+	resolve := defsOf(root)
+	defs := mapValue(root, "$defs")
+	// pristine are the referenced schemas before any rewriting, for the
+	// copies made in a holder's context.
+	pristine := map[string]*yaml.Node{}
+	if defs != nil && defs.Kind == yaml.MappingNode {
+		for j := 0; j+1 < len(defs.Content); j += 2 {
+			pristine[defs.Content[j].Value] = deepCopy(defs.Content[j+1])
+		}
+	}
+	variants := map[string]string{}
+	made := map[*yaml.Node]bool{} // the copies in context, rewritten as they are made
 	var walk func(s *yaml.Node, inherited []string)
+	// inContext returns a reference to the copy of the schema ref names
+	// judged with what its holder requires, making it on first use.
+	inContext := func(ref string, req []string) string {
+		name := strings.TrimPrefix(ref, "#/$defs/")
+		src, ok := pristine[name]
+		if !ok || len(variants) >= maxVariants {
+			return ""
+		}
+		// Only what the schema declares matters: the rest would give
+		// the same rewrite as the schema's own.
+		declared := declaredBy(src, resolve, 0)
+		req = slices.DeleteFunc(slices.Compact(slices.Sorted(slices.Values(req))), func(p string) bool { return !declared[p] })
+		if len(req) == 0 {
+			return ""
+		}
+		key := name + "\x00" + strings.Join(req, "\x00")
+		if v, ok := variants[key]; ok {
+			return v
+		}
+		v := name + "-" + strconv.Itoa(len(variants))
+		variants[key] = v
+		c := deepCopy(src)
+		made[c] = true
+		defs.Content = append(defs.Content, scalarNode(v), c)
+		walk(c, req)
+		return v
+	}
 	walk = func(s *yaml.Node, inherited []string) {
 		if s == nil || s.Kind != yaml.MappingNode {
 			return
 		}
-		req := append(slices.Clone(inherited), requiredOf(s, 0)...)
+		req := append(slices.Clone(inherited), requiredOf(s, resolve, 0)...)
 		for i := 0; i+1 < len(s.Content); i += 2 {
 			v := s.Content[i+1]
 			switch s.Content[i].Value {
@@ -43,7 +91,13 @@ func allowNulls(root *yaml.Node) {
 					}
 				}
 			case "allOf", "oneOf", "anyOf":
-				for _, c := range sequence(v) {
+				for k, c := range sequence(v) {
+					if ref, ok := refOf(c); ok && len(req) > 0 && defs != nil {
+						if name := inContext(ref, req); name != "" {
+							v.Content[k] = mapping("$ref", "#/$defs/"+name)
+						}
+						continue
+					}
 					walk(c, req)
 				}
 			case "prefixItems":
@@ -55,7 +109,9 @@ func allowNulls(root *yaml.Node) {
 			case "patternProperties", "$defs", "definitions", "dependentSchemas":
 				if v.Kind == yaml.MappingNode {
 					for j := 1; j < len(v.Content); j += 2 {
-						walk(v.Content[j], nil)
+						if !made[v.Content[j]] {
+							walk(v.Content[j], nil)
+						}
 					}
 				}
 			}
@@ -64,12 +120,101 @@ func allowNulls(root *yaml.Node) {
 		}
 	}
 	walk(root, nil)
+	if len(made) > 0 {
+		dropUnused(root)
+	}
+}
+
+// declaredBy is the set of properties s declares, itself or in the
+// schemas it composes, to any depth.
+func declaredBy(s *yaml.Node, resolve func(*yaml.Node) *yaml.Node, depth int) map[string]bool {
+	out := map[string]bool{}
+	var visit func(s *yaml.Node, depth int)
+	visit = func(s *yaml.Node, depth int) {
+		s = resolve(s)
+		if s == nil || s.Kind != yaml.MappingNode || depth > maxDefsDepth {
+			return
+		}
+		if props := mapValue(s, "properties"); props != nil && props.Kind == yaml.MappingNode {
+			for j := 0; j+1 < len(props.Content); j += 2 {
+				out[props.Content[j].Value] = true
+			}
+		}
+		for _, key := range []string{"allOf", "oneOf", "anyOf"} {
+			for _, c := range sequence(mapValue(s, key)) {
+				visit(c, depth+1)
+			}
+		}
+	}
+	visit(s, depth)
+	return out
+}
+
+// dropUnused removes from root's $defs the schemas no reference reaches
+// any more (those every use of which now goes to a copy in context): the
+// compiler would check and index them all the same.
+func dropUnused(root *yaml.Node) {
+	defs := mapValue(root, "$defs")
+	if defs == nil || defs.Kind != yaml.MappingNode {
+		return
+	}
+	byName := map[string]*yaml.Node{}
+	for j := 0; j+1 < len(defs.Content); j += 2 {
+		byName[defs.Content[j].Value] = defs.Content[j+1]
+	}
+	used := map[string]bool{}
+	var visit func(n *yaml.Node)
+	visit = func(n *yaml.Node) {
+		if n == nil || n == defs {
+			return
+		}
+		if n.Kind == yaml.MappingNode {
+			if ref, ok := refOf(n); ok && strings.HasPrefix(ref, "#/$defs/") {
+				name := strings.TrimPrefix(ref, "#/$defs/")
+				if !used[name] {
+					used[name] = true
+					visit(byName[name])
+				}
+				return
+			}
+		}
+		for _, c := range n.Content {
+			visit(c)
+		}
+	}
+	visit(root)
+	kept := defs.Content[:0:0]
+	for j := 0; j+1 < len(defs.Content); j += 2 {
+		if used[defs.Content[j].Value] {
+			kept = append(kept, defs.Content[j], defs.Content[j+1])
+		}
+	}
+	defs.Content = kept
+}
+
+// maxVariants bounds the copies allowNulls makes of referenced schemas in
+// their holders' contexts; past it a branch is judged on its own.
+const maxVariants = 1024
+
+// deepCopy copies the mappings and sequences of n (its scalars are shared:
+// nothing changes them).
+func deepCopy(n *yaml.Node) *yaml.Node {
+	if n == nil || n.Kind == yaml.ScalarNode {
+		return n
+	}
+	out := *n
+	out.Content = make([]*yaml.Node, len(n.Content))
+	for i, c := range n.Content {
+		out.Content[i] = deepCopy(c)
+	}
+	return &out
 }
 
 // requiredOf lists what s requires of its object: its required list, its
 // discriminator's property, and the same of its allOf parts.
-func requiredOf(s *yaml.Node, depth int) []string {
-	if s == nil || s.Kind != yaml.MappingNode || depth > 32 {
+func requiredOf(s *yaml.Node, resolve func(*yaml.Node) *yaml.Node, depth int) []string {
+	s = resolve(s)
+	if s == nil || s.Kind != yaml.MappingNode || depth > maxDefsDepth {
 		return nil
 	}
 	var out []string
@@ -84,7 +229,7 @@ func requiredOf(s *yaml.Node, depth int) []string {
 		}
 	}
 	for _, part := range sequence(mapValue(s, "allOf")) {
-		out = append(out, requiredOf(part, depth+1)...)
+		out = append(out, requiredOf(part, resolve, depth+1)...)
 	}
 	return out
 }

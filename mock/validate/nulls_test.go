@@ -147,8 +147,8 @@ func TestNullsNotInRequests(t *testing.T) {
 	}
 }
 
-// A schema rewritten before it is compiled keeps a recursive reference as a
-// reference into its own $defs; unchanged, it judges as the library does.
+// A recursive reference is kept as a reference into the schema's own
+// $defs, rewritten or not; unchanged, it judges as the library does.
 func TestRecursionKeptInDefs(t *testing.T) {
 	doc, ops := loadOps(t, inlineYAML)
 	v := New(doc, "/api")

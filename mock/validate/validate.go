@@ -52,6 +52,8 @@ type Validator struct {
 	relax Relaxation
 	// nulls judges answers with the service's nulls (WithNulls).
 	nulls bool
+	// parts are the schemas compiled inside others, reused (parts.go).
+	parts parts
 }
 
 // opInfo is what Request needs to know about an operation besides its
@@ -168,6 +170,7 @@ func New(doc *spec.Document, basePath string, opts ...Option) *Validator {
 		verdicts: memo.NewIn[verdictKey, []string](s.caches, "validation verdicts", 16),
 		relax:    s.relax,
 		nulls:    s.nulls,
+		parts:    parts{},
 	}
 }
 
@@ -287,7 +290,19 @@ func (v *Validator) compile(schema *base.Schema, purpose schema_validation.Schem
 	if v.nulls && purpose == schema_validation.SchemaValidationPurposeResponseBody {
 		edits = append(edits, allowNulls)
 	}
-	compiled := compileInline(schema, purpose, v.options, version, relax, edits...)
+	// A schema already compiled inside another is taken from there, as
+	// long as compiling it alone would rewrite it the same way: a request
+	// body's relaxation names the component at the root only when the
+	// schema is reached through its reference.
+	node := schema.GoLow().GetRootNode()
+	if p := schema.ParentProxy; relax == nil || p != nil && p.IsReference() {
+		if part, ok := v.parts[partKey{node, purpose, version}]; ok {
+			v.options.SchemaCache.Store(key, part.ToCacheEntry(schema))
+			return
+		}
+	}
+	compiled, defs := compileInlineParts(schema, purpose, v.options, version, relax, edits...)
+	v.parts.keep(compiled, defs, purpose, version)
 	if compiled == nil {
 		var err error
 		compiled, err = schema_validation.CompileSchemaForValidation(schema, purpose, v.options, version)
