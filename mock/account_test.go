@@ -310,6 +310,7 @@ func hangsTogether(t *testing.T, doc *spec.Document) {
 			}
 		}
 	}
+	w.flush()
 	t.Logf("%d list operations, %d entries described, %d references followed, %d runs checked", len(calls), described, len(w.resolved), w.runs)
 }
 
@@ -349,13 +350,28 @@ type refWalk struct {
 	// seen is one value of each parameter the answers so far hold, to
 	// fill a describe call's required query (the credentialsId and
 	// regionId a platform is described with).
-	seen map[string]string
-	runs int
+	seen    map[string]string
+	runs    int
+	pending []func()
 }
 
 // follow checks the references below v, an answer to from; base holds
 // the parameters of the call's own path, which scope the answer.
 func (w *refWalk) follow(from string, v any, base map[string]any) {
+	w.pending = append(w.pending, func() { w.check(from, v, base) })
+}
+
+// flush checks what follow put off: after the walk, every parameter a
+// describe call requires has been seen (a platform's regionId in the
+// regions listed under it).
+func (w *refWalk) flush() {
+	for _, f := range w.pending {
+		f()
+	}
+	w.pending = nil
+}
+
+func (w *refWalk) check(from string, v any, base map[string]any) {
 	t := w.t
 	t.Helper()
 	walkRefs(v, []map[string]any{base}, w.refs, func(param, id string, scopes []map[string]any) {

@@ -758,7 +758,7 @@ func (w *workflows) workflowFields(id string, wf *workflow.Run, v workflow.View)
 		"submit": stamp(wf.Submit), "dateCreated": stamp(wf.Submit), "lastUpdated": stamp(v.LastUpdated),
 		"start": at(v.Start), "complete": at(v.Complete),
 		"revision": opt(wf.Revision), "commitId": opt(wf.CommitID), "resume": wf.Resume,
-		"deleted": false, "userName": wf.UserName,
+		"deleted": false, "userName": wf.UserName, "launchId": id, // a run's launch goes by its id (guard.go)
 		"success": nil, "exitStatus": nil, "duration": nil, "errorMessage": nil, "errorReport": nil,
 	}
 	if strings.Contains(wf.Pipeline, "://") {
