@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/wmsmock/wmsmock/internal/nftrace"
+	"github.com/wmsmock/wmsmock/mock/spec"
 )
 
 // A run's parts agree (issue 27): its status, dates, duration, head job
@@ -169,69 +170,63 @@ func checkRun(t *testing.T, h http.Handler, refs refSet, id, when string) string
 // the fake's clock: at each, the run agrees with itself in its describe
 // answer and in the list.
 func TestRunsAgreeThroughTheirLifecycle(t *testing.T) {
-	for _, dc := range documents {
-		t.Run(dc.name, func(t *testing.T) {
-			if raceEnabled && dc.name == "published" {
-				t.Skip("the embedded document runs the same handlers under -race")
+	onDocuments(t, "the embedded document runs the same handlers under -race", func(t *testing.T, doc *spec.Document) {
+		srv, clk := strictServer(t, doc)
+		h := srv.Handler()
+		refs := references(doc)
+		launch := func(name string) string {
+			a := call(t, h, "POST", "/api/workflow/launch", devToken, []byte(`{"launch":{"pipeline":"https://github.com/nextflow-io/hello","runName":"`+name+`"}}`))
+			var got struct{ WorkflowID string }
+			if a.status != 200 || json.Unmarshal(a.body, &got) != nil || got.WorkflowID == "" {
+				t.Fatalf("launch: %d %s", a.status, a.body)
 			}
-			doc := dc.doc(t)
-			srv, clk := strictServer(t, doc)
-			h := srv.Handler()
-			refs := references(doc)
-			launch := func(name string) string {
-				a := call(t, h, "POST", "/api/workflow/launch", devToken, []byte(`{"launch":{"pipeline":"https://github.com/nextflow-io/hello","runName":"`+name+`"}}`))
-				var got struct{ WorkflowID string }
-				if a.status != 200 || json.Unmarshal(a.body, &got) != nil || got.WorkflowID == "" {
-					t.Fatalf("launch: %d %s", a.status, a.body)
+			return got.WorkflowID
+		}
+		t.Run("launched", func(t *testing.T) {
+			id, cancelled := launch("lifecycle"), launch("cancelled")
+			seen := map[string]bool{}
+			for step := 0; step < 240 && !workflowFinal(seen); step++ {
+				seen[checkRun(t, h, refs, id, fmt.Sprintf("after %d steps", step))] = true
+				if step == 3 {
+					if a := call(t, h, "POST", "/api/workflow/"+cancelled+"/cancel", devToken, nil); a.status >= 300 {
+						t.Fatalf("cancel: %d %s", a.status, a.body)
+					}
 				}
-				return got.WorkflowID
+				if step >= 3 {
+					checkRun(t, h, refs, cancelled, fmt.Sprintf("cancelled, after %d steps", step))
+				}
+				clk.Advance(15 * time.Second)
 			}
-			t.Run("launched", func(t *testing.T) {
-				id, cancelled := launch("lifecycle"), launch("cancelled")
-				seen := map[string]bool{}
-				for step := 0; step < 240 && !workflowFinal(seen); step++ {
-					seen[checkRun(t, h, refs, id, fmt.Sprintf("after %d steps", step))] = true
-					if step == 3 {
-						if a := call(t, h, "POST", "/api/workflow/"+cancelled+"/cancel", devToken, nil); a.status >= 300 {
-							t.Fatalf("cancel: %d %s", a.status, a.body)
-						}
-					}
-					if step >= 3 {
-						checkRun(t, h, refs, cancelled, fmt.Sprintf("cancelled, after %d steps", step))
-					}
-					clk.Advance(15 * time.Second)
-				}
-				seen[checkRun(t, h, refs, id, "at the end")] = true
-				if !seen["SUBMITTED"] || !seen["RUNNING"] || !workflowFinal(seen) {
-					t.Errorf("the run went through %v only", seen)
-				}
-			})
-			t.Run("reported", func(t *testing.T) {
-				send := replayClient(h)
-				checked := 0
-				watch := func(c nftrace.Call) (int, []byte, error) {
-					status, body, err := send(c)
-					if rest, ok := strings.CutPrefix(c.Path, "/trace/"); ok && rest != "create" {
-						id := rest[:strings.Index(rest+"/", "/")]
-						checkRun(t, h, refs, id, "after "+c.Step)
-						checked++
-					}
-					return status, body, err
-				}
-				base := nftrace.Run{SessionID: "2f7d4c1e-8a4b-4f4e-9c1a-6b8e0d3f5a21", Zone: time.FixedZone("CET", 3600), Token: devToken}
-				for _, fail := range []bool{false, true} {
-					run := base
-					run.RunName, run.Fail = fmt.Sprintf("reported_%v", fail), fail
-					if _, problems := run.Replay(watch, clockOf(clk)); len(problems) > 0 {
-						t.Fatalf("replay: %v", problems)
-					}
-				}
-				if checked < 6 {
-					t.Errorf("only %d steps of reported runs checked", checked)
-				}
-			})
+			seen[checkRun(t, h, refs, id, "at the end")] = true
+			if !seen["SUBMITTED"] || !seen["RUNNING"] || !workflowFinal(seen) {
+				t.Errorf("the run went through %v only", seen)
+			}
 		})
-	}
+		t.Run("reported", func(t *testing.T) {
+			send := replayClient(h)
+			checked := 0
+			watch := func(c nftrace.Call) (int, []byte, error) {
+				status, body, err := send(c)
+				if rest, ok := strings.CutPrefix(c.Path, "/trace/"); ok && rest != "create" {
+					id := rest[:strings.Index(rest+"/", "/")]
+					checkRun(t, h, refs, id, "after "+c.Step)
+					checked++
+				}
+				return status, body, err
+			}
+			base := nftrace.Run{SessionID: "2f7d4c1e-8a4b-4f4e-9c1a-6b8e0d3f5a21", Zone: time.FixedZone("CET", 3600), Token: devToken}
+			for _, fail := range []bool{false, true} {
+				run := base
+				run.RunName, run.Fail = fmt.Sprintf("reported_%v", fail), fail
+				if _, problems := run.Replay(watch, clockOf(clk)); len(problems) > 0 {
+					t.Fatalf("replay: %v", problems)
+				}
+			}
+			if checked < 6 {
+				t.Errorf("only %d steps of reported runs checked", checked)
+			}
+		})
+	})
 }
 
 func workflowFinal(seen map[string]bool) bool {
