@@ -238,3 +238,21 @@ func TestRunJSON(t *testing.T) {
 		}
 	}
 }
+
+// TestHeadJobFollowsTheRun: the head job has ended exactly when the run
+// has, with success exactly when the run succeeded.
+func TestHeadJobFollowsTheRun(t *testing.T) {
+	for _, s := range Statuses {
+		j := View{Status: s}.HeadJob()
+		ended := j.Status != Submitted && j.Status != Running
+		if ended != Final(s) {
+			t.Errorf("run %s: head job %s", s, j.Status)
+		}
+		if (j.ExitCode != nil && *j.ExitCode == 0) != (s == Succeeded) {
+			t.Errorf("run %s: head job exit code %v", s, j.ExitCode)
+		}
+		if (j.Status == Succeeded) != (s == Succeeded) {
+			t.Errorf("run %s: head job %s", s, j.Status)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package resources
 
 import (
 	"encoding/json"
+	"fmt"
 	"hash/fnv"
 	"slices"
 	"strconv"
@@ -31,6 +32,11 @@ type refTarget struct {
 type refIndex struct {
 	mu      sync.RWMutex
 	targets map[string]*refTarget // by property name: computeEnvId, computeEnvIds
+	// nested are the parameters naming items kept under another item (a
+	// studio's checkpoints: checkpointId), which a lone id cannot name.
+	nested map[string]bool
+	// nulls: the profile sends the service's nulls (answers.nulls).
+	nulls bool
 }
 
 // refersTo reports whether a property named param (xId) refers to the
@@ -65,8 +71,13 @@ func (s *Service) indexRefs() error {
 	}
 	colls := slices.Clone(s.colls)
 	slices.SortStableFunc(colls, func(a, b *collection) int { return len(a.itemPath) - len(b.itemPath) })
+	nested := map[string]bool{}
 	for _, c := range colls {
-		if !refersTo(c.param, c.listPath) || !contextParentsOnly(c.listPath) {
+		if !refersTo(c.param, c.listPath) {
+			continue
+		}
+		if !contextParentsOnly(c.listPath) {
+			nested[c.param] = true
 			continue
 		}
 		coll, ok := s.heldPath(c.listPath)
@@ -107,9 +118,22 @@ func (s *Service) indexRefs() error {
 			t.all = append(t.all, r.ID)
 		}
 		add("workflowId", t)
+		// A run's launch goes by the run's id (guard.go), so a launchId
+		// names one of the runs' launches.
+		if s.op("GET", "/launch/{launchId}") != nil {
+			add("launchId", t)
+		}
+	}
+	// Users are described by id (/users/{userId}) but never listed: the
+	// one the fake holds is the seeded user, whom every userId names.
+	if id, ok := s.userID(); ok && s.op("GET", "/users/{userId}") != nil {
+		add("userId", &refTarget{byWS: map[int64][]string{}, all: []string{fmt.Sprint(id)}})
+	}
+	for p := range targets {
+		delete(nested, p)
 	}
 	s.refs.mu.Lock()
-	s.refs.targets = targets
+	s.refs.targets, s.refs.nested, s.refs.nulls = targets, nested, s.fit.nulls
 	s.refs.mu.Unlock()
 	return nil
 }
@@ -143,20 +167,47 @@ func jsonString(v any) string {
 // answer part to held ids, below obj; keep names top-level keys whose
 // values were given (and stay as given).
 func (s *Service) fixRefs(obj map[string]any, ws *int64, keep map[string]any) {
-	s.refs.mu.RLock()
-	targets := s.refs.targets
-	s.refs.mu.RUnlock()
-	if len(targets) == 0 {
+	rv := s.refView()
+	if len(rv.targets) == 0 {
 		return
 	}
 	var w int64
 	if ws != nil {
 		w = *ws
 	}
-	fixRefsIn(obj, targets, w, keep, 0)
+	fixRefsIn(obj, rv, w, keep, 0)
 }
 
-func fixRefsIn(v any, targets map[string]*refTarget, ws int64, keep map[string]any, depth int) {
+// namesNested reports an object that names an item kept under another
+// item by its own id property.
+func (rv refView) namesNested(e any) bool {
+	m, ok := e.(map[string]any)
+	if !ok {
+		return false
+	}
+	for p := range rv.nested {
+		if m[p] != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// refView is the index as one answer reads it.
+type refView struct {
+	targets map[string]*refTarget
+	nested  map[string]bool
+	nulls   bool
+}
+
+func (s *Service) refView() refView {
+	s.refs.mu.RLock()
+	defer s.refs.mu.RUnlock()
+	return refView{s.refs.targets, s.refs.nested, s.refs.nulls}
+}
+
+func fixRefsIn(v any, rv refView, ws int64, keep map[string]any, depth int) {
+	targets := rv.targets
 	if depth > maxSchemaDepth {
 		return
 	}
@@ -181,8 +232,20 @@ func fixRefsIn(v any, targets map[string]*refTarget, ws int64, keep map[string]a
 				continue
 			}
 			t := targets[k]
+			if t == nil && rv.namesNested(e) {
+				// A reference to an item under another item (the checkpoint
+				// a studio started from) that the fake cannot point at a
+				// held one: the answer names none.
+				if rv.nulls {
+					x[k] = nil
+				} else {
+					delete(x, k)
+				}
+				continue
+			}
 			if t == nil {
-				fixRefsIn(e, targets, ws, nil, depth+1)
+				fixEmbedded(k, e, targets, ws)
+				fixRefsIn(e, rv, ws, nil, depth+1)
 				continue
 			}
 			switch ev := e.(type) {
@@ -194,7 +257,7 @@ func fixRefsIn(v any, targets map[string]*refTarget, ws int64, keep map[string]a
 					}
 				}
 			case map[string]any:
-				fixRefsIn(ev, targets, ws, nil, depth+1)
+				fixRefsIn(ev, rv, ws, nil, depth+1)
 			default:
 				if id, ok := t.pick(ev, ws); ok {
 					x[k] = id
@@ -203,7 +266,36 @@ func fixRefsIn(v any, targets map[string]*refTarget, ws int64, keep map[string]a
 		}
 	case []any:
 		for _, e := range x {
-			fixRefsIn(e, targets, ws, nil, depth+1)
+			fixRefsIn(e, rv, ws, nil, depth+1)
+		}
+	}
+}
+
+// fixEmbedded points the id of an object held under the name of the item
+// it shows (computeEnv: {id}, labels: [{id}], launch: {id}) at a held
+// item of that kind, unless the object names its own xId, which is the
+// reference then (a task's taskId).
+func fixEmbedded(k string, e any, targets map[string]*refTarget, ws int64) {
+	param := singular(k) + "Id"
+	t := targets[param]
+	if t == nil {
+		return
+	}
+	one := func(v any) {
+		m, ok := v.(map[string]any)
+		if !ok || m["id"] == nil || m[param] != nil {
+			return
+		}
+		if id, ok := t.pick(m["id"], ws); ok {
+			m["id"] = id
+		}
+	}
+	switch x := e.(type) {
+	case map[string]any:
+		one(x)
+	case []any:
+		for _, v := range x {
+			one(v)
 		}
 	}
 }
@@ -225,10 +317,7 @@ func contextParentsOnly(listPath string) bool {
 // behaviour of the package answers), in the context of workspace ws (0:
 // the personal one).
 func (s *Service) FixRefs(v any, ws int64) {
-	s.refs.mu.RLock()
-	targets := s.refs.targets
-	s.refs.mu.RUnlock()
-	if len(targets) > 0 {
-		fixRefsIn(v, targets, ws, nil, 0)
+	if rv := s.refView(); len(rv.targets) > 0 {
+		fixRefsIn(v, rv, ws, nil, 0)
 	}
 }

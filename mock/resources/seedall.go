@@ -65,6 +65,19 @@ func (s *Service) seedEveryCollection(now time.Time) error {
 		if c.scoped && ws != nil {
 			contexts = append(contexts, ws)
 		}
+		// Items named by values from a known set (the platforms, by their
+		// ids) are the whole set, as the service lists them.
+		// Such a set is the same in every context: the items are held once
+		// and seen from all.
+		if ids := synth.Vocabulary("", c.param); ids != nil && !c.numericID && !c.nameKey {
+			c.scoped = false
+			for i, id := range ids {
+				if err := c.seedNamed(coll, id, now.Add(-time.Duration(i+1)*time.Minute)); err != nil {
+					return fmt.Errorf("seed: %s %s: %w", coll, id, err)
+				}
+			}
+			continue
+		}
 		n := 0
 		for _, ctx := range contexts {
 			for range seededPerContext {
@@ -175,4 +188,20 @@ func (c *collection) seedGenerated(coll string, n int, ws *int64, now time.Time)
 		return err
 	}
 	return c.remember(coll, out.ID)
+}
+
+// seedNamed stores an entry of coll under a given id, in no context; an
+// id already held is left as it is.
+func (c *collection) seedNamed(coll, id string, created time.Time) error {
+	b, err := json.Marshal(&itemData{Fields: map[string]any{}})
+	if err != nil {
+		return err
+	}
+	rec := store.Record{ID: id, Created: created, Updated: created, Data: b}
+	if _, err := c.s.d.Store.Insert(coll, rec); errors.Is(err, store.ErrExists) {
+		return nil
+	} else if err != nil {
+		return err
+	}
+	return c.remember(coll, id)
 }

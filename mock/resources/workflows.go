@@ -683,8 +683,40 @@ func (w *workflows) render(sch *base.Schema, purpose string, r store.Record, wf 
 	if ps := prop(sch, "progress"); ps != nil {
 		root["progress"] = w.progress(ps, r.ID, v, purpose != "entry")
 	}
+	w.headJob(sch, root, r.ID, v)
 	w.s.fit.overlay(sch, root, contextFields(wf.WorkspaceID))
 	return root, nil
+}
+
+// headJob makes the answer's head job (jobInfo, next to the run or in
+// it) say what the run's status says; its ids stay as synthesized.
+func (w *workflows) headJob(sch *base.Schema, root map[string]any, id string, v workflow.View) {
+	j := v.HeadJob()
+	var code, msg any
+	if j.ExitCode != nil {
+		code = int64(*j.ExitCode)
+	}
+	if j.Message != "" {
+		msg = j.Message
+	}
+	fields := map[string]any{"status": j.Status, "exitCode": code, "message": msg}
+	for _, at := range []struct {
+		obj map[string]any
+		sch *base.Schema
+	}{{root, sch}, {asObject(root["workflow"]), prop(sch, "workflow")}} {
+		if at.obj == nil || at.sch == nil {
+			continue
+		}
+		if job, js := w.s.bases.child(at.sch, at.obj, "jobInfo", "workflow/"+id); js != nil && job != nil {
+			w.s.fit.overlay(js, job, fields)
+			w.s.fit.set(at.sch, at.obj, "jobInfo", job)
+		}
+	}
+}
+
+func asObject(v any) map[string]any {
+	m, _ := v.(map[string]any)
+	return m
 }
 
 // contextFields are the members of a run's answer that say where it is.
@@ -726,7 +758,7 @@ func (w *workflows) workflowFields(id string, wf *workflow.Run, v workflow.View)
 		"submit": stamp(wf.Submit), "dateCreated": stamp(wf.Submit), "lastUpdated": stamp(v.LastUpdated),
 		"start": at(v.Start), "complete": at(v.Complete),
 		"revision": opt(wf.Revision), "commitId": opt(wf.CommitID), "resume": wf.Resume,
-		"deleted": false, "userName": wf.UserName,
+		"deleted": false, "userName": wf.UserName, "launchId": id, // a run's launch goes by its id (guard.go)
 		"success": nil, "exitStatus": nil, "duration": nil, "errorMessage": nil, "errorReport": nil,
 	}
 	if strings.Contains(wf.Pipeline, "://") {

@@ -256,6 +256,9 @@ func finishFlat(f *node, name string) {
 		p := &f.props[i]
 		p.required = slices.Contains(f.required, p.name) || (f.disc != nil && f.disc.prop == p.name)
 		p.field = field{h: lookupHeuristic(p.name), lname: strings.ToLower(p.name)}
+		if h := vocabularyHeuristic(name, p.name); h != nil { // vocabulary.go
+			p.field.h = h
+		}
 	}
 	if f.disc != nil && f.discValue == "" && name != "" && (!f.discOwn || len(f.oneOf)+len(f.anyOf)+len(f.subtypes) == 0) {
 		f.discValue = f.disc.mappingKeyFor(name)
