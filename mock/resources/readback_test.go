@@ -47,7 +47,7 @@ func TestReadBack(t *testing.T) {
 				tb.Fatal(err)
 			}
 			return doc
-		}, 6},
+		}, 3},
 	}
 	for _, d := range docs {
 		t.Run(d.name, func(t *testing.T) {

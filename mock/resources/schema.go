@@ -407,11 +407,11 @@ func (f *fitter) overlay(s *base.Schema, m map[string]any, fields map[string]any
 // read as a Launch, a config some of whose members the view does not have)
 // has its members laid over the view's own object one by one, and is taken
 // when the result fits. So a view shows every written member it has room
-// for, whichever schema it was written with. Values are copied, so fields
-// may be a cached value.
+// for, whichever schema it was written with. The values are laid in, not
+// copied: fields must not be a cached value.
 func (f *fitter) merge(s *base.Schema, m map[string]any, fields map[string]any, depth int) {
 	for k, v := range fields {
-		if f.set(s, m, k, cloneJSON(v)) {
+		if f.set(s, m, k, v) {
 			continue
 		}
 		wm, ok := v.(map[string]any)
@@ -653,7 +653,7 @@ func (b *bases) view(s, canon *base.Schema, key string) map[string]any {
 	}
 	v, _ := b.m.Do(baseKey{schema: s, key: key, as: canon}, func() (any, error) {
 		m := b.object(s, key)
-		if c, ok := b.value(canon, key).(map[string]any); ok {
+		if c, ok := cloneJSON(b.value(canon, key)).(map[string]any); ok {
 			b.fit.merge(s, m, c, 0)
 		}
 		return m, nil
