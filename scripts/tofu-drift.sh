@@ -72,9 +72,11 @@ tofu() { "$CACHE/bin/tofu" -chdir="$work" "$@"; }
 
 say "starting the fake on 127.0.0.1:$PORT ($SPEC)"
 go build -o "$work/wmsmock" ./cmd/wmsmock
-"$work/wmsmock" serve --addr "127.0.0.1:$PORT" --spec "$SPEC" >"$work/fake.log" 2>&1 &
+"$work/wmsmock" serve --addr "127.0.0.1:$PORT" --spec "$SPEC" --log-level debug >"$work/fake.log" 2>&1 &
 fake=$!
-trap 'kill $fake 2>/dev/null || true; rm -rf "$work"' EXIT
+# The logs of the last run (the fake's, with every request, and each tofu
+# step's) are kept in $CACHE/last-run.
+trap 'kill $fake 2>/dev/null || true; rm -rf "$CACHE/last-run"; mkdir -p "$CACHE/last-run"; cp "$work"/*.log "$CACHE/last-run/" 2>/dev/null; rm -rf "$work"' EXIT
 for _ in $(seq 100); do
   curl -fsS -o /dev/null -H "Authorization: Bearer $TOKEN" "http://127.0.0.1:$PORT/api/user-info" 2>/dev/null && break
   kill -0 $fake 2>/dev/null || { cat "$work/fake.log"; exit 1; }

@@ -843,7 +843,9 @@ func (c *collection) renderAnswer(sch *base.Schema, coll string, r store.Record,
 
 // serverFields are the item properties the fake keeps itself, whatever a
 // client sends for them: when the item was created and last changed, and
-// that it is not deleted.
+// whether it is deleted, which the service leaves null (or out) for a live
+// item; its Terraform provider takes any value there, false included, as
+// "deleted" and drops the resource from its state.
 var serverFields = []string{"dateCreated", "lastUpdated", "deleted"}
 
 // recordKey names a record's synthesized values. Every view of the record
@@ -872,7 +874,7 @@ func (c *collection) renderItem(sch *base.Schema, coll string, r store.Record, d
 			idProp = "id"
 		}
 	}
-	server := map[string]any{serverFields[0]: stamp(r.Created), serverFields[1]: stamp(r.Updated), serverFields[2]: false}
+	server := map[string]any{serverFields[0]: stamp(r.Created), serverFields[1]: stamp(r.Updated), serverFields[2]: nil}
 	if idProp != "" {
 		server[idProp] = c.idValue(r.ID)
 		if p := prop(sch, idProp); c.numericID && p != nil && hasType(p, "string") && !hasType(p, "integer") {

@@ -37,8 +37,8 @@ resource "seqera_workspace" "main" {
 resource "seqera_aws_credential" "main" {
   name         = "drift-aws"
   workspace_id = seqera_workspace.main.id
-  access_key   = "AKIAEXAMPLEEXAMPLE00"
-  secret_key   = "example-secret-key"
+  access_key   = "AKIAIOSFODNN7EXAMPLE"
+  secret_key   = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
 }
 
 resource "seqera_aws_batch_ce" "main" {
