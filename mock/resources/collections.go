@@ -469,45 +469,56 @@ func (c *collection) get(req *handler.Request) (string, store.Record, *itemData,
 
 // requestFields takes the item's values from a create or update body:
 // from the member named like the item when the body wraps it
-// ({"computeEnv": {...}}), else from the body itself. Only values of
-// properties a client may set (not readOnly) that fit the item's schema
-// are kept.
+// ({"computeEnv": {...}}), else from the body itself. Values of properties
+// a client may set (not readOnly) that fit the item's schema are kept, and
+// so are the values the body's own schema declares that the item's does
+// not (a pipeline's launch, a config written in another shape than the one
+// described): a view of the item that has room for them (the pipeline's
+// launch, a list entry in the request's shape) shows them as written.
 func (c *collection) requestFields(op *spec.Operation, body map[string]any) map[string]any {
-	src := body
+	src, written := body, requestSchema(op)
 	if c.itemKey != "" {
-		if inner, ok := body[c.itemKey].(map[string]any); ok && prop(requestSchema(op), c.itemKey) != nil {
-			src = inner
+		if inner, ok := body[c.itemKey].(map[string]any); ok && prop(written, c.itemKey) != nil {
+			src, written = inner, prop(written, c.itemKey)
 		}
 	}
-	return c.fitFields(src, false)
+	return c.keepFields(src, written, false)
 }
 
-// fitFields keeps the values that fit the item schema. Seeds may also set
-// server-managed (readOnly) values such as a status, and are not checked
-// here: every value is checked again when it is laid over an answer, and
-// checking a whole seed up front would cost the published schema's start a
-// few hundred milliseconds of schema compilation.
+// fitFields keeps the values of a seeded item (seed) or of a body that fit
+// the item schema.
 func (c *collection) fitFields(src map[string]any, seed bool) map[string]any {
-	allowReadOnly := seed
+	return c.keepFields(src, nil, seed)
+}
+
+// keepFields keeps the values that fit the item schema, or failing that the
+// schema they were written with (written; nil for a seed). Seeds may also
+// set server-managed (readOnly) values such as a status, and are not
+// checked here: every value is checked again when it is laid over an
+// answer, and checking a whole seed up front would cost the published
+// schema's start a few hundred milliseconds of schema compilation.
+func (c *collection) keepFields(src map[string]any, written *base.Schema, seed bool) map[string]any {
 	out := map[string]any{}
 	for k, v := range src {
 		if k == c.idProp || v == nil {
 			continue
 		}
-		p := prop(c.item, k)
-		if p == nil || readOnly(p) && !allowReadOnly {
-			continue
+		p, w := prop(c.item, k), prop(written, k)
+		if readOnly(p) && !seed {
+			p = nil
 		}
 		// Secrets a client sends are not kept at all, so they can be
 		// neither answered nor saved to a state file.
-		if writeOnly(p) {
+		if p == nil && w == nil || writeOnly(p) || writeOnly(w) {
 			continue
 		}
 		v = dropNulls(cloneJSON(v), 0)
 		hideWriteOnly(p, v, 0)
-		if seed || c.s.fit.fits(p, v) {
+		hideWriteOnly(w, v, 0)
+		switch {
+		case seed && p != nil, p != nil && c.s.fit.fits(p, v), w != nil && c.s.fit.fits(w, v):
 			out[k] = v
-		} else {
+		default:
 			c.s.d.Logger.Debug("value does not fit the document; left out", "collection", c.listPath, "field", k)
 		}
 	}
@@ -604,7 +615,7 @@ func (c *collection) createOp(req *handler.Request) (*handler.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	return answer(req.Op, c.renderAnswer(successSchema(req.Op), "created", coll, r, d, req.Now)), nil
+	return answer(req.Op, c.renderAnswer(successSchema(req.Op), coll, r, d, req.Now)), nil
 }
 
 func (c *collection) describeOp(req *handler.Request) (*handler.Response, error) {
@@ -612,7 +623,7 @@ func (c *collection) describeOp(req *handler.Request) (*handler.Response, error)
 	if err != nil {
 		return nil, err
 	}
-	return answer(req.Op, c.renderAnswer(successSchema(req.Op), "describe", coll, r, d, req.Now)), nil
+	return answer(req.Op, c.renderAnswer(successSchema(req.Op), coll, r, d, req.Now)), nil
 }
 
 func (c *collection) updateOp(req *handler.Request) (*handler.Response, error) {
@@ -661,7 +672,7 @@ func (c *collection) updateOp(req *handler.Request) (*handler.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	return answer(req.Op, c.renderAnswer(successSchema(req.Op), "updated", coll, r, d, req.Now)), nil
+	return answer(req.Op, c.renderAnswer(successSchema(req.Op), coll, r, d, req.Now)), nil
 }
 
 func (c *collection) deleteOp(req *handler.Request) (*handler.Response, error) {
@@ -776,37 +787,37 @@ func (c *collection) matches(d *itemData, search string) bool {
 func (c *collection) renderEntry(sch *base.Schema, coll string, r store.Record, d *itemData, now time.Time) map[string]any {
 	if c.itemKey != "" {
 		if p := prop(sch, c.itemKey); isObject(p) && !isArray(p) && prop(sch, c.idProp) == nil {
-			root := c.s.bases.object(sch, "rec "+coll+"/"+r.ID+"/entry")
-			root[c.itemKey] = c.renderItem(p, "entry item", coll, r, d, now)
+			root := c.s.bases.object(sch, recordKey(coll, r))
+			root[c.itemKey] = c.renderItem(p, coll, r, d, now)
 			return root
 		}
 	}
-	return c.renderItem(sch, "entry", coll, r, d, now)
+	return c.renderItem(sch, coll, r, d, now)
 }
 
 // renderAnswer builds a create, describe or update answer: the item
 // wrapped as the document wraps it, the item itself, or (for answers that
 // only identify the new item, {"computeEnvId": "..."}) its id.
-func (c *collection) renderAnswer(sch *base.Schema, purpose, coll string, r store.Record, d *itemData, now time.Time) any {
+func (c *collection) renderAnswer(sch *base.Schema, coll string, r store.Record, d *itemData, now time.Time) any {
 	if sch == nil {
 		return nil
 	}
-	key := "rec " + coll + "/" + r.ID + "/" + purpose
+	key := recordKey(coll, r)
 	if c.itemKey != "" {
 		if p := prop(sch, c.itemKey); isObject(p) && !isArray(p) {
 			root := c.s.bases.object(sch, key)
-			root[c.itemKey] = c.renderItem(p, purpose+" item", coll, r, d, now)
+			root[c.itemKey] = c.renderItem(p, coll, r, d, now)
 			return root
 		}
 	}
 	if sameSchema(sch, c.item) {
-		return c.renderItem(sch, purpose, coll, r, d, now)
+		return c.renderItem(sch, coll, r, d, now)
 	}
 	root := c.s.bases.object(sch, key)
 	names := propNames(sch)
 	for _, name := range names {
 		if p := prop(sch, name); sameSchema(p, c.item) {
-			root[name] = c.renderItem(p, purpose+" item", coll, r, d, now)
+			root[name] = c.renderItem(p, coll, r, d, now)
 			return root
 		}
 	}
@@ -815,13 +826,13 @@ func (c *collection) renderAnswer(sch *base.Schema, purpose, coll string, r stor
 	// are another type): the item's values go inside, named by its id.
 	for _, name := range []string{c.listKey, singular(c.listKey), singular(lastLiteral(c.listPath))} {
 		if p := prop(sch, name); name != "" && isObject(p) && !isArray(p) {
-			root[name] = c.renderItem(p, purpose+" item", coll, r, d, now)
+			root[name] = c.renderItem(p, coll, r, d, now)
 			return root
 		}
 	}
 	// An answer of its own shape: it echoes the item's values it has room
 	// for, and names the item by its id.
-	c.s.fit.overlay(sch, root, d.Fields)
+	c.s.fit.merge(sch, root, d.Fields, 0)
 	for _, name := range names {
 		if name == c.param || name == c.idProp || len(names) == 1 && strings.HasSuffix(name, "Id") {
 			c.s.fit.set(sch, root, name, c.idValue(r.ID))
@@ -830,11 +841,30 @@ func (c *collection) renderAnswer(sch *base.Schema, purpose, coll string, r stor
 	return root
 }
 
-// renderItem lays a record over a synthesized item of schema sch.
-func (c *collection) renderItem(sch *base.Schema, purpose, coll string, r store.Record, d *itemData, now time.Time) map[string]any {
-	m := c.s.bases.object(sch, "rec "+coll+"/"+r.ID+"/"+purpose)
-	c.s.fixRefs(m, d.Workspace, d.Fields)
-	c.s.fit.overlay(sch, m, d.Fields)
+// serverFields are the item properties the fake keeps itself, whatever a
+// client sends for them: when the item was created and last changed, and
+// whether it is deleted, which the service leaves null (or out) for a live
+// item; its Terraform provider takes any value there, false included, as
+// "deleted" and drops the resource from its state.
+var serverFields = []string{"dateCreated", "lastUpdated", "deleted"}
+
+// recordKey names a record's synthesized values. Every view of the record
+// (its create, describe and update answers, its list entry, the views
+// below its path) is built on values of this one key, so what the fake
+// makes up for a record is fixed when it is created and shown alike
+// everywhere; the creation time makes an item created again under the
+// same id (a role's name) a new one.
+func recordKey(coll string, r store.Record) string {
+	return "rec " + coll + "/" + r.ID + "@" + strconv.FormatInt(r.Created.UnixNano(), 36)
+}
+
+// renderItem lays a record over a synthesized item of schema sch: the
+// item's generated values (those of its own schema, which a list entry of
+// another shape takes where they fit), then what was written, then what the
+// fake keeps itself.
+func (c *collection) renderItem(sch *base.Schema, coll string, r store.Record, d *itemData, now time.Time) map[string]any {
+	m := c.s.bases.view(sch, c.item, recordKey(coll, r))
+	c.s.showWritten(sch, m, d)
 	idProp := c.idProp
 	if prop(sch, idProp) == nil {
 		switch {
@@ -844,7 +874,7 @@ func (c *collection) renderItem(sch *base.Schema, purpose, coll string, r store.
 			idProp = "id"
 		}
 	}
-	server := map[string]any{"dateCreated": stamp(r.Created), "lastUpdated": stamp(r.Updated), "deleted": false}
+	server := map[string]any{serverFields[0]: stamp(r.Created), serverFields[1]: stamp(r.Updated), serverFields[2]: nil}
 	if idProp != "" {
 		server[idProp] = c.idValue(r.ID)
 		if p := prop(sch, idProp); c.numericID && p != nil && hasType(p, "string") && !hasType(p, "integer") {

@@ -194,32 +194,39 @@ func (c *collection) remember(coll, id string) error {
 // locate answers the missing-resource reply unless an item with this id
 // exists (and is not deleted) somewhere in the collection.
 func (c *collection) locate(id string) error {
+	_, _, err := c.find(id)
+	return err
+}
+
+// find reads the item with this id wherever in the collection it is, or
+// answers the missing-resource reply.
+func (c *collection) find(id string) (store.Record, *itemData, error) {
 	coll := c.listPath
 	if c.indexed() {
 		r, err := c.s.d.Store.Get(c.indexColl(), id)
 		if errors.Is(err, store.ErrNotFound) {
-			return fail(errMissing, "no item %q of %s", id, c.itemPath)
+			return r, nil, fail(errMissing, "no item %q of %s", id, c.itemPath)
 		}
 		if err != nil {
-			return err
+			return r, nil, err
 		}
 		if err := json.Unmarshal(r.Data, &coll); err != nil {
-			return err
+			return r, nil, err
 		}
 	}
 	r, err := c.s.d.Store.Get(coll, id)
 	if errors.Is(err, store.ErrNotFound) {
-		return fail(errMissing, "no item %q in %s", id, coll)
+		return r, nil, fail(errMissing, "no item %q in %s", id, coll)
 	}
 	if err != nil {
-		return err
+		return r, nil, err
 	}
 	d, err := decodeItem(r)
 	if err != nil {
-		return err
+		return r, nil, err
 	}
 	if _, gone := c.status(r, d, c.s.d.Clock.Now()); c.lifecycle && gone {
-		return fail(errMissing, "item %q in %s was deleted", id, coll)
+		return r, nil, fail(errMissing, "item %q in %s was deleted", id, coll)
 	}
-	return nil
+	return r, d, nil
 }

@@ -184,7 +184,7 @@ func (b *bases) bare(s *base.Schema, key string) map[string]any {
 	if s == nil {
 		return map[string]any{}
 	}
-	v, _ := b.m.Do(baseKey{s, key + "\x00bare"}, func() (any, error) {
+	v, _ := b.m.Do(baseKey{schema: s, key: key + "\x00bare"}, func() (any, error) {
 		m := b.object(s, key)
 		for k := range m {
 			if !required(s, k) {

@@ -127,6 +127,7 @@ func Register(doc *spec.Document, d Deps) (*Service, error) {
 		s.registerTrace,
 		s.registerUser,
 		s.registerCollections,
+		s.registerViews,
 		s.registerSubresources,
 	} {
 		register()

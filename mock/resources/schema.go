@@ -402,6 +402,34 @@ func (f *fitter) overlay(s *base.Schema, m map[string]any, fields map[string]any
 	}
 }
 
+// merge is overlay that also goes into objects: a written object that does
+// not fit the view's property as a whole (a launch written as a request and
+// read as a Launch, a config some of whose members the view does not have)
+// has its members laid over the view's own object one by one, and is taken
+// when the result fits. So a view shows every written member it has room
+// for, whichever schema it was written with. The values are laid in, not
+// copied: fields must not be a cached value.
+func (f *fitter) merge(s *base.Schema, m map[string]any, fields map[string]any, depth int) {
+	for k, v := range fields {
+		if f.set(s, m, k, v) {
+			continue
+		}
+		wm, ok := v.(map[string]any)
+		p := prop(s, k)
+		if !ok || p == nil || depth >= maxSchemaDepth {
+			continue
+		}
+		trial, _ := cloneJSON(m[k]).(map[string]any)
+		if trial == nil {
+			trial = map[string]any{}
+		}
+		f.merge(p, trial, wm, depth+1)
+		if f.fits(p, trial) {
+			m[k] = trial
+		}
+	}
+}
+
 // set is overlay for one field; it reports whether the value was taken.
 func (f *fitter) set(s *base.Schema, m map[string]any, name string, v any) bool {
 	p := prop(s, name)
@@ -548,6 +576,8 @@ type bases struct {
 type baseKey struct {
 	schema *base.Schema
 	key    string
+	// as is the schema whose values were laid over (view), if any.
+	as *base.Schema
 }
 
 func newBases(caches *memo.Set, gen *synth.Generator, fit *fitter) *bases {
@@ -575,7 +605,7 @@ func (b *bases) frame(s *base.Schema, key, name string) map[string]any {
 	if s == nil {
 		return map[string]any{}
 	}
-	v, _ := b.m.Do(baseKey{s, key + "\x00without " + name}, func() (any, error) {
+	v, _ := b.m.Do(baseKey{schema: s, key: key + "\x00without " + name}, func() (any, error) {
 		m, ok := cloneJSON(b.value(s, key)).(map[string]any)
 		if !ok {
 			return map[string]any{}, nil
@@ -594,7 +624,7 @@ func (b *bases) frame(s *base.Schema, key, name string) map[string]any {
 func (b *bases) withField(s *base.Schema, key, name, value string) json.RawMessage {
 	var rest []byte // the cached object's members, without the braces
 	if s != nil {
-		v, _ := b.m.Do(baseKey{s, key + "\x00json without " + name}, func() (any, error) {
+		v, _ := b.m.Do(baseKey{schema: s, key: key + "\x00json without " + name}, func() (any, error) {
 			enc, err := json.Marshal(b.frame(s, key, name))
 			if err != nil {
 				return nil, err
@@ -612,10 +642,30 @@ func (b *bases) withField(s *base.Schema, key, name, value string) json.RawMessa
 	return append(out, '}')
 }
 
+// view returns a fresh copy of the synthesized object for s and key with
+// the synthesized values of the same key for schema canon laid over it
+// where they fit: a view of a record in a shape of its own (a list entry)
+// then shows the generated values its other views show, fixed by the key
+// rather than drawn again for each shape. The merged object is cached.
+func (b *bases) view(s, canon *base.Schema, key string) map[string]any {
+	if s == nil || canon == nil || sameSchema(s, canon) {
+		return b.object(s, key)
+	}
+	v, _ := b.m.Do(baseKey{schema: s, key: key, as: canon}, func() (any, error) {
+		m := b.object(s, key)
+		if c, ok := cloneJSON(b.value(canon, key)).(map[string]any); ok {
+			b.fit.merge(s, m, c, 0)
+		}
+		return m, nil
+	})
+	m, _ := cloneJSON(v).(map[string]any)
+	return m
+}
+
 // value is the cached synthesized value for s and key. Callers must not
 // change it.
 func (b *bases) value(s *base.Schema, key string) any {
-	v, _ := b.m.Do(baseKey{s, key}, func() (any, error) {
+	v, _ := b.m.Do(baseKey{schema: s, key: key}, func() (any, error) {
 		v := b.gen.Value(s, key, synth.Response)
 		if m, ok := v.(map[string]any); ok {
 			b.fit.sanitize(s, m, 0)

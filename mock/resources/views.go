@@ -1,0 +1,183 @@
+package resources
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/pb33f/libopenapi/datamodel/high/base"
+
+	"github.com/wmsmock/wmsmock/mock/handler"
+	"github.com/wmsmock/wmsmock/mock/spec"
+)
+
+// Some of what a client writes with an item is read back through an
+// operation of its own below the item's path: a pipeline is created with
+// its launch settings ({"launch": {...}}) and the settings are read with
+// GET /pipelines/{pipelineId}/launch. Such a view is found in the document,
+// not named in code: a GET below an item's path, with no id of its own,
+// whose answer has a property (at its top or inside its one wrapper) that
+// the item's create or update body declares. It answers the record's
+// values for those properties as written, laid over values synthesized
+// under the record's key, so two reads agree with each other and with what
+// was written. Other operations below an item keep their guarded,
+// synthesized answers.
+
+// registerViews claims the sub-resource views of every collection.
+func (s *Service) registerViews() {
+	for _, c := range s.colls {
+		for _, op := range s.doc.Operations {
+			rest, below := strings.CutPrefix(op.Path, c.itemPath+"/")
+			if op.Method != "GET" || !below || strings.Contains(rest, "{") {
+				continue
+			}
+			if _, taken := s.handlers[op]; taken || !c.showsWritten(successSchema(op)) {
+				continue
+			}
+			s.handle(op, c.viewOp(rest))
+		}
+	}
+}
+
+// showsWritten reports whether an answer of schema sch (or the one object
+// it wraps) has a property the item's create or update body declares.
+func (c *collection) showsWritten(sch *base.Schema) bool {
+	if !isObject(sch) {
+		return false
+	}
+	targets := []*base.Schema{sch}
+	if names := propNames(sch); len(names) == 1 {
+		targets = append(targets, prop(sch, names[0]))
+	}
+	for _, op := range []*spec.Operation{c.create, c.update} {
+		written := c.writtenSchema(op)
+		for _, t := range targets {
+			for _, name := range propNames(t) {
+				if name != c.idProp && prop(written, name) != nil && prop(c.item, name) == nil {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// writtenSchema is the schema of the item's values in op's body: the
+// member named like the item when the body wraps it, else the body.
+func (c *collection) writtenSchema(op *spec.Operation) *base.Schema {
+	sch := requestSchema(op)
+	if c.itemKey != "" {
+		if p := prop(sch, c.itemKey); isObject(p) {
+			return p
+		}
+	}
+	return sch
+}
+
+// viewOp answers the view named rest (the path below the item) of the
+// item the call names.
+func (c *collection) viewOp(rest string) handler.Func {
+	return func(req *handler.Request) (*handler.Response, error) {
+		coll, r, d, err := c.get(req)
+		if err != nil {
+			return nil, err
+		}
+		sch := successSchema(req.Op)
+		m := c.s.bases.object(sch, recordKey(coll, r)+"/"+rest)
+		c.s.showWritten(sch, m, d)
+		return answer(req.Op, m), nil
+	}
+}
+
+// showWritten lays what a record says over a view m of schema sch: the
+// references it names, what the service derives from what was written, and
+// what was written itself.
+func (s *Service) showWritten(sch *base.Schema, m map[string]any, d *itemData) {
+	s.fixRefs(m, d.Workspace, d.Fields)
+	s.showRefs(sch, m, d.Fields)
+	s.fit.merge(sch, m, derive(d.Fields), 0)
+	s.fit.merge(sch, m, d.Fields, 0)
+}
+
+// derived names item properties the service works out from what was
+// written rather than taking them as given: a pipeline's repository is the
+// pipeline its launch settings run (seen in the service's describe answers
+// and the Terraform provider's pipeline resource, where repository is
+// computed). A written value of the property itself wins.
+var derived = map[string][]string{
+	"repository": {"launch", "pipeline"},
+}
+
+// derive returns the derived values a record's written fields give.
+func derive(fields map[string]any) map[string]any {
+	out := map[string]any{}
+	for name, path := range derived {
+		if _, given := fields[name]; given {
+			continue
+		}
+		var v any = fields
+		for _, k := range path {
+			m, _ := v.(map[string]any)
+			v = m[k]
+		}
+		if v != nil {
+			out[name] = v
+		}
+	}
+	return out
+}
+
+// showRefs lays, for each written reference to another item (a data link's
+// credentialsId), the item it names into the view's object for it (the
+// data link's credentials): the id as written, with the named item's own
+// written values (its name, its provider) where they fit. The service
+// answers the credentials a data link was created with, not others.
+func (s *Service) showRefs(sch *base.Schema, m map[string]any, fields map[string]any) {
+	for k, v := range fields {
+		stem, isRef := strings.CutSuffix(k, "Id")
+		if !isRef || stem == "" || v == nil {
+			continue
+		}
+		for _, name := range []string{stem, stem + "s"} {
+			p := prop(sch, name)
+			obj, many := p, isArray(p)
+			if many {
+				obj = itemsOf(p)
+			}
+			if !isObject(obj) || prop(obj, "id") == nil {
+				continue
+			}
+			// The view's own object for the reference, so that what the
+			// named item does not say is still there.
+			ref, _ := cloneJSON(m[name]).(map[string]any)
+			if l, _ := m[name].([]any); many && len(l) > 0 {
+				ref, _ = cloneJSON(l[0]).(map[string]any)
+			}
+			if ref == nil {
+				ref = map[string]any{}
+			}
+			if c := s.namedBy(k); c != nil {
+				if _, d, err := c.find(fmtID(v)); err == nil {
+					s.fit.merge(obj, ref, d.Fields, 0)
+				}
+			}
+			if !s.fit.set(obj, ref, "id", v) {
+				continue
+			}
+			var shown any = ref
+			if many {
+				shown = []any{ref}
+			}
+			s.fit.set(sch, m, name, shown)
+		}
+	}
+}
+
+// fmtID writes an id value as a path would name it (a stored number
+// decodes as a float64).
+func fmtID(v any) string {
+	if f, ok := v.(float64); ok {
+		return strconv.FormatFloat(f, 'f', -1, 64)
+	}
+	return fmt.Sprint(v)
+}
