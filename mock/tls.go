@@ -115,7 +115,7 @@ func (s *Server) setupTLS(cfg settings) error {
 		if err != nil {
 			return err
 		}
-		if cert, err = ca.Issue(tlsca.HostsFor(s.addr, c.hosts)); err != nil {
+		if cert, err = ca.Issue(tlsca.HostsFor(s.listening.addr, c.hosts)); err != nil {
 			return err
 		}
 		st.roots = ca.Pool()
@@ -124,7 +124,7 @@ func (s *Server) setupTLS(cfg settings) error {
 		return err
 	}
 	st.config = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
-	s.tls = &st
+	s.listening.tls = &st
 	return nil
 }
 
@@ -132,19 +132,19 @@ func (s *Server) setupTLS(cfg settings) error {
 // it serves plain HTTP. Its DNSNames and IPAddresses are the names a
 // client may reach it by.
 func (s *Server) Certificate() *x509.Certificate {
-	if s.tls == nil {
+	if s.listening.tls == nil {
 		return nil
 	}
-	return s.tls.leaf
+	return s.listening.tls.leaf
 }
 
 // CAFile is the PEM file of the CA that signed the server's certificate,
 // when the CA is kept in a directory (WithTLSDir); "" otherwise.
 func (s *Server) CAFile() string {
-	if s.tls == nil {
+	if s.listening.tls == nil {
 		return ""
 	}
-	return s.tls.caFile
+	return s.listening.tls.caFile
 }
 
 // Client returns an HTTP client suited to the server (bounded in time):
@@ -152,9 +152,9 @@ func (s *Server) CAFile() string {
 // HTTP/2. It adds no token: calls carry the one the caller chooses.
 func (s *Server) Client() *http.Client {
 	c := &http.Client{Timeout: 30 * time.Second}
-	if s.tls != nil {
+	if t := s.listening.tls; t != nil {
 		c.Transport = &http.Transport{
-			TLSClientConfig:   &tls.Config{RootCAs: s.tls.roots, MinVersion: tls.VersionTLS12},
+			TLSClientConfig:   &tls.Config{RootCAs: t.roots, MinVersion: tls.VersionTLS12},
 			ForceAttemptHTTP2: true,
 		}
 	}
