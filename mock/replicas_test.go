@@ -1,11 +1,8 @@
 package mock_test
 
 import (
-	"context"
 	"fmt"
-	"net"
 	"net/http"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"

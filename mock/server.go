@@ -154,7 +154,7 @@ func New(opts ...Option) (*Server, error) {
 		return nil, err
 	}
 	watch.Lap("setup")
-	if err := srv.setupState(s); err != nil { // state.go
+	if err := srv.setupState(s); err != nil { // state.go: the handlers over the backend, seeded
 		return nil, err
 	}
 	srv.control = control.New(admin{s: srv, token: s.state.adminToken})

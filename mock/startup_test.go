@@ -6,10 +6,10 @@ import (
 	"github.com/wmsmock/wmsmock/mock"
 )
 
-// StartupTimes names every step of New and Start once, in the order they
+// WithStartupReport names every step of New and Start once, in the order they
 // run, so `wmsmock serve` and bench/startup can say where start-up goes.
 // (Durations are the clock's; only their presence and order are checked.)
-func TestStartupTimes(t *testing.T) {
+func TestStartupReport(t *testing.T) {
 	var got []mock.StartupPhase
 	srv, err := mock.New(mock.WithStartupReport(func(p []mock.StartupPhase) { got = p }))
 	if err != nil {

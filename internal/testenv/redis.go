@@ -40,4 +40,3 @@ func RedisServer(t testing.TB) string {
 	}
 	return addr
 }
-
