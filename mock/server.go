@@ -63,8 +63,8 @@ type Server struct {
 	versionList []string
 	profile     *profile.Profile
 	// backend holds the state: records, tokens, rate counters and the
-	// clock's advance, in memory, a state file or Redis (state_options.go
-	// chooses which).
+	// clock's advance, wherever the options keep them (state_options.go
+	// chooses).
 	backend *backend.Backend
 	clock   *clock.Offset // the backend's: the control API can move a live server's time
 	// authOptions widen the token check as the profile says (Basic
@@ -297,7 +297,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 
 	// Control routes (/_mock/...) live outside the API: no token, no limits.
 	if strings.HasPrefix(r.URL.EscapedPath(), control.Prefix) {
-		// The control API shows the shared clock when Redis answers; when
+		// The control API shows the shared clock when its store answers; when
 		// it does not, health says so.
 		_ = s.clock.Sync()
 		s.control.ServeHTTP(rec, r)
@@ -433,7 +433,7 @@ func (p *progress) operation() string {
 // serveAPI takes an API call through every check the service makes, in the
 // order it makes them, and returns the answer as a value.
 func (s *Server) serveAPI(r *http.Request, prog *progress) (*handler.Response, error) {
-	// A clock shared by replicas (WithRedis) is read once per call.
+	// A clock shared by replicas is read once per call.
 	if err := s.clock.Sync(); err != nil {
 		return nil, &apierror.Error{Kind: apierror.Internal, Reason: "reading the shared clock: " + err.Error()}
 	}
@@ -454,7 +454,7 @@ func (s *Server) serveAPI(r *http.Request, prog *progress) (*handler.Response, e
 	//    unless the profile lets those through.
 	tok, result, authErr := auth.CheckHeaders(s.backend.Tokens(), r.Header.Values("Authorization"), now, s.authOptions...)
 	if authErr != nil {
-		// The token store (Redis) did not answer: the fake's failure, not
+		// A shared token store did not answer: the fake's failure, not
 		// the caller's, so never a 403 and never a pass.
 		return nil, &apierror.Error{Kind: apierror.Internal, Reason: "checking the token: " + authErr.Error()}
 	}
@@ -477,7 +477,7 @@ func (s *Server) serveAPI(r *http.Request, prog *progress) (*handler.Response, e
 		}
 	}
 	if rateErr != nil {
-		// The counters (Redis) did not answer: neither a pass nor a 429.
+		// Shared counters did not answer: neither a pass nor a 429.
 		return nil, &apierror.Error{Kind: apierror.Internal, Reason: "counting the call: " + rateErr.Error()}
 	}
 	if !decision.Allowed {
