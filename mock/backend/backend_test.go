@@ -2,6 +2,7 @@ package backend_test
 
 import (
 	"errors"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -315,5 +316,40 @@ func TestDamagedFile(t *testing.T) {
 	err := b.Load(&seeder{records: b.Records})
 	if err == nil || !strings.Contains(err.Error(), "will not start") {
 		t.Fatalf("load of a damaged file: %v", err)
+	}
+}
+
+// TestFileConfigurationWins: a state file saved under one configuration
+// and restored under another keeps the tokens users made, and the
+// configured ones are those of this start (a changed --token replaces the
+// saved value), the only pinned ones.
+func TestFileConfigurationWins(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.json")
+	open := func(value string) *backend.Backend {
+		b := must(t)(backend.NewFile(path, 0, backend.WithLogger(slog.New(slog.DiscardHandler)),
+			backend.WithTokens(auth.Fixture{Name: "ci", Value: value})))
+		if err := b.Load(&seeder{records: b.Records}); err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	b := open("ci-value-1")
+	_, mine, err := b.Tokens().Create("mine")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Close(); err != nil {
+		t.Fatal(err)
+	}
+	b = open("ci-value-2")
+	defer b.Close()
+	if _, found, _ := b.Tokens().Lookup("ci-value-1"); found {
+		t.Error("the value configured before is still accepted")
+	}
+	if tok, found, _ := b.Tokens().Lookup("ci-value-2"); !found || !tok.Pinned {
+		t.Errorf("the configured value: found %v, %+v", found, tok)
+	}
+	if tok, found, _ := b.Tokens().Lookup(mine); !found || tok.Pinned {
+		t.Errorf("the user's token: found %v, %+v", found, tok)
 	}
 }
