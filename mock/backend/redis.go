@@ -17,9 +17,9 @@ import (
 	"github.com/wmsmock/wmsmock/mock/store/redisstore"
 )
 
-// RedisTimeout bounds each call to Redis: a Redis that stops answering
+// redisTimeout bounds each call to Redis: a Redis that stops answering
 // fails the API call (500 with an Error ID) rather than holding it.
-const RedisTimeout = 2 * time.Second
+const redisTimeout = 2 * time.Second
 
 // NewRedis keeps everything replicas of a fake must share in Redis, under
 // keys starting with prefix: the records (prefix:records:*), the tokens
@@ -45,7 +45,7 @@ func NewRedis(c redis.UniversalClient, prefix string, opts ...Option) (*Backend,
 	case cf.noRecords:
 		return nil, errors.New("redis keeps the records: no records does not go with it")
 	}
-	records := redisstore.New(c, prefix+":records", RedisTimeout)
+	records := redisstore.New(c, prefix+":records", redisTimeout)
 	b := &Backend{records: records, shared: true, ping: records.Ping, logger: cf.logger}
 	b.clock = clock.NewOffset(cf.clock)
 	b.clock.Share(&redisSkew{c: c, key: prefix + ":clock"})
@@ -58,7 +58,7 @@ func NewRedis(c redis.UniversalClient, prefix string, opts ...Option) (*Backend,
 	if err := auth.Seed(auth.NewMemory(), cf.tokens...); err != nil {
 		return nil, err
 	}
-	tokens := auth.NewRedis(c, prefix+":tokens", auth.WithClock(b.clock), auth.WithTimeout(RedisTimeout))
+	tokens := auth.NewRedis(c, prefix+":tokens", auth.WithClock(b.clock), auth.WithTimeout(redisTimeout))
 	configured, err := tokens.Ensure(cf.tokens...)
 	if err != nil {
 		return nil, fmt.Errorf("redis: seeding the configured tokens: %w", err)
@@ -66,7 +66,7 @@ func NewRedis(c redis.UniversalClient, prefix string, opts ...Option) (*Backend,
 	b.configured = configured
 	b.tokens = &refilling{Redis: tokens, b: b, fixtures: cf.tokens}
 	b.limiter = newLimiter(cf, b.clock, func(w []ratelimit.Window, o []ratelimit.Option) ratelimit.Limiter {
-		return ratelimit.NewRedis(c, prefix+":rate", w, append(o, ratelimit.WithTimeout(RedisTimeout))...)
+		return ratelimit.NewRedis(c, prefix+":rate", w, append(o, ratelimit.WithTimeout(redisTimeout))...)
 	})
 	return b, nil
 }
@@ -137,7 +137,7 @@ type redisSkew struct {
 }
 
 func (k *redisSkew) Load() (time.Duration, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), RedisTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), redisTimeout)
 	defer cancel()
 	v, err := k.c.Get(ctx, k.key).Int64()
 	if errors.Is(err, redis.Nil) {
@@ -158,7 +158,7 @@ return redis.call('INCRBY', KEYS[1], ARGV[2])
 `)
 
 func (k *redisSkew) Advance(from, d time.Duration) (time.Duration, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), RedisTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), redisTimeout)
 	defer cancel()
 	v, err := advanceSkew.Run(ctx, k.c, []string{k.key},
 		strconv.FormatInt(int64(from), 10), strconv.FormatInt(int64(d), 10)).Int64()
