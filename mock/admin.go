@@ -41,15 +41,7 @@ func (a admin) Versions() []string { return a.s.Versions() }
 // Unhealthy reports why the fake cannot serve its state: a shared store
 // (Redis) that does not answer. Nil when healthy or when the store lives
 // in this process.
-func (a admin) Unhealthy() error {
-	if a.s.state == nil {
-		return nil
-	}
-	if p, ok := a.s.state.records.(interface{ Ping() error }); ok {
-		return p.Ping()
-	}
-	return nil
-}
+func (a admin) Unhealthy() error { return a.s.backend.Health() }
 
 func (a admin) DefaultVersion() string { return a.s.profile.Versions.Default }
 
@@ -64,21 +56,16 @@ func (a admin) Now() time.Time { return a.s.clock.Now() }
 // ResetState puts the fake back as it started: records, tokens and rate
 // counters. With WithRedis they are the shared ones, so the reset is seen
 // by every replica.
-func (a admin) ResetState() error {
-	if err := a.s.state.reset(); err != nil {
-		return err
-	}
-	return a.s.limiter.Reset()
-}
+func (a admin) ResetState() error { return a.s.backend.Reset() }
 
-func (a admin) SaveState() error { return a.s.state.save() }
+func (a admin) SaveState() error { return a.s.backend.Save() }
 
 // AdvanceClock moves the fake's time; with WithRedis the shared clock, so
 // every replica sees the move on its next call.
 func (a admin) AdvanceClock(d time.Duration) (time.Time, error) { return a.s.clock.Move(d) }
 
 func (a admin) SetWorkflowStatus(id, status, endStatus string) (string, error) {
-	records := a.s.state.records
+	records := a.s.backend.Records()
 	if records == nil {
 		return "", control.ErrNotFound
 	}
@@ -97,7 +84,7 @@ func (a admin) SetWorkflowStatus(id, status, endStatus string) (string, error) {
 
 func (a admin) TokenInfos() ([]control.TokenInfo, error) {
 	out := []control.TokenInfo{}
-	tokens, err := a.s.tokens.List()
+	tokens, err := a.s.backend.Tokens().List()
 	if err != nil {
 		return nil, err
 	}
@@ -110,6 +97,6 @@ func (a admin) TokenInfos() ([]control.TokenInfo, error) {
 
 func (a admin) RecentRequests(n int) []control.RequestEntry { return a.s.requests.Recent(n) }
 
-func (a admin) RateCounters() ([]ratelimit.Counter, error) { return a.s.limiter.Counters() }
+func (a admin) RateCounters() ([]ratelimit.Counter, error) { return a.s.backend.Limiter().Counters() }
 
 func (a admin) CacheStats() []memo.Stat { return a.s.caches.Stats() }

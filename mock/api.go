@@ -94,11 +94,11 @@ func (a *api) unrouted(r *http.Request, p *profile.Profile) error {
 		WithReply(p.UnknownRoute)
 }
 
-// answer gives the service's behaviour where a handler exists, and a
-// synthesized answer otherwise.
-func (a *api) answer(req *handler.Request) (*handler.Response, error) {
+// handle runs the operation's handler, the service's own behaviour, where
+// one exists, and synthesizes the answer otherwise.
+func (a *api) handle(req *handler.Request) (*handler.Response, error) {
 	if h, ok := a.handlers[req.Op]; ok {
 		return h(req)
 	}
-	return a.synth.answer(req)
+	return a.synth.synthesize(req)
 }

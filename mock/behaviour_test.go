@@ -13,6 +13,8 @@ import (
 
 	"github.com/wmsmock/wmsmock/internal/ratewindow"
 	"github.com/wmsmock/wmsmock/mock"
+	"github.com/wmsmock/wmsmock/mock/auth"
+	"github.com/wmsmock/wmsmock/mock/backend"
 	"github.com/wmsmock/wmsmock/mock/clock"
 	"github.com/wmsmock/wmsmock/mock/handler"
 	"github.com/wmsmock/wmsmock/mock/ratelimit"
@@ -66,17 +68,21 @@ func TestAuthentication(t *testing.T) {
 
 // TestRevokedTokenIsRefused: a token removed from the store stops working.
 func TestRevokedTokenIsRefused(t *testing.T) {
-	srv, _ := newServer(t, embedded(t), mock.WithTokens("my-ci-token"))
+	b, err := backend.NewMemory(backend.WithTokens(auth.Fixture{Name: "token-1", Value: "my-ci-token"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, _ := newServer(t, embedded(t), mock.WithBackend(b))
 	if a := call(t, srv.Handler(), "GET", "/api/workflow", "my-ci-token", nil); a.status != 200 {
 		t.Fatalf("fresh token: %d", a.status)
 	}
-	tokens, err := srv.Tokens().List()
+	tokens, err := b.Tokens().List()
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, tok := range tokens {
 		if tok.Name == "token-1" {
-			if err := srv.Tokens().Revoke(tok.ID); err != nil {
+			if err := b.Tokens().Revoke(tok.ID); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -5,31 +5,39 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/wmsmock/wmsmock/internal/oasdoc"
 
-	"github.com/wmsmock/wmsmock/mock/auth"
 	"github.com/wmsmock/wmsmock/mock/spec"
 )
 
 // Start listens on the configured address (a free loopback port unless
 // WithAddr says otherwise) and serves in the background.
 func (s *Server) Start() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.httpSrv != nil {
+	if err := s.listen(); err != nil {
+		return err
+	}
+	s.reportStartup()
+	return nil
+}
+
+func (s *Server) listen() error {
+	l := &s.listening
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.httpSrv != nil {
 		return errors.New("mock: server already started")
 	}
 	s.startup.Reset()
-	defer s.startup.Lap("listen")
-	ln, err := net.Listen("tcp", s.addr)
+	ln, err := net.Listen("tcp", l.addr)
 	if err != nil {
 		return err
 	}
-	s.listener = ln
-	s.url = "http://" + ln.Addr().String()
-	s.httpSrv = &http.Server{
+	defer s.startup.Lap("listen")
+	l.url = "http://" + ln.Addr().String()
+	l.httpSrv = &http.Server{
 		Handler:           s.Handler(),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       time.Minute,
@@ -39,15 +47,25 @@ func (s *Server) Start() error {
 		// by itself.
 		DisableGeneralOptionsHandler: true,
 	}
-	if s.tls != nil { // tls.go
-		s.url = "https://" + ln.Addr().String()
-		s.httpSrv.TLSConfig = s.tls.config.Clone()
+	srv := l.httpSrv
+	if l.tls != nil { // tls.go
+		l.url = "https://" + ln.Addr().String()
+		srv.TLSConfig = l.tls.config.Clone()
 		// ServeTLS offers HTTP/2 next to HTTP/1.1 on the config it is given.
-		go func() { _ = s.httpSrv.ServeTLS(ln, "", "") }()
+		go func() { _ = srv.ServeTLS(ln, "", "") }()
 		return nil
 	}
-	go func() { _ = s.httpSrv.Serve(ln) }()
+	go func() { _ = srv.Serve(ln) }()
 	return nil
+}
+
+// listening is the HTTP server Start runs and where it listens.
+type listening struct {
+	mu      sync.Mutex
+	addr    string // where Start listens (WithAddr)
+	httpSrv *http.Server
+	url     string
+	tls     *serverTLS // nil: plain HTTP (tls.go)
 }
 
 // StartupPhase is one step of a server's start-up and the time it took.
@@ -56,28 +74,39 @@ type StartupPhase struct {
 	Duration time.Duration
 }
 
-// StartupTimes says where New and Start spent their time, step by step, in
-// order: reading, parsing and modelling each document, indexing its
-// operations, building its validator, the remaining set-up, seeding the
-// state, and listening. A step done once per document adds up. `wmsmock
-// serve` logs it, and bench/startup reads it from there.
-func (s *Server) StartupTimes() []StartupPhase {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+// WithStartupReport has Start hand report where New and Start spent their
+// time, step by step, in order: reading, parsing and modelling each
+// document, indexing its operations, building its validator, the
+// remaining set-up, seeding the state, and listening. A step done once per
+// document adds up. `wmsmock serve` logs it, and bench/startup reads it
+// from there.
+func WithStartupReport(report func([]StartupPhase)) Option {
+	return func(s *settings) error {
+		s.startupReport = report
+		return nil
+	}
+}
+
+// reportStartup ends the listen step and hands the steps to
+// WithStartupReport's function.
+func (s *Server) reportStartup() {
+	if s.startupReport == nil {
+		return
+	}
 	laps := s.startup.Laps()
 	out := make([]StartupPhase, len(laps))
 	for i, l := range laps {
 		out[i] = StartupPhase{Name: l.Name, Duration: l.Duration}
 	}
-	return out
+	s.startupReport(out)
 }
 
 // URL is the server's base URL, e.g. http://127.0.0.1:41234 (without the
 // API base path). It is empty before Start.
 func (s *Server) URL() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.url
+	s.listening.mu.Lock()
+	defer s.listening.mu.Unlock()
+	return s.listening.url
 }
 
 // BaseURL is URL plus the API base path: where API paths are appended.
@@ -98,18 +127,18 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	// What the calls built lazily may have put in libopenapi's global
 	// memo would keep this server's document alive after it is gone.
 	defer oasdoc.ReleaseCaches()
-	s.mu.Lock()
-	srv := s.httpSrv
-	s.mu.Unlock()
+	s.listening.mu.Lock()
+	srv := s.listening.httpSrv
+	s.listening.mu.Unlock()
 	if srv == nil {
-		return s.state.close()
+		return s.backend.Close()
 	}
 	s.ready.Store(false)
 	err := srv.Shutdown(ctx)
 	if err != nil {
 		err = errors.Join(err, srv.Close())
 	}
-	return errors.Join(err, s.state.close()) // the last save, once calls in flight are done
+	return errors.Join(err, s.backend.Close()) // the last save, once calls in flight are done
 }
 
 // Versions lists the served API versions.
@@ -123,7 +152,3 @@ func (s *Server) Document(version string) (*spec.Document, bool) {
 	}
 	return a.doc, true
 }
-
-// Tokens is the server's token store, for tests and tools that need to
-// create, revoke or inspect tokens directly.
-func (s *Server) Tokens() auth.Store { return s.tokens }

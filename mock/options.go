@@ -40,10 +40,11 @@ type settings struct {
 	timeout     time.Duration
 	cacheBudget int
 	handlers    map[string]handler.Func
-	state       stateSettings  // state_options.go
-	replay      string         // replay.go
-	tls         tlsSettings    // tls.go
-	redis       *redisSettings // redis.go
+	state       stateSettings // state_options.go
+	replay      string        // replay.go
+	tls         tlsSettings   // tls.go
+
+	startupReport func([]StartupPhase) // lifecycle.go
 
 	// strictRequests turns the profile's requests.strict on.
 	strictRequests bool

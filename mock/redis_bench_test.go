@@ -8,6 +8,7 @@ import (
 	"github.com/alicebob/miniredis/v2"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/wmsmock/wmsmock/internal/testenv"
 	"github.com/wmsmock/wmsmock/mock"
 	"github.com/wmsmock/wmsmock/mock/clock"
 )
@@ -28,7 +29,7 @@ func BenchmarkReplicaCall(b *testing.B) {
 		benchReplicaCall(b, c)
 	})
 	b.Run("redis-server", func(b *testing.B) {
-		c := redis.NewClient(&redis.Options{Addr: startRedisServer(b)})
+		c := redis.NewClient(&redis.Options{Addr: testenv.RedisServer(b)})
 		defer c.Close()
 		benchReplicaCall(b, c)
 	})

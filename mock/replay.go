@@ -29,7 +29,7 @@ import (
 //
 // Recorded answers are served as they were recorded, byte for byte, even
 // those the document rejects (that is what the service does); New counts
-// them (ReplayRejected) and logs them.
+// them and logs the count (rejected_by_document).
 func WithReplay(path string) Option {
 	return func(s *settings) error {
 		s.replay = path
@@ -112,15 +112,6 @@ func (s *Server) loadReplay(path string) error {
 	return nil
 }
 
-// ReplayRejected is how many recorded answers of the replayed session the
-// document rejects (they are served all the same); 0 without WithReplay.
-func (s *Server) ReplayRejected() int {
-	if s.replay == nil {
-		return 0
-	}
-	return s.replay.rejected
-}
-
 // replayAnswer is a recorded answer as the fake serves it. Calls that got
 // no answer, and bodies that were cut at the proxy's limit or dropped for
 // secrecy, cannot be replayed faithfully and are left out.
@@ -186,10 +177,10 @@ func (rp *replay) key(method, path, rawQuery string, body []byte) [32]byte {
 	return k
 }
 
-// answer is the recorded answer to a call, or nil when the session does
+// recorded is the recorded answer to a call, or nil when the session does
 // not hold the call. path is the call's escaped path below the fake's base
 // path.
-func (rp *replay) answer(method, path, rawQuery string, body []byte) *handler.Response {
+func (rp *replay) recorded(method, path, rawQuery string, body []byte) *handler.Response {
 	if rp == nil {
 		return nil
 	}

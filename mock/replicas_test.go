@@ -1,11 +1,8 @@
 package mock_test
 
 import (
-	"context"
 	"fmt"
-	"net"
 	"net/http"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +10,7 @@ import (
 	"github.com/alicebob/miniredis/v2"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/wmsmock/wmsmock/internal/testenv"
 	"github.com/wmsmock/wmsmock/mock"
 	"github.com/wmsmock/wmsmock/mock/clock"
 	"github.com/wmsmock/wmsmock/mock/ratelimit"
@@ -42,7 +40,7 @@ func TestReplicasShareRecords(t *testing.T) {
 // started by the test on a free loopback port (the Debian package
 // redis-server; .ci/run installs it).
 func TestReplicasShareRecordsRealRedis(t *testing.T) {
-	replicasShareRecords(t, startRedisServer(t))
+	replicasShareRecords(t, testenv.RedisServer(t))
 }
 
 // TestReplicasShareTokensAndLimits: on one Redis (miniredis), three
@@ -54,38 +52,7 @@ func TestReplicasShareTokensAndLimits(t *testing.T) {
 // TestReplicasShareTokensAndLimitsRealRedis is the same on a real
 // redis-server.
 func TestReplicasShareTokensAndLimitsRealRedis(t *testing.T) {
-	replicasShareTokensAndLimits(t, startRedisServer(t))
-}
-
-// startRedisServer starts redis-server on a free loopback port for the
-// test, or skips the test where it is not installed.
-func startRedisServer(t testing.TB) string {
-	t.Helper()
-	bin, err := exec.LookPath("redis-server")
-	if err != nil {
-		t.Skip("redis-server is not installed (apt-get install redis-server): the real-Redis replica test is skipped; the miniredis one ran")
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	_, port, _ := net.SplitHostPort(addr)
-	_ = l.Close()
-	cmd := exec.Command(bin, "--bind", "127.0.0.1", "--port", port, "--save", "", "--appendonly", "no", "--dir", t.TempDir())
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	c := redis.NewClient(&redis.Options{Addr: addr})
-	defer c.Close()
-	for i := 0; c.Ping(context.Background()).Err() != nil; i++ {
-		if i > 200 {
-			t.Fatal("redis-server did not answer within 10 s")
-		}
-		time.Sleep(50 * time.Millisecond) // waiting for a process to listen, not for time to pass
-	}
-	return addr
+	replicasShareTokensAndLimits(t, testenv.RedisServer(t))
 }
 
 func replicasShareRecords(t *testing.T, addr string) {

@@ -13,7 +13,8 @@
 //	req, _ := http.NewRequest("GET", srv.URL()+"/api/workflow", nil)
 //	req.Header.Set("Authorization", "Bearer "+mock.DevToken)
 //
-// ServeHTTP below is the whole request pipeline, in order.
+// serveHTTP below (the handler Handler returns) is the whole request
+// pipeline, in order.
 package mock
 
 import (
@@ -25,14 +26,12 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -42,6 +41,7 @@ import (
 	"github.com/wmsmock/wmsmock/internal/stopwatch"
 	"github.com/wmsmock/wmsmock/mock/apierror"
 	"github.com/wmsmock/wmsmock/mock/auth"
+	"github.com/wmsmock/wmsmock/mock/backend"
 	"github.com/wmsmock/wmsmock/mock/clock"
 	"github.com/wmsmock/wmsmock/mock/control"
 	"github.com/wmsmock/wmsmock/mock/handler"
@@ -62,40 +62,32 @@ type Server struct {
 	// versionList is the served versions, sorted, for messages and control.
 	versionList []string
 	profile     *profile.Profile
-	tokens      auth.Store
+	// backend holds the state: records, tokens, rate counters and the
+	// clock's advance, wherever the options keep them (state_options.go
+	// chooses).
+	backend *backend.Backend
+	clock   *clock.Offset // the backend's: the control API can move a live server's time
 	// authOptions widen the token check as the profile says (Basic
 	// "@token:" credentials).
 	authOptions []auth.CheckOption
-	// configuredTokens are the tokens the fake starts with, as the token
-	// store holds them: what an admin reset goes back to. (A shared store
-	// also holds every other replica's tokens, so they are not read back
-	// from it.)
-	configuredTokens []auth.Token
-	redisFixtures    []auth.Fixture // the configured tokens, to put back in an emptied Redis
-	limiter          ratelimit.Limiter
-	clock            *clock.Offset // the control API can move a live server's time
-	errors           *apierror.Writer
-	logger           *slog.Logger
-	control          http.Handler
-	strict           bool
-	timeout          time.Duration // per API call; 0: none
-	bodyLimit        int64
-	ready            atomic.Bool
-	state            *state // state.go
-	requests         *control.RequestJournal
+	errors      *apierror.Writer
+	logger      *slog.Logger
+	control     http.Handler
+	strict      bool
+	timeout     time.Duration // per API call; 0: none
+	bodyLimit   int64
+	ready       atomic.Bool
+	requests    *control.RequestJournal
 	// caches owns every cache the server's parts keep, within one budget.
 	caches *memo.Set
-	// startup times the steps of New and Start (see StartupTimes).
-	startup *stopwatch.Watch
+	// startup times the steps of New and Start, for startupReport
+	// (WithStartupReport).
+	startup       *stopwatch.Watch
+	startupReport func([]StartupPhase)
 	// replay holds a recorded session's answers (WithReplay); nil: none.
 	replay *replay
-
-	mu       sync.Mutex
-	httpSrv  *http.Server
-	listener net.Listener
-	addr     string
-	url      string
-	tls      *serverTLS // nil: plain HTTP (tls.go)
+	// listening is the server Start runs (lifecycle.go).
+	listening listening
 	// references are the reference page's documents (reference.go).
 	references referenceCache
 }
@@ -127,18 +119,18 @@ func New(opts ...Option) (*Server, error) {
 		return nil, fmt.Errorf("behaviour profile: %w", err)
 	}
 	srv := &Server{
-		basePath:  normalizeBasePath(s.basePath),
-		versions:  map[string]*api{},
-		profile:   s.profile,
-		clock:     clock.NewOffset(s.clock),
-		logger:    s.logger,
-		requests:  control.NewRequestJournal(1000),
-		caches:    memo.NewSet(s.cacheBudget),
-		strict:    s.strict,
-		timeout:   s.timeout,
-		bodyLimit: int64(s.profile.BodyLimit.Max),
-		addr:      s.addr,
-		startup:   watch,
+		basePath:      normalizeBasePath(s.basePath),
+		versions:      map[string]*api{},
+		profile:       s.profile,
+		logger:        s.logger,
+		requests:      control.NewRequestJournal(1000),
+		caches:        memo.NewSet(s.cacheBudget),
+		strict:        s.strict,
+		timeout:       s.timeout,
+		bodyLimit:     int64(s.profile.BodyLimit.Max),
+		listening:     listening{addr: s.addr},
+		startup:       watch,
+		startupReport: s.startupReport,
 	}
 	if s.profile.Auth.BasicToken {
 		srv.authOptions = []auth.CheckOption{auth.BasicToken()}
@@ -155,20 +147,14 @@ func New(opts ...Option) (*Server, error) {
 	if err := srv.loadReplay(s.replay); err != nil { // replay.go
 		return nil, err
 	}
-	if err := srv.setupRedis(&s); err != nil { // redis.go
-		return nil, err
-	}
-	if err := srv.setupTokens(s); err != nil {
-		return nil, err
-	}
-	if err := srv.setupLimiter(s); err != nil {
+	if err := srv.openBackend(s); err != nil {
 		return nil, err
 	}
 	if err := srv.setupTLS(s); err != nil { // tls.go
 		return nil, err
 	}
 	watch.Lap("setup")
-	if err := srv.setupState(s); err != nil { // state.go
+	if err := srv.setupState(s); err != nil { // state.go: the handlers over the backend, seeded
 		return nil, err
 	}
 	srv.control = control.New(admin{s: srv, token: s.state.adminToken})
@@ -245,7 +231,10 @@ func (s *Server) installHandlers(handlers map[string]handler.Func) error {
 	return nil
 }
 
-func (s *Server) setupTokens(cfg settings) error {
+// openBackend opens the state backend the options ask for, with the
+// configured tokens and the rate windows the profile or WithRateLimit
+// give.
+func (s *Server) openBackend(cfg settings) error {
 	fx := auth.Fixtures()
 	for _, t := range s.profile.Tokens {
 		fx = append(fx, auth.Fixture{Name: t.Name, Value: t.Value, Expires: t.Expires})
@@ -253,46 +242,28 @@ func (s *Server) setupTokens(cfg settings) error {
 	for i, v := range cfg.tokens {
 		fx = append(fx, auth.Fixture{Name: fmt.Sprintf("token-%d", i+1), Value: v})
 	}
-	if cfg.redis != nil {
-		return s.seedRedisTokens(cfg.redis, fx)
+	windows := cfg.rateWindows
+	if !cfg.rateSet {
+		windows = nil
+		if s.profile.RateLimit.Enabled {
+			var err error
+			windows, err = ratewindow.Parse(strings.Join(s.profile.RateLimit.Windows, ","))
+			if err != nil {
+				return fmt.Errorf("behaviour profile: rate limit: %w", err)
+			}
+		}
 	}
-	store := auth.NewMemory(auth.WithClock(s.clock))
-	if err := auth.Seed(store, fx...); err != nil {
-		return err
-	}
-	configured, err := store.Snapshot()
+	b, err := cfg.state.openBackend( // state_options.go
+		backend.WithClock(cfg.clock),
+		backend.WithLogger(s.logger),
+		backend.WithTokens(fx...),
+		backend.WithRateLimit(windows,
+			ratelimit.WithCountRejected(s.profile.RateLimit.CountRejected),
+			ratelimit.WithFixedWindows(s.profile.RateLimit.Fixed)))
 	if err != nil {
 		return err
 	}
-	s.tokens, s.configuredTokens = store, configured
-	return nil
-}
-
-func (s *Server) setupLimiter(cfg settings) error {
-	windows := cfg.rateWindows
-	if !cfg.rateSet {
-		if !s.profile.RateLimit.Enabled {
-			s.limiter = ratelimit.Unlimited()
-			return nil
-		}
-		var err error
-		windows, err = ratewindow.Parse(strings.Join(s.profile.RateLimit.Windows, ","))
-		if err != nil {
-			return fmt.Errorf("behaviour profile: rate limit: %w", err)
-		}
-	}
-	if len(windows) == 0 {
-		s.limiter = ratelimit.Unlimited()
-		return nil
-	}
-	opts := []ratelimit.Option{ratelimit.WithClock(s.clock),
-		ratelimit.WithCountRejected(s.profile.RateLimit.CountRejected),
-		ratelimit.WithFixedWindows(s.profile.RateLimit.Fixed)}
-	if r := cfg.redis; r != nil {
-		s.limiter = ratelimit.NewRedis(r.client, r.prefix+":rate", windows, append(opts, ratelimit.WithTimeout(redisTimeout))...)
-		return nil
-	}
-	s.limiter = ratelimit.NewMemory(windows, opts...)
+	s.backend, s.clock = b, b.Clock()
 	return nil
 }
 
@@ -326,7 +297,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 
 	// Control routes (/_mock/...) live outside the API: no token, no limits.
 	if strings.HasPrefix(r.URL.EscapedPath(), control.Prefix) {
-		// The control API shows the shared clock when Redis answers; when
+		// The control API shows the shared clock when its store answers; when
 		// it does not, health says so.
 		_ = s.clock.Sync()
 		s.control.ServeHTTP(rec, r)
@@ -348,7 +319,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 // run long (generation above all), so it stops at the deadline, and a
 // goroutine per call would cost a third of the fake's throughput. Only a
 // handler given with WithHandler, which makes no such promise, runs apart
-// (see answerWithin).
+// (see handleWithin).
 //
 // Reading the body is bounded by the same deadline, set on the connection
 // (a read does not watch its context): a client that stalls or trickles
@@ -385,15 +356,15 @@ func (s *Server) serveWithin(w http.ResponseWriter, r *http.Request, prog *progr
 		Reason: fmt.Sprintf("%s: %s (operation %s, stage %s)", r.Method, why, prog.operation(), prog.stage())}
 }
 
-// answerWithin runs the operation's handler. A handler given with
+// handleWithin runs the operation's handler. A handler given with
 // WithHandler may never look at its context, so it runs on a goroutine of
 // its own and the answer does not wait for it past the call's deadline;
 // the answer is still written only by the call's goroutine, so the late
 // work cannot touch the response.
-func (s *Server) answerWithin(a *api, req *handler.Request) (*handler.Response, error) {
+func (s *Server) handleWithin(a *api, req *handler.Request) (*handler.Response, error) {
 	ctx := req.HTTP.Context()
 	if !a.external[req.Op] || ctx.Done() == nil {
-		return a.answer(req)
+		return a.handle(req)
 	}
 	type outcome struct {
 		resp *handler.Response
@@ -406,7 +377,7 @@ func (s *Server) answerWithin(a *api, req *handler.Request) (*handler.Response, 
 				done <- outcome{err: &apierror.Error{Kind: apierror.Internal, Reason: fmt.Sprintf("panic: %v", v)}}
 			}
 		}()
-		resp, err := a.answer(req)
+		resp, err := a.handle(req)
 		done <- outcome{resp, err}
 	}()
 	select {
@@ -462,7 +433,7 @@ func (p *progress) operation() string {
 // serveAPI takes an API call through every check the service makes, in the
 // order it makes them, and returns the answer as a value.
 func (s *Server) serveAPI(r *http.Request, prog *progress) (*handler.Response, error) {
-	// A clock shared by replicas (WithRedis) is read once per call.
+	// A clock shared by replicas is read once per call.
 	if err := s.clock.Sync(); err != nil {
 		return nil, &apierror.Error{Kind: apierror.Internal, Reason: "reading the shared clock: " + err.Error()}
 	}
@@ -481,12 +452,9 @@ func (s *Server) serveAPI(r *http.Request, prog *progress) (*handler.Response, e
 	// 1. Authentication: a usable Bearer token on every call, including
 	//    operations whose document declares no security (CONTRACT A1, A3),
 	//    unless the profile lets those through.
-	tok, result, authErr := auth.CheckHeaders(s.tokens, r.Header.Values("Authorization"), now, s.authOptions...)
-	if authErr == nil && result == auth.Unknown && s.redisFixtures != nil {
-		tok, result, authErr = s.recheckIfEmptied(r.Header.Values("Authorization"), now) // redis.go
-	}
+	tok, result, authErr := auth.CheckHeaders(s.backend.Tokens(), r.Header.Values("Authorization"), now, s.authOptions...)
 	if authErr != nil {
-		// The token store (Redis) did not answer: the fake's failure, not
+		// A shared token store did not answer: the fake's failure, not
 		// the caller's, so never a 403 and never a pass.
 		return nil, &apierror.Error{Kind: apierror.Internal, Reason: "checking the token: " + authErr.Error()}
 	}
@@ -499,17 +467,17 @@ func (s *Server) serveAPI(r *http.Request, prog *progress) (*handler.Response, e
 	// 2. Rate limit, counted per token over every API call (CONTRACT L1).
 	prog.at(stageRateLimit)
 	key := rateKey(s.profile.RateLimit.Key, tok, result)
-	decision, rateErr := s.limiter.Decide(key)
+	decision, rateErr := s.backend.Limiter().Decide(key)
 	if hold := s.profile.RateLimit.Hold; rateErr == nil && hold > 0 && !decision.Allowed && decision.RetryAfter <= hold {
 		// The profile holds a call that would have room soon: it waits on
 		// the fake's clock (bounded by the call's deadline) and is asked
 		// for once more.
 		if clock.Sleep(r.Context(), s.clock, decision.RetryAfter) == nil {
-			decision, rateErr = s.limiter.Decide(key)
+			decision, rateErr = s.backend.Limiter().Decide(key)
 		}
 	}
 	if rateErr != nil {
-		// The counters (Redis) did not answer: neither a pass nor a 429.
+		// Shared counters did not answer: neither a pass nor a 429.
 		return nil, &apierror.Error{Kind: apierror.Internal, Reason: "counting the call: " + rateErr.Error()}
 	}
 	if !decision.Allowed {
@@ -546,7 +514,7 @@ func (s *Server) serveAPI(r *http.Request, prog *progress) (*handler.Response, e
 
 	// 5b. Replay: a call the replayed session holds gets the service's
 	//     recorded answer, valid or not (replay.go).
-	if resp := s.replay.answer(r.Method, strings.TrimPrefix(r.URL.EscapedPath(), a.basePath), r.URL.RawQuery, body); resp != nil {
+	if resp := s.replay.recorded(r.Method, strings.TrimPrefix(r.URL.EscapedPath(), a.basePath), r.URL.RawQuery, body); resp != nil {
 		prog.replayed = true
 		s.setRateHeaders(resp, decision, now)
 		return resp, nil
@@ -576,7 +544,7 @@ func (s *Server) serveAPI(r *http.Request, prog *progress) (*handler.Response, e
 		HTTP: r, Version: a.version, Op: op, PathParams: vars, Query: query,
 		Body: body, TokenID: tok.ID, Now: now, Key: requestKey(r, query, a.basePath, body),
 	}
-	resp, err := s.answerWithin(a, req)
+	resp, err := s.handleWithin(a, req)
 	if err != nil {
 		return nil, err
 	}

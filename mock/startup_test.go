@@ -6,20 +6,23 @@ import (
 	"github.com/wmsmock/wmsmock/mock"
 )
 
-// StartupTimes names every step of New and Start once, in the order they
+// WithStartupReport names every step of New and Start once, in the order they
 // run, so `wmsmock serve` and bench/startup can say where start-up goes.
 // (Durations are the clock's; only their presence and order are checked.)
-func TestStartupTimes(t *testing.T) {
-	srv, err := mock.New()
+func TestStartupReport(t *testing.T) {
+	var got []mock.StartupPhase
+	srv, err := mock.New(mock.WithStartupReport(func(p []mock.StartupPhase) { got = p }))
 	if err != nil {
 		t.Fatal(err)
+	}
+	if got != nil {
+		t.Fatal("start-up reported before Start")
 	}
 	if err := srv.Start(); err != nil {
 		t.Fatal(err)
 	}
 	defer srv.Close()
 	want := []string{"parse", "model", "index", "validator", "setup", "state", "listen"}
-	got := srv.StartupTimes()
 	if len(got) != len(want) {
 		t.Fatalf("startup phases = %v, want %v", got, want)
 	}

@@ -34,7 +34,9 @@ func newSynthesizer(a *api, gen *synth.Generator, caches *memo.Set) *synthesizer
 	return &synthesizer{api: a, gen: gen, cache: memo.NewIn[string, []byte](caches, "synthesized answers", 16), examples: map[*spec.Operation][]byte{}}
 }
 
-func (s *synthesizer) answer(req *handler.Request) (*handler.Response, error) {
+// synthesize is the synthesized answer to req, from the cache when the
+// same call was answered before.
+func (s *synthesizer) synthesize(req *handler.Request) (*handler.Response, error) {
 	succ := req.Op.Success
 	if succ.MediaType == "" {
 		return handler.NoContent(succ.Status), nil

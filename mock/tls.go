@@ -22,50 +22,57 @@ type tlsSettings struct {
 	hosts             []string // names the certificate covers besides the listening ones
 }
 
-// WithTLS serves HTTPS (HTTP/2 and HTTP/1.1) instead of plain HTTP, with a
-// certificate issued at Start for the listening host, localhost,
-// 127.0.0.1 and ::1 by a CA made for the server. Client trusts that CA,
-// like httptest.NewTLSServer's client; Certificate shows what is covered.
-func WithTLS() Option {
+// WithTLS serves HTTPS (HTTP/2 and HTTP/1.1) instead of plain HTTP. With
+// no options the certificate is issued at Start for the listening host,
+// localhost, 127.0.0.1 and ::1 by a CA made for the server. Client trusts
+// that CA, like httptest.NewTLSServer's client; Certificate shows what is
+// covered. TLSDir, TLSHosts and TLSKeyPair say otherwise.
+func WithTLS(opts ...TLSOption) Option {
 	return func(s *settings) error {
 		s.tls.enabled = true
+		for _, o := range opts {
+			if err := o(&s.tls); err != nil {
+				return err
+			}
+		}
 		return nil
 	}
 }
 
-// WithTLSDir serves HTTPS with the CA kept in dir (tlsca.CertFile and
-// tlsca.KeyFile): read when there, made and written there otherwise, so a
-// client told once to trust dir/ca.pem keeps trusting the fake across
-// restarts. CAFile names the file.
-func WithTLSDir(dir string) Option {
-	return func(s *settings) error {
+// TLSOption configures WithTLS.
+type TLSOption func(*tlsSettings) error
+
+// TLSDir keeps the CA in dir (tlsca.CertFile and tlsca.KeyFile): read when
+// there, made and written there otherwise, so a client told once to trust
+// dir/ca.pem keeps trusting the fake across restarts. CAFile names the
+// file.
+func TLSDir(dir string) TLSOption {
+	return func(t *tlsSettings) error {
 		if strings.TrimSpace(dir) == "" {
-			return errors.New("WithTLSDir: empty directory")
+			return errors.New("TLSDir: empty directory")
 		}
-		s.tls.enabled, s.tls.dir = true, dir
+		t.dir = dir
 		return nil
 	}
 }
 
-// WithTLSKeyPair serves HTTPS with the caller's own certificate and key
-// (PEM files) instead of a generated pair.
-func WithTLSKeyPair(certFile, keyFile string) Option {
-	return func(s *settings) error {
+// TLSKeyPair serves the caller's own certificate and key (PEM files)
+// instead of a generated pair.
+func TLSKeyPair(certFile, keyFile string) TLSOption {
+	return func(t *tlsSettings) error {
 		if certFile == "" || keyFile == "" {
-			return errors.New("WithTLSKeyPair: both a certificate and a key file are needed")
+			return errors.New("TLSKeyPair: both a certificate and a key file are needed")
 		}
-		s.tls.enabled, s.tls.certFile, s.tls.keyFile = true, certFile, keyFile
+		t.certFile, t.keyFile = certFile, keyFile
 		return nil
 	}
 }
 
-// WithTLSHosts adds names (DNS names or IP addresses) the generated
-// certificate covers, such as the name a container is reached by, and
-// turns HTTPS on.
-func WithTLSHosts(names ...string) Option {
-	return func(s *settings) error {
-		s.tls.enabled = true
-		s.tls.hosts = append(s.tls.hosts, names...)
+// TLSHosts adds names (DNS names or IP addresses) the generated
+// certificate covers, such as the name a container is reached by.
+func TLSHosts(names ...string) TLSOption {
+	return func(t *tlsSettings) error {
+		t.hosts = append(t.hosts, names...)
 		return nil
 	}
 }
@@ -115,7 +122,7 @@ func (s *Server) setupTLS(cfg settings) error {
 		if err != nil {
 			return err
 		}
-		if cert, err = ca.Issue(tlsca.HostsFor(s.addr, c.hosts)); err != nil {
+		if cert, err = ca.Issue(tlsca.HostsFor(s.listening.addr, c.hosts)); err != nil {
 			return err
 		}
 		st.roots = ca.Pool()
@@ -124,7 +131,7 @@ func (s *Server) setupTLS(cfg settings) error {
 		return err
 	}
 	st.config = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
-	s.tls = &st
+	s.listening.tls = &st
 	return nil
 }
 
@@ -132,19 +139,19 @@ func (s *Server) setupTLS(cfg settings) error {
 // it serves plain HTTP. Its DNSNames and IPAddresses are the names a
 // client may reach it by.
 func (s *Server) Certificate() *x509.Certificate {
-	if s.tls == nil {
+	if s.listening.tls == nil {
 		return nil
 	}
-	return s.tls.leaf
+	return s.listening.tls.leaf
 }
 
 // CAFile is the PEM file of the CA that signed the server's certificate,
-// when the CA is kept in a directory (WithTLSDir); "" otherwise.
+// when the CA is kept in a directory (TLSDir); "" otherwise.
 func (s *Server) CAFile() string {
-	if s.tls == nil {
+	if s.listening.tls == nil {
 		return ""
 	}
-	return s.tls.caFile
+	return s.listening.tls.caFile
 }
 
 // Client returns an HTTP client suited to the server (bounded in time):
@@ -152,9 +159,9 @@ func (s *Server) CAFile() string {
 // HTTP/2. It adds no token: calls carry the one the caller chooses.
 func (s *Server) Client() *http.Client {
 	c := &http.Client{Timeout: 30 * time.Second}
-	if s.tls != nil {
+	if t := s.listening.tls; t != nil {
 		c.Transport = &http.Transport{
-			TLSClientConfig:   &tls.Config{RootCAs: s.tls.roots, MinVersion: tls.VersionTLS12},
+			TLSClientConfig:   &tls.Config{RootCAs: t.roots, MinVersion: tls.VersionTLS12},
 			ForceAttemptHTTP2: true,
 		}
 	}

@@ -130,7 +130,7 @@ func TestTLSUntrustedClientRefused(t *testing.T) {
 // each verifies against the CA as a client would check it.
 func TestTLSCertificateNames(t *testing.T) {
 	dir := t.TempDir()
-	srv := startServer(t, mock.WithTLSDir(dir), mock.WithTLSHosts("wmsmock.test"))
+	srv := startServer(t, mock.WithTLS(mock.TLSDir(dir), mock.TLSHosts("wmsmock.test")))
 	cert := srv.Certificate()
 	if cert == nil {
 		t.Fatal("no certificate")
@@ -175,7 +175,7 @@ func TestTLSCertificateNames(t *testing.T) {
 // for its owner only.
 func TestTLSDirReused(t *testing.T) {
 	dir := t.TempDir()
-	first := startServer(t, mock.WithTLSDir(dir))
+	first := startServer(t, mock.WithTLS(mock.TLSDir(dir)))
 	ca1, err := os.ReadFile(first.CAFile())
 	if err != nil {
 		t.Fatal(err)
@@ -187,7 +187,7 @@ func TestTLSDirReused(t *testing.T) {
 	if info.Mode().Perm() != 0o600 {
 		t.Errorf("CA key mode %v, want 0600", info.Mode().Perm())
 	}
-	second := startServer(t, mock.WithTLSDir(dir))
+	second := startServer(t, mock.WithTLS(mock.TLSDir(dir)))
 	ca2, err := os.ReadFile(second.CAFile())
 	if err != nil {
 		t.Fatal(err)
@@ -202,7 +202,7 @@ func TestTLSDirReused(t *testing.T) {
 	if err := os.Remove(filepath.Join(dir, tlsca.CertFile)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := mock.New(mock.WithTLSDir(dir)); err == nil || !strings.Contains(err.Error(), "both") {
+	if _, err := mock.New(mock.WithTLS(mock.TLSDir(dir))); err == nil || !strings.Contains(err.Error(), "both") {
 		t.Fatalf("a directory with a key and no certificate: %v", err)
 	}
 }
@@ -221,7 +221,7 @@ func TestTLSKeyPair(t *testing.T) {
 	dir := t.TempDir()
 	certFile, keyFile := filepath.Join(dir, "c.pem"), filepath.Join(dir, "k.pem")
 	writePair(t, cert, certFile, keyFile)
-	srv := startServer(t, mock.WithTLSKeyPair(certFile, keyFile))
+	srv := startServer(t, mock.WithTLS(mock.TLSKeyPair(certFile, keyFile)))
 	if srv.Certificate().SerialNumber.Cmp(cert.Leaf.SerialNumber) != 0 {
 		t.Fatal("the server does not present the given certificate")
 	}
@@ -230,7 +230,7 @@ func TestTLSKeyPair(t *testing.T) {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	if _, err := mock.New(mock.WithTLSKeyPair(certFile, filepath.Join(dir, "missing.pem"))); err == nil {
+	if _, err := mock.New(mock.WithTLS(mock.TLSKeyPair(certFile, filepath.Join(dir, "missing.pem")))); err == nil {
 		t.Fatal("a missing key file was accepted")
 	}
 }

@@ -15,7 +15,7 @@ import (
 // and returns it with the CA file.
 func startHTTPSFake(t *testing.T, opts ...mock.Option) (*mock.Server, string) {
 	t.Helper()
-	srv, err := mock.New(append([]mock.Option{mock.WithTLSDir(t.TempDir())}, opts...)...)
+	srv, err := mock.New(append([]mock.Option{mock.WithTLS(mock.TLSDir(t.TempDir()))}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}

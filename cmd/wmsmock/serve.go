@@ -233,6 +233,8 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		return 1
 	}
 	started := time.Now()
+	var startup []mock.StartupPhase
+	opts = append(opts, mock.WithStartupReport(func(p []mock.StartupPhase) { startup = p }))
 	resumeGC := pauseGC(startupMemory)
 	srv, err := mock.New(opts...)
 	resumeGC()
@@ -247,7 +249,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	took := time.Since(started)
 	printBanner(stdout, srv, took)
 	logger.Info("serving", "url", srv.BaseURL(), "versions", strings.Join(srv.Versions(), ","),
-		"ready_in", took, slog.Group("startup", startupAttrs(srv.StartupTimes())...))
+		"ready_in", took, slog.Group("startup", startupAttrs(startup)...))
 	<-ctx.Done()
 	logger.Info("shutting down")
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

@@ -78,13 +78,13 @@ func (c tlsConfig) options() []mock.Option {
 	case !c.on():
 		return nil
 	case c.certFile != "":
-		return []mock.Option{mock.WithTLSKeyPair(c.certFile, c.keyFile)}
+		return []mock.Option{mock.WithTLS(mock.TLSKeyPair(c.certFile, c.keyFile))}
 	}
 	dir := c.dir
 	if dir == "" {
 		dir = c.tempDir
 	}
-	return []mock.Option{mock.WithTLSDir(dir), mock.WithTLSHosts(c.hosts...)}
+	return []mock.Option{mock.WithTLS(mock.TLSDir(dir), mock.TLSHosts(c.hosts...))}
 }
 
 // printTLS writes the banner's HTTPS lines: the names the certificate

@@ -96,6 +96,18 @@ type Store interface {
 // HashValue is the one-way function the store keys tokens by.
 func HashValue(v string) [32]byte { return sha256.Sum256([]byte(v)) }
 
+// addable checks the name and value Store.Add is given, as every store
+// must, and returns the value's hash.
+func addable(name, value string) ([32]byte, error) {
+	switch {
+	case name == "":
+		return [32]byte{}, ErrInvalidName
+	case !ValidValue(value):
+		return [32]byte{}, ErrInvalidValue
+	}
+	return HashValue(value), nil
+}
+
 // ValidValue reports whether v can be sent as a bearer credential (see
 // token68.Valid). A value outside that set could never arrive in a
 // well-formed header, so stores refuse it up front.

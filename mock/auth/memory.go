@@ -116,13 +116,10 @@ func NewMemory(opts ...Option) *Memory {
 
 // Add implements Store.
 func (m *Memory) Add(name, value string, expires *time.Time) (Token, error) {
-	if name == "" {
-		return Token{}, ErrInvalidName
+	hash, err := addable(name, value)
+	if err != nil {
+		return Token{}, err
 	}
-	if !ValidValue(value) {
-		return Token{}, ErrInvalidValue
-	}
-	hash := HashValue(value)
 	return m.insert(name, func(int64) [32]byte { return hash }, expires, true)
 }
 

@@ -96,13 +96,11 @@ return id
 
 // Add implements Store.
 func (r *Redis) Add(name, value string, expires *time.Time) (Token, error) {
-	if name == "" {
-		return Token{}, ErrInvalidName
+	hash, err := addable(name, value)
+	if err != nil {
+		return Token{}, err
 	}
-	if !ValidValue(value) {
-		return Token{}, ErrInvalidValue
-	}
-	return r.insert(name, HashValue(value), expires, true, "")
+	return r.insert(name, hash, expires, true, "")
 }
 
 // Create implements Store. As in Memory, the value is in the service's
