@@ -14,6 +14,8 @@ import (
 	"github.com/pb33f/libopenapi/datamodel/high/base"
 	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
 	"go.yaml.in/yaml/v4"
+
+	"github.com/wmsmock/wmsmock/internal/oasdoc"
 )
 
 // The service's answers are not always what its published schema says
@@ -157,7 +159,7 @@ func (op *Operation) answerSchema(status int, contentType string) *base.Schema {
 	mt, _, _ := mime.ParseMediaType(contentType)
 	for c := resp.Content.First(); c != nil; c = c.Next() {
 		if (c.Key() == mt || mt == "" && isJSONMedia(c.Key())) && c.Value().Schema != nil {
-			return schemaOf(c.Value().Schema)
+			return oasdoc.Schema(c.Value().Schema)
 		}
 	}
 	return nil
@@ -245,7 +247,7 @@ func (w *nullWalk) absentIn(parts []*base.Schema, x map[string]any, path string)
 			if _, ok := x[name]; ok {
 				continue
 			}
-			if ps := schemaOf(p); ps != nil && ps.WriteOnly != nil && *ps.WriteOnly {
+			if ps := oasdoc.Schema(p); ps != nil && ps.WriteOnly != nil && *ps.WriteOnly {
 				continue
 			}
 			if at := path + "." + name; !slices.Contains(w.absent, at) {
@@ -276,7 +278,7 @@ func objectParts(s *base.Schema, x map[string]any, component func(string) *base.
 			required[s.Discriminator.PropertyName] = true
 		}
 		for _, p := range s.AllOf {
-			add(schemaOf(p), depth+1)
+			add(oasdoc.Schema(p), depth+1)
 		}
 		branches := append(slices.Clone(s.OneOf), s.AnyOf...)
 		if b := discriminated(s, branches, x, component); b != nil {
@@ -284,7 +286,7 @@ func objectParts(s *base.Schema, x map[string]any, component func(string) *base.
 			return
 		}
 		for _, p := range branches {
-			maybe = append(maybe, allParts(schemaOf(p))...)
+			maybe = append(maybe, allParts(oasdoc.Schema(p))...)
 		}
 	}
 	add(s, 0)
@@ -313,7 +315,7 @@ func discriminated(s *base.Schema, branches []*base.SchemaProxy, x map[string]an
 	}
 	var picked *base.Schema
 	for _, b := range branches {
-		bs := schemaOf(b)
+		bs := oasdoc.Schema(b)
 		if bs == nil {
 			continue
 		}
@@ -335,7 +337,7 @@ func discriminated(s *base.Schema, branches []*base.SchemaProxy, x map[string]an
 	}
 	want := component(target[strings.LastIndexByte(target, '/')+1:])
 	for _, b := range branches {
-		if bs := schemaOf(b); want != nil && bs == want {
+		if bs := oasdoc.Schema(b); want != nil && bs == want {
 			return bs
 		}
 	}
@@ -350,7 +352,7 @@ func allParts(s *base.Schema) []*base.Schema {
 	out := []*base.Schema{s}
 	for i := 0; i < len(out) && i < maxHabitDepth; i++ {
 		for _, p := range out[i].AllOf {
-			if ps := schemaOf(p); ps != nil {
+			if ps := oasdoc.Schema(p); ps != nil {
 				out = append(out, ps)
 			}
 		}
@@ -366,7 +368,7 @@ func declared(parts []*base.Schema, name string) *base.Schema {
 			continue
 		}
 		if p, ok := s.Properties.Get(name); ok {
-			return schemaOf(p)
+			return oasdoc.Schema(p)
 		}
 	}
 	return nil
@@ -377,7 +379,7 @@ func declared(parts []*base.Schema, name string) *base.Schema {
 func additional(parts []*base.Schema) *base.Schema {
 	for _, s := range parts {
 		if a := s.AdditionalProperties; a != nil && a.IsA() && a.A != nil {
-			return schemaOf(a.A)
+			return oasdoc.Schema(a.A)
 		}
 	}
 	return nil
@@ -389,10 +391,10 @@ func itemsOfAll(s *base.Schema) *base.Schema {
 		return nil
 	}
 	if s.Items != nil && s.Items.IsA() {
-		return schemaOf(s.Items.A)
+		return oasdoc.Schema(s.Items.A)
 	}
 	for _, p := range s.AllOf {
-		if it := itemsOfAll(schemaOf(p)); it != nil {
+		if it := itemsOfAll(oasdoc.Schema(p)); it != nil {
 			return it
 		}
 	}
@@ -404,26 +406,12 @@ func (d *Document) component(name string) *base.Schema {
 	if d.model.Components == nil || d.model.Components.Schemas == nil {
 		return nil
 	}
-	return schemaOf(d.model.Components.Schemas.GetOrZero(name))
+	return oasdoc.Schema(d.model.Components.Schemas.GetOrZero(name))
 }
 
 // nullable reports whether a property's schema takes null as it stands.
 func nullable(s *base.Schema) bool {
 	return s.Nullable != nil && *s.Nullable || slices.Contains(s.Type, "null")
-}
-
-// schemaOf resolves a proxy; a reference the model cannot resolve (or a
-// panic deep in its resolver) gives nil.
-func schemaOf(p *base.SchemaProxy) (s *base.Schema) {
-	if p == nil {
-		return nil
-	}
-	defer func() {
-		if recover() != nil {
-			s = nil
-		}
-	}()
-	return p.Schema()
 }
 
 // NullReading is what one answer shows of the service's null habit: the

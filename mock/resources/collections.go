@@ -12,6 +12,7 @@ import (
 	"github.com/pb33f/libopenapi/datamodel/high/base"
 	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
 
+	"github.com/wmsmock/wmsmock/internal/oasdoc"
 	"github.com/wmsmock/wmsmock/mock/handler"
 	"github.com/wmsmock/wmsmock/mock/spec"
 	"github.com/wmsmock/wmsmock/mock/store"
@@ -262,7 +263,7 @@ func paramIsInteger(op *spec.Operation, name string) bool {
 func pathParamSchema(op *spec.Operation, name string) *base.Schema {
 	for _, p := range params(op) {
 		if p.In == "path" && p.Name == name && p.Schema != nil {
-			return schemaOf(p.Schema)
+			return oasdoc.Schema(p.Schema)
 		}
 	}
 	return nil
@@ -306,7 +307,7 @@ func enumHas(s *base.Schema, values ...string) bool {
 			}
 		}
 		for _, m := range s.AllOf {
-			walk(schemaOf(m), depth+1)
+			walk(oasdoc.Schema(m), depth+1)
 		}
 	}
 	walk(s, 0)

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/pb33f/libopenapi/datamodel/high/base"
+
+	"github.com/wmsmock/wmsmock/internal/oasdoc"
 )
 
 // Values a client reports (Nextflow's trace calls) are read tolerantly:
@@ -78,7 +80,7 @@ func declaresProps(s *base.Schema, depth int) bool {
 		return true
 	}
 	for _, m := range s.AllOf {
-		if declaresProps(schemaOf(m), depth+1) {
+		if declaresProps(oasdoc.Schema(m), depth+1) {
 			return true
 		}
 	}

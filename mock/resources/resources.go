@@ -28,6 +28,7 @@ import (
 	"github.com/pb33f/libopenapi/datamodel/high/base"
 
 	"github.com/wmsmock/wmsmock/internal/memo"
+	"github.com/wmsmock/wmsmock/internal/oasdoc"
 	"github.com/wmsmock/wmsmock/mock/auth"
 	"github.com/wmsmock/wmsmock/mock/clock"
 	"github.com/wmsmock/wmsmock/mock/handler"
@@ -222,7 +223,7 @@ func successSchema(op *spec.Operation) *base.Schema {
 	if op == nil || !spec.IsJSON(op.Success.MediaType) {
 		return nil
 	}
-	return schemaOf(op.Success.Schema)
+	return oasdoc.Schema(op.Success.Schema)
 }
 
 func requestSchema(op *spec.Operation) *base.Schema {
@@ -231,7 +232,7 @@ func requestSchema(op *spec.Operation) *base.Schema {
 	}
 	for m := op.Op.RequestBody.Content.First(); m != nil; m = m.Next() {
 		if spec.IsJSON(m.Key()) && m.Value() != nil {
-			return schemaOf(m.Value().Schema)
+			return oasdoc.Schema(m.Value().Schema)
 		}
 	}
 	return nil

@@ -12,6 +12,7 @@ import (
 
 	"github.com/wmsmock/wmsmock/internal/jsonx"
 	"github.com/wmsmock/wmsmock/internal/memo"
+	"github.com/wmsmock/wmsmock/internal/oasdoc"
 	"github.com/wmsmock/wmsmock/mock/synth"
 )
 
@@ -26,19 +27,6 @@ import (
 // documents nest a few levels, and a cycle must not hang a request.
 const maxSchemaDepth = 12
 
-// schemaOf resolves a proxy without letting a broken reference panic.
-func schemaOf(p *base.SchemaProxy) (s *base.Schema) {
-	if p == nil {
-		return nil
-	}
-	defer func() {
-		if recover() != nil {
-			s = nil
-		}
-	}()
-	return p.Schema()
-}
-
 // prop finds the schema of a property declared by s directly or through
 // its allOf members (oneOf and anyOf branches are not searched: a property
 // declared only in some branches may not be valid in the one chosen).
@@ -52,11 +40,11 @@ func propDepth(s *base.Schema, name string, depth int) *base.Schema {
 	}
 	if s.Properties != nil {
 		if p, ok := s.Properties.Get(name); ok {
-			return schemaOf(p)
+			return oasdoc.Schema(p)
 		}
 	}
 	for _, m := range s.AllOf {
-		if p := propDepth(schemaOf(m), name, depth+1); p != nil {
+		if p := propDepth(oasdoc.Schema(m), name, depth+1); p != nil {
 			return p
 		}
 	}
@@ -75,7 +63,7 @@ func anyProp(s *base.Schema, name string, depth int) *base.Schema {
 	}
 	for _, group := range [][]*base.SchemaProxy{s.AllOf, s.OneOf, s.AnyOf} {
 		for _, m := range group {
-			if p := anyProp(schemaOf(m), name, depth+1); p != nil {
+			if p := anyProp(oasdoc.Schema(m), name, depth+1); p != nil {
 				return p
 			}
 		}
@@ -100,7 +88,7 @@ func propNames(s *base.Schema) []string {
 			}
 		}
 		for _, m := range s.AllOf {
-			walk(schemaOf(m), depth+1)
+			walk(oasdoc.Schema(m), depth+1)
 		}
 	}
 	walk(s, 0)
@@ -118,7 +106,7 @@ func required(s *base.Schema, name string) bool {
 			return true
 		}
 		for _, m := range s.AllOf {
-			if walk(schemaOf(m), depth+1) {
+			if walk(oasdoc.Schema(m), depth+1) {
 				return true
 			}
 		}
@@ -142,18 +130,18 @@ func isObject(s *base.Schema) bool {
 		return true
 	}
 	for _, m := range s.AllOf {
-		if isObject(schemaOf(m)) {
+		if isObject(oasdoc.Schema(m)) {
 			return true
 		}
 	}
-	return len(s.OneOf) > 0 && isObject(schemaOf(s.OneOf[0]))
+	return len(s.OneOf) > 0 && isObject(oasdoc.Schema(s.OneOf[0]))
 }
 
 func itemsOf(s *base.Schema) *base.Schema {
 	if s == nil || s.Items == nil || !s.Items.IsA() {
 		return nil
 	}
-	return schemaOf(s.Items.A)
+	return oasdoc.Schema(s.Items.A)
 }
 
 func readOnly(s *base.Schema) bool  { return s != nil && s.ReadOnly != nil && *s.ReadOnly }
@@ -260,7 +248,7 @@ func plain(s *base.Schema, depth int) bool {
 		return false
 	}
 	for _, m := range s.AllOf {
-		if !plain(schemaOf(m), depth+1) {
+		if !plain(oasdoc.Schema(m), depth+1) {
 			return false
 		}
 	}
@@ -272,7 +260,7 @@ func scalarOK(s *base.Schema, v any, depth int) bool {
 		return true
 	}
 	for _, m := range s.AllOf {
-		if !scalarOK(schemaOf(m), v, depth+1) {
+		if !scalarOK(oasdoc.Schema(m), v, depth+1) {
 			return false
 		}
 	}

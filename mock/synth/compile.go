@@ -11,6 +11,8 @@ import (
 	lowbase "github.com/pb33f/libopenapi/datamodel/low/base"
 	"github.com/pb33f/libopenapi/index"
 	"go.yaml.in/yaml/v4"
+
+	"github.com/wmsmock/wmsmock/internal/oasdoc"
 )
 
 // refKey identifies a $ref target. Every proxy for the same $ref hands out
@@ -74,31 +76,20 @@ func (c *compiler) proxy(p *base.SchemaProxy) *node {
 		}
 		n := c.newNode(refName(ref))
 		c.memo[key] = n
-		if s := safeSchema(p); s != nil {
+		if s := oasdoc.Schema(p); s != nil {
 			c.fill(n, s)
 		} else {
 			n.unresolved = true
 		}
 		return n
 	}
-	s := safeSchema(p)
+	s := oasdoc.Schema(p)
 	if s == nil {
 		n := c.newNode("")
 		n.unresolved = true
 		return n
 	}
 	return c.schema(s, "")
-}
-
-// safeSchema resolves a proxy; libopenapi reports broken references as nil,
-// and a panic deep in its resolver is treated the same way.
-func safeSchema(p *base.SchemaProxy) (s *base.Schema) {
-	defer func() {
-		if recover() != nil {
-			s = nil
-		}
-	}()
-	return p.Schema()
 }
 
 func (c *compiler) schema(s *base.Schema, name string) *node {
@@ -319,7 +310,7 @@ func (c *compiler) buildComponent(idx *index.SpecIndex, ref string) (n *node) {
 		return nil
 	}
 	hp := base.NewSchemaProxy(&low.NodeReference[*lowbase.SchemaProxy]{Value: lp, ValueNode: comp.Node, KeyNode: comp.KeyNode})
-	s := safeSchema(hp)
+	s := oasdoc.Schema(hp)
 	if s == nil {
 		return nil
 	}
