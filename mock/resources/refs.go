@@ -174,8 +174,16 @@ func (s *Service) fixRefs(obj map[string]any, ws *int64, keep map[string]any) {
 	var w int64
 	if ws != nil {
 		w = *ws
+		// The record's own workspace is known: the item shows it, and its
+		// references are picked in it, in every view alike (a view whose
+		// schema has no workspaceId must pick the same ids as one that has).
+		if _, given := keep["workspaceId"]; !given && w != 0 {
+			if _, shown := obj["workspaceId"]; shown {
+				obj["workspaceId"] = w
+			}
+		}
 	}
-	fixRefsIn(obj, rv, w, keep, 0)
+	fixRefsIn(obj, rv, w, keep, 0, true)
 }
 
 // namesNested reports an object that names an item kept under another
@@ -206,7 +214,10 @@ func (s *Service) refView() refView {
 	return refView{s.refs.targets, s.refs.nested, s.refs.nulls}
 }
 
-func fixRefsIn(v any, rv refView, ws int64, keep map[string]any, depth int) {
+// fixRefsIn does fixRefs' work on v at depth. own says the context ws is
+// v's own (a record's), which an object at depth 0 naming a workspace does
+// not change.
+func fixRefsIn(v any, rv refView, ws int64, keep map[string]any, depth int, own bool) {
 	targets := rv.targets
 	if depth > maxSchemaDepth {
 		return
@@ -215,12 +226,15 @@ func fixRefsIn(v any, rv refView, ws int64, keep map[string]any, depth int) {
 	case map[string]any:
 		// An object that names its workspace scopes its other references.
 		if t := targets["workspaceId"]; t != nil && x["workspaceId"] != nil {
-			if _, given := keep["workspaceId"]; !given || depth > 0 {
+			// At depth 0 of a record in a workspace, fixRefs has shown
+			// the record's own.
+			pinned := own && depth == 0 && ws != 0
+			if _, given := keep["workspaceId"]; depth > 0 || !given && !pinned {
 				if id, ok := t.pick(x["workspaceId"], ws); ok {
 					x["workspaceId"] = id
 				}
 			}
-			if n, ok := x["workspaceId"].(int64); ok {
+			if n, ok := x["workspaceId"].(int64); ok && !(own && depth == 0) {
 				ws = n
 			}
 		}
@@ -245,7 +259,7 @@ func fixRefsIn(v any, rv refView, ws int64, keep map[string]any, depth int) {
 			}
 			if t == nil {
 				fixEmbedded(k, e, targets, ws)
-				fixRefsIn(e, rv, ws, nil, depth+1)
+				fixRefsIn(e, rv, ws, nil, depth+1, false)
 				continue
 			}
 			switch ev := e.(type) {
@@ -257,7 +271,7 @@ func fixRefsIn(v any, rv refView, ws int64, keep map[string]any, depth int) {
 					}
 				}
 			case map[string]any:
-				fixRefsIn(ev, rv, ws, nil, depth+1)
+				fixRefsIn(ev, rv, ws, nil, depth+1, false)
 			default:
 				if id, ok := t.pick(ev, ws); ok {
 					x[k] = id
@@ -266,7 +280,7 @@ func fixRefsIn(v any, rv refView, ws int64, keep map[string]any, depth int) {
 		}
 	case []any:
 		for _, e := range x {
-			fixRefsIn(e, rv, ws, nil, depth+1)
+			fixRefsIn(e, rv, ws, nil, depth+1, false)
 		}
 	}
 }
@@ -318,6 +332,6 @@ func contextParentsOnly(listPath string) bool {
 // the personal one).
 func (s *Service) FixRefs(v any, ws int64) {
 	if rv := s.refView(); len(rv.targets) > 0 {
-		fixRefsIn(v, rv, ws, nil, 0)
+		fixRefsIn(v, rv, ws, nil, 0, false)
 	}
 }
