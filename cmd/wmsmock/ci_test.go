@@ -1,0 +1,77 @@
+package main
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/wmsmock/wmsmock/internal/testenv"
+)
+
+// CI runs every test under -race, where the published-schema halves of
+// many tests skip or check a sample (they would take minutes); those
+// tests must then also run whole without -race, in .ci/run's list of
+// sweeps, or nothing in CI checks their other half. A test is such a test
+// when its body reads raceEnabled or goes through one of the helpers that
+// do (onDocuments, sample).
+func TestCIRunsWhatRaceSkips(t *testing.T) {
+	root := testenv.RepoRoot(t)
+	ci, err := os.ReadFile(filepath.Join(root, ".ci", "run"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	listed := map[string]bool{}
+	for _, m := range regexp.MustCompile(`Test[A-Za-z0-9_]+`).FindAllString(string(ci), -1) {
+		listed[m] = true
+	}
+	// Tests that only check less under -race and whose whole run adds no
+	// coverage of its own worth CI's time: more random documents, rounds
+	// or goroutines of the same check.
+	fewer := map[string]bool{
+		"TestRandomComposedSchemas": true, // 30 random documents instead of 300
+		"TestConcurrentUse":         true, // auth: fewer goroutines
+	}
+	marks := regexp.MustCompile(`\braceEnabled\b|\bonDocuments\(|\bsample\(`)
+	fset := token.NewFileSet()
+	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		f, err := parser.ParseFile(fset, path, src, 0)
+		if err != nil {
+			return err
+		}
+		for _, decl := range f.Decls {
+			fn, ok := decl.(*ast.FuncDecl)
+			if !ok || fn.Recv != nil || fn.Body == nil || !strings.HasPrefix(fn.Name.Name, "Test") {
+				continue
+			}
+			body := string(src[fset.Position(fn.Body.Pos()).Offset:fset.Position(fn.Body.End()).Offset])
+			name := fn.Name.Name
+			if marks.MatchString(body) && !listed[name] && !fewer[name] {
+				rel, _ := filepath.Rel(root, path)
+				t.Errorf("%s (%s) checks less under -race, and .ci/run does not run it without", name, rel)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
