@@ -63,7 +63,11 @@ func replayAll(t *testing.T, srv *mock.Server, clk *clock.Fake, base nftrace.Run
 		{"succeeded", func(*testing.T, *nftrace.Run) {}},
 		{"failed", func(_ *testing.T, r *nftrace.Run) { r.Fail = true }},
 		{"launched", func(t *testing.T, r *nftrace.Run) {
-			l := call(t, srv.Handler(), "POST", "/api/workflow/launch", "", []byte(`{"launch":{"pipeline":"https://github.com/nextflow-io/hello","runName":"`+r.RunName+`"}}`),
+			target := "/api/workflow/launch"
+			if r.WorkspaceID != 0 {
+				target += fmt.Sprintf("?workspaceId=%d", r.WorkspaceID) // launched where Nextflow reports
+			}
+			l := call(t, srv.Handler(), "POST", target, "", []byte(`{"launch":{"pipeline":"https://github.com/nextflow-io/hello","runName":"`+r.RunName+`"}}`),
 				"Authorization", nftrace.Authorization(r.Token))
 			var got struct{ WorkflowID string }
 			if l.status != 200 || json.Unmarshal(l.body, &got) != nil || got.WorkflowID == "" {
@@ -160,6 +164,13 @@ func TestNextflowReplay(t *testing.T) {
 				if h := nftrace.Authorization(run.Token); h[:6] != "Basic " {
 					t.Fatalf("Nextflow sends the dev token as %q, want Basic", h)
 				}
+				replayAll(t, srv, clk, run)
+			})
+			t.Run("workspace", func(t *testing.T) {
+				// tower.workspaceId set: every call names the workspace,
+				// and the runs are the workspace's.
+				run := base
+				run.RunName, run.Token, run.WorkspaceID = "shared", devToken, 2001
 				replayAll(t, srv, clk, run)
 			})
 			t.Run("bearer", func(t *testing.T) {
