@@ -35,13 +35,21 @@ func benchTokens(n int) []string {
 
 // benchmarkCall measures one call through the whole pipeline (auth, rate
 // limit, version, route, validation, answer) with the real clock and the
-// default rate limit on, rotating over many tokens so calls are accepted.
+// default rate limit on, rotating over many tokens so calls are accepted,
+// on the embedded document and the published schema.
 func benchmarkCall(b *testing.B, method, target string, body string) {
+	for _, dc := range documents {
+		b.Run("doc="+dc.name, func(b *testing.B) { benchmarkCallOn(b, dc.doc(b), method, target, body) })
+	}
+}
+
+func benchmarkCallOn(b *testing.B, doc *spec.Document, method, target string, body string) {
 	tokens := benchTokens(benchTokenCount)
-	srv, err := mock.New(mock.WithTokens(tokens...))
+	srv, err := mock.New(mock.WithDocument("", doc), mock.WithTokens(tokens...))
 	if err != nil {
 		b.Fatal(err)
 	}
+	defer srv.Close()
 	h := srv.Handler()
 	// One warm-up call compiles the operation's schemas.
 	warm := newBenchRequest(method, target, body, tokens[0])
