@@ -6,6 +6,11 @@
 #
 #   bench/run.sh [duration] [connections] [rounds]     e.g. bench/run.sh 10s 32 3
 #
+# It measures the embedded document, and the service's published schema
+# too when it is found (SPEC, default ../shared/specs/seqera-api-cloud.yaml
+# beside the repository; SPEC=none leaves it out). The two documents take
+# turns within each round.
+#
 # On a small shared machine one wrk run can be off by a quarter, so the
 # script measures in rounds: in each round every call of the fake is loaded
 # right after a bare handler sending the same bytes, and the call's ratio is
@@ -69,53 +74,72 @@ list="/api/workflow?max=20"
 describe="/api/workflow/3cSucceeded003"
 launch='{"launch":{"computeEnvId":"5Fq2Xw8RtLmN3p","pipeline":"https://github.com/nf-core/rnaseq","workDir":"s3://bucket/work"}}'
 
-start_fake() {
-  "$work/wmsmock" serve --addr "$fake" --profile "$work/profile.yaml" --log-level warn >>"$work/fake.log" 2>&1 &
+docs=(embedded)
+spec=${SPEC:-../shared/specs/seqera-api-cloud.yaml}
+if [ "$spec" != none ] && [ -f "$spec" ]; then docs+=(published); fi
+
+start_fake() { # doc
+  local flags=()
+  if [ "$1" = published ]; then flags=(--spec "$spec"); fi
+  "$work/wmsmock" serve --addr "$fake" --profile "$work/profile.yaml" --log-level warn "${flags[@]}" >>"$work/fake.log" 2>&1 &
   fake_pid=$!
   wait_for "http://$fake/_mock/health"
   # Warm the operations (first use compiles their schemas).
   for p in "$list" "$describe"; do
     curl -fs -H 'Authorization: Bearer wmsmock-dev-token' "http://$fake$p" >/dev/null
   done
+  curl -fs -H 'Authorization: Bearer wmsmock-dev-token' -H 'Content-Type: application/json' -d "$launch" "http://$fake/api/workflow/launch" >/dev/null
 }
 
 # Each call is measured against a bare handler that sends exactly the bytes
-# the fake sends for it (captured once), so the ratio is the cost of the
-# fake's pipeline and not of the answer's size.
-start_fake
+# the fake sends for it on that document (captured once), so the ratio is
+# the cost of the fake's pipeline and not of the answer's size.
 auth=(-H 'Authorization: Bearer wmsmock-dev-token')
-curl -fs "${auth[@]}" "http://$fake$list" >"$work/list.json"
-curl -fs "${auth[@]}" "http://$fake$describe" >"$work/describe.json"
-curl -fs "${auth[@]}" -H 'Content-Type: application/json' -d "$launch" "http://$fake/api/workflow/launch" >"$work/launch.json"
-kill "$fake_pid"; wait "$fake_pid" 2>/dev/null || true
 port=18081
-for call in list describe launch; do
-  "$work/bare" --addr "127.0.0.1:$port" --body "$work/$call.json" &
-  wait_for "http://127.0.0.1:$port/"
-  port=$((port + 1))
+declare -A bare
+for doc in "${docs[@]}"; do
+  start_fake "$doc"
+  curl -fs "${auth[@]}" "http://$fake$list" >"$work/$doc-list.json"
+  curl -fs "${auth[@]}" "http://$fake$describe" >"$work/$doc-describe.json"
+  curl -fs "${auth[@]}" -H 'Content-Type: application/json' -d "$launch" "http://$fake/api/workflow/launch" >"$work/$doc-launch.json"
+  kill "$fake_pid"; wait "$fake_pid" 2>/dev/null || true
+  for call in list describe launch; do
+    "$work/bare" --addr "127.0.0.1:$port" --body "$work/$doc-$call.json" &
+    wait_for "http://127.0.0.1:$port/"
+    bare[$doc-$call]="http://127.0.0.1:$port/"
+    port=$((port + 1))
+  done
 done
 
-printf '%-6s %18s %18s %18s   (req/s: bare, fake, fake/bare)\n' round \
-  "list ($(wc -c <"$work/list.json")B)" "describe ($(wc -c <"$work/describe.json")B)" "launch ($(wc -c <"$work/launch.json")B)"
-: >"$work/rows"
-row() { awk '{ printf "%-6s %6.0f %6.0f %3.0f%% %6.0f %6.0f %3.0f%% %6.0f %6.0f %3.0f%%\n", $1, $2, $3, 100*$3/$2, $4, $5, 100*$5/$4, $6, $7, 100*$7/$6 }'; }
+row() { awk '{ printf "%-18s %6.0f %6.0f %3.0f%% %6.0f %6.0f %3.0f%% %6.0f %6.0f %3.0f%%\n", $1, $2, $3, 100*$3/$2, $4, $5, 100*$5/$4, $6, $7, 100*$7/$6 }'; }
+printf '%-18s %18s %18s %18s   (req/s: bare, fake, fake/bare)\n' round list describe launch
+for doc in "${docs[@]}"; do
+  printf '%-18s %18s %18s %18s   (bytes)\n' "$doc" "$(wc -c <"$work/$doc-list.json")B" "$(wc -c <"$work/$doc-describe.json")B" "$(wc -c <"$work/$doc-launch.json")B"
+  : >"$work/$doc-rows"
+done
 for r in $(seq 1 "$rounds"); do
-  start_fake
-  bl=$(rps http://127.0.0.1:18081/ GET "")
-  l=$(rps "http://$fake$list" GET "")
-  bd=$(rps http://127.0.0.1:18082/ GET "")
-  d=$(rps "http://$fake$describe" GET "")
-  bp=$(rps http://127.0.0.1:18083/ POST "$launch")
-  p=$(rps "http://$fake/api/workflow/launch" POST "$launch")
-  kill "$fake_pid"; wait "$fake_pid" 2>/dev/null || true
-  echo "$bl $l $bd $d $bp $p" >>"$work/rows"
-  row <<<"$r $bl $l $bd $d $bp $p"
+  for doc in "${docs[@]}"; do
+    start_fake "$doc"
+    bl=$(rps "${bare[$doc-list]}" GET "")
+    l=$(rps "http://$fake$list" GET "")
+    bd=$(rps "${bare[$doc-describe]}" GET "")
+    d=$(rps "http://$fake$describe" GET "")
+    bp=$(rps "${bare[$doc-launch]}" POST "$launch")
+    p=$(rps "http://$fake/api/workflow/launch" POST "$launch")
+    kill "$fake_pid"; wait "$fake_pid" 2>/dev/null || true
+    echo "$bl $l $bd $d $bp $p" >>"$work/$doc-rows"
+    row <<<"$r/$doc $bl $l $bd $d $bp $p"
+  done
 done
 
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-col() { awk -v c="$1" '{ print $c }' "$work/rows" | median; }
-ratio() { awk -v f="$1" -v b="$2" '{ print 100 * $f / $b }' "$work/rows" | median; }
-row <<<"median $(col 1) $(col 2) $(col 3) $(col 4) $(col 5) $(col 6)"
-printf 'median of the per-round ratios: list %.0f%%, describe %.0f%%, launch %.0f%%\n' \
-  "$(ratio 2 1)" "$(ratio 4 3)" "$(ratio 6 5)"
+col() { awk -v c="$2" '{ print $c }' "$work/$1-rows" | median; }
+ratio() { awk -v f="$2" -v b="$3" '{ print 100 * $f / $b }' "$work/$1-rows" | median; }
+for doc in "${docs[@]}"; do
+  row <<<"median/$doc $(col "$doc" 1) $(col "$doc" 2) $(col "$doc" 3) $(col "$doc" 4) $(col "$doc" 5) $(col "$doc" 6)"
+done
+for doc in "${docs[@]}"; do
+  printf '%s: median of the per-round ratios: list %.0f%%, describe %.0f%%, launch %.0f%%\n' "$doc" \
+    "$(ratio "$doc" 2 1)" "$(ratio "$doc" 4 3)" "$(ratio "$doc" 6 5)"
+done
 if grep -q 'status=[45]' "$work/fake.log"; then echo "fake log:"; tail -5 "$work/fake.log"; fi

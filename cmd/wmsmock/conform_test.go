@@ -30,6 +30,7 @@ func conformAgainst(t *testing.T, h http.Handler, extra ...string) (int, string,
 }
 
 func TestConformPassesAgainstTheFake(t *testing.T) {
+	t.Parallel() // paced on the real clock: let the others run meanwhile
 	srv, err := mock.New()
 	if err != nil {
 		t.Fatal(err)
@@ -52,6 +53,7 @@ func TestConformPassesAgainstTheFake(t *testing.T) {
 }
 
 func TestConformFailsAgainstABrokenServer(t *testing.T) {
+	t.Parallel() // paced on the real clock: let the others run meanwhile
 	srv, err := mock.New()
 	if err != nil {
 		t.Fatal(err)
@@ -110,6 +112,7 @@ func TestConformRefusesBadFlags(t *testing.T) {
 // when conform is not told its profile, fails with --strict-profile, and
 // passes without difference when told.
 func TestConformProfile(t *testing.T) {
+	t.Parallel() // paced on the real clock: let the others run meanwhile
 	const yaml = "rate_limit:\n  reject: {status: 503, body: empty}\n"
 	file := filepath.Join(t.TempDir(), "profile.yaml")
 	if err := os.WriteFile(file, []byte(yaml), 0o644); err != nil {
@@ -207,6 +210,7 @@ func TestConformBurstTriedAgain(t *testing.T) {
 // fake's answers and names them; both commands read it. (Without it they
 // are listed, not failed: conformance.TestHabitsAreReportedNotFailed.)
 func TestConformStrictSchema(t *testing.T) {
+	t.Parallel() // paced on the real clock: let the others run meanwhile
 	on := env(map[string]string{"WMSMOCK_STRICT_SCHEMA": "true"})
 	c, err := parseConform([]string{"--base-url", "http://127.0.0.1:1/api", "--token", "t"}, on, io.Discard)
 	if err != nil || !c.strictSchema {

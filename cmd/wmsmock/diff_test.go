@@ -75,6 +75,7 @@ func TestDiffBadInput(t *testing.T) {
 // token list and not the workflow list; --fail-on breaking exits 1; flags
 // after the documents are read.
 func TestDiffScenariosAndCalls(t *testing.T) {
+	t.Parallel() // paced on the real clock: let the others run meanwhile
 	var doc map[string]any
 	if err := yaml.Unmarshal(fixtures.OpenAPI(), &doc); err != nil {
 		t.Fatal(err)

@@ -57,6 +57,7 @@ type ack struct {
 // the parts are encoded instead of before they are copied, it fails with
 // calls acknowledged before savedAt missing from the file.
 func TestKillLosesNothingAcknowledged(t *testing.T) {
+	t.Parallel() // paced on the real clock: let the others run meanwhile
 	if testing.Short() {
 		t.Skip("starts and kills ten server processes")
 	}

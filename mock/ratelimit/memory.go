@@ -98,8 +98,11 @@ func WithFixedWindows(on bool) Option { return func(c *config) { c.fixed = on } 
 // because the exact window always rejects first: with 20/s counted exactly,
 // no rolling hour can hold more than 3600*20 = 72000 calls, so the contract's
 // 72000/h never binds, and enforcing its buckets could only add early
-// rejections. It is still counted, for Snapshot. (This does not apply with
-// WithCountRejected, where the exact window no longer bounds the other.)
+// rejections. It is still counted, for Snapshot, but in coarser buckets
+// (countedOnlyBuckets of them: one a minute for the hour, 61 counters per
+// token instead of 3601), since no decision reads it: memory follows what
+// the profile enforces. (This does not apply with WithCountRejected, where
+// the exact window no longer bounds the other.)
 //
 // Keys live in a sharded map; a call locks only its shard for reading and
 // its key's own mutex. A key with no accepted call for the longest period
@@ -176,7 +179,6 @@ func newMemory(windows []Window, cfg config, epoch time.Time) *Memory {
 			sp = newSpec(w, cfg.exactMax)
 		}
 		m.specs = append(m.specs, sp)
-		m.idle = max(m.idle, sp.period+sp.width)
 	}
 	if !m.countRejected {
 		for i := range m.specs {
@@ -185,11 +187,14 @@ func newMemory(windows []Window, cfg config, epoch time.Time) *Memory {
 			}
 			for j := range m.specs {
 				if implied(m.specs[j], m.specs[i]) {
-					m.specs[i].enforced = false
+					m.specs[i] = countedOnly(m.specs[i])
 					break
 				}
 			}
 		}
+	}
+	for _, sp := range m.specs {
+		m.idle = max(m.idle, sp.period+sp.width)
 	}
 	m.idle = max(m.idle, int64(cfg.idle))
 	for i := range m.shards {

@@ -261,11 +261,12 @@ func TestCountRejected(t *testing.T) {
 
 // The contract's windows: 20/s makes 72000/h redundant, so an hour of
 // saturated seconds is followed by another without a single rejection, and
-// the hour is still counted.
+// the hour is still counted, in minutes: a token's state is the 20
+// timestamps and 61 counters, not 3601.
 func TestHourDefaultWindows(t *testing.T) {
 	f := newFixture(t, []Window{{Limit: 20, Period: time.Second}, {Limit: 72000, Period: time.Hour}})
-	if f.m.specs[1].enforced || !f.m.specs[1].bucketed || f.m.specs[1].width != int64(time.Second) || f.m.specs[1].slots != 3601 {
-		t.Fatalf("hour spec %+v: want bucketed by 1s, 3601 slots, not enforced", f.m.specs[1])
+	if f.m.specs[1].enforced || !f.m.specs[1].bucketed || f.m.specs[1].width != int64(time.Minute) || f.m.specs[1].slots != 61 {
+		t.Fatalf("hour spec %+v: want bucketed by 1m, 61 slots, not enforced", f.m.specs[1])
 	}
 	for s := range 3600 {
 		ds := f.at(time.Duration(s)*time.Second).calls("tok", 21)
@@ -278,6 +279,9 @@ func TestHourDefaultWindows(t *testing.T) {
 	}
 	if got := f.m.Snapshot()[0].Used; got[0] != 20 || got[1] != 72000 {
 		t.Fatalf("after an hour: Used %v, want [20 72000]", got)
+	}
+	if held := heldBytes(f.m, "tok"); held > 20*8+61*4 {
+		t.Fatalf("a token holds %d bytes of counts, want at most %d", held, 20*8+61*4)
 	}
 	if d := f.at(3599*time.Second + 500*time.Millisecond).m.Allow("tok"); d.Allowed || d.RetryAfter != 500*time.Millisecond {
 		t.Fatalf("at 3599.5s: %+v", d)
@@ -563,4 +567,14 @@ func TestClockGoingBackwards(t *testing.T) {
 			t.Fatalf("ring out of order at %d: %v", i, st.ts)
 		}
 	}
+}
+
+// heldBytes is the size of the counts a key holds.
+func heldBytes(m *Memory, key string) int {
+	e := m.shardFor(key).m[key]
+	n := 0
+	for i := range e.win {
+		n += 8*len(e.win[i].ts) + 4*len(e.win[i].counts)
+	}
+	return n
 }

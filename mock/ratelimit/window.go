@@ -30,7 +30,8 @@ type windowSpec struct {
 	slots    int
 
 	// enforced is false for a window that another, exactly counted window
-	// already implies (see implied); it is still counted, for Snapshot.
+	// already implies (see implied); it is still counted, for Snapshot,
+	// in coarser buckets (see countedOnly).
 	enforced bool
 
 	// fixed windows count calls per period aligned to the clock: period
@@ -65,6 +66,22 @@ func newSpec(w Window, exactMax int) windowSpec {
 		// buckets (one more when now is off the bucket grid).
 		sp.slots = int(ceilDiv(sp.period, sp.width)) + 1
 	}
+	return sp
+}
+
+// countedOnlyBuckets is how many buckets a window that is counted but not
+// enforced is cut into. Only Snapshot reads it, so its count may be
+// conservative by a sixtieth of its period (a minute for the hour), and a
+// token's state for the default profile stays small: 61 four-byte counters
+// for the hour instead of 3601.
+const countedOnlyBuckets = 60
+
+// countedOnly turns a bucketed window into one that is counted, for
+// Snapshot, but never decides a call, in coarser buckets.
+func countedOnly(sp windowSpec) windowSpec {
+	sp.enforced = false
+	sp.width = max(sp.period/countedOnlyBuckets, sp.width)
+	sp.slots = int(ceilDiv(sp.period, sp.width)) + 1
 	return sp
 }
 

@@ -1,8 +1,10 @@
 package resources
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
@@ -85,7 +87,10 @@ func (s *Service) namedBy(param string) *collection {
 
 // visible answers the missing-resource reply unless the item exists, is
 // not deleted and, in a collection kept per workspace, belongs to the
-// caller's context (ws nil: the personal one).
+// caller's context (ws nil: the personal one). It reads the record's head
+// only, once per version of the record: a compute environment on the
+// published schema is kilobytes of fields a launch does not look at, and
+// launches name the same few environments again and again.
 func (c *collection) visible(id string, ws *int64, now time.Time) error {
 	if c.indexed() {
 		return c.locate(id) // kept under a parent, which scopes it
@@ -97,7 +102,7 @@ func (c *collection) visible(id string, ws *int64, now time.Time) error {
 	if err != nil {
 		return err
 	}
-	d, err := decodeItem(r)
+	d, err := c.s.heads.Do(headKey{c.listPath, id, c.s.hash.bytes(r.Data)}, func() (*itemData, error) { return decodeHead(r) })
 	if err != nil {
 		return err
 	}
@@ -110,33 +115,121 @@ func (c *collection) visible(id string, ws *int64, now time.Time) error {
 	return nil
 }
 
-// primary finds the context's primary item (a compute environment marked
-// primary), else its oldest live one, else "" when the context has none.
+// headKey names a decoded head: the record, and a fingerprint of its
+// content, so a changed record is decoded again.
+type headKey struct {
+	coll, id string
+	hash     uint64
+}
+
+// decodeHead reads where an item lives and whether it is being deleted,
+// leaving its fields undecoded (Fields stays nil).
+func decodeHead(r store.Record) (*itemData, error) {
+	var h struct {
+		Workspace  *int64     `json:"workspaceId"`
+		DeletingAt *time.Time `json:"deletingAt"`
+	}
+	if err := json.Unmarshal(r.Data, &h); err != nil {
+		return nil, fmt.Errorf("resources: record %s: %w", r.ID, err)
+	}
+	return &itemData{Workspace: h.Workspace, DeletingAt: h.DeletingAt}, nil
+}
+
+// The store files the items a launch may run on (the collection named by
+// computeEnvId) per context, and again in the context's list of primary
+// items, so that finding the environment of a launch that names none
+// reads a page of one of those lists, not every item.
+
+func contextList(ws *int64) string {
+	if ws == nil {
+		return "context:personal"
+	}
+	return "context:" + strconv.FormatInt(*ws, 10)
+}
+
+func primaryList(ws *int64) string { return "primary:" + contextList(ws) }
+
+// fileByContext is the store's indexer for that collection.
+func fileByContext(r store.Record) ([]string, string) {
+	var h struct {
+		Workspace *int64 `json:"workspaceId"`
+		Fields    struct {
+			Primary any `json:"primary"`
+		} `json:"fields"`
+	}
+	if json.Unmarshal(r.Data, &h) != nil {
+		return nil, "" // not an item: listed nowhere
+	}
+	lists := []string{contextList(h.Workspace)}
+	if h.Fields.Primary == true {
+		lists = append(lists, primaryList(h.Workspace))
+	}
+	return lists, ""
+}
+
+// primary finds the context's primary item (the newest compute
+// environment marked primary), else its oldest live one, else "" when the
+// context has none.
 func (c *collection) primary(ws *int64, now time.Time) (string, error) {
 	if c.indexed() {
 		return "", nil
 	}
-	recs, err := c.s.d.Store.List(c.listPath)
+	if id, err := c.firstLive(primaryList(ws), false, now); id != "" || err != nil {
+		return id, err
+	}
+	return c.firstLive(contextList(ws), true, now)
+}
+
+// firstLive returns the newest (or, with oldest, the oldest) item of one
+// of the collection's lists whose deletion has not finished. Finished ones
+// are dropped from the store as they are met (see gone), so the walk is
+// short. Dropping one moves the older items up a place: the walk from the
+// newest end reads the same offset again, passing the ids it has already
+// judged, and moves on when a page holds nothing new.
+func (c *collection) firstLive(list string, oldest bool, now time.Time) (string, error) {
+	const chunk = 16
+	st := c.s.d.Store
+	_, n, err := st.Page(c.listPath, store.Query{List: list})
 	if err != nil {
 		return "", err
 	}
-	first, firstAt := "", time.Time{}
-	for _, r := range recs {
-		d, err := decodeItem(r)
-		if err != nil {
+	judged := map[string]bool{}
+	for from, end := 0, n; from < end; {
+		q := store.Query{List: list, Offset: from, Limit: chunk}
+		if oldest {
+			q.Offset = max(end-chunk, from)
+			q.Limit = end - q.Offset
+		}
+		recs, _, err := st.Page(c.listPath, q)
+		if err != nil || len(recs) == 0 {
 			return "", err
 		}
-		if c.gone(c.listPath, r, d, now) || c.scoped && !sameWorkspace(d.Workspace, ws) {
-			continue
+		if oldest {
+			slices.Reverse(recs)
 		}
-		if p, _ := d.Fields["primary"].(bool); p {
-			return r.ID, nil
+		fresh := 0
+		for _, r := range recs {
+			if judged[r.ID] {
+				continue
+			}
+			d, err := decodeHead(r)
+			if err != nil {
+				return "", err
+			}
+			if !c.gone(c.listPath, r, d, now) {
+				return r.ID, nil
+			}
+			judged[r.ID] = true
+			fresh++
 		}
-		if first == "" || r.Created.Before(firstAt) {
-			first, firstAt = r.ID, r.Created
+		switch {
+		case oldest:
+			end = q.Offset // the newer items did not move
+		case fresh == 0:
+			from += len(recs)
 		}
 	}
-	return first, nil
+	return "", nil
 }
 
 func contextName(ws *int64) string {

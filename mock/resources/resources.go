@@ -78,6 +78,9 @@ type Service struct {
 	wf       *workflows
 	ids      *idSource
 	hash     hasher
+	// heads holds the decoded heads of items that launches name
+	// (launchrefs.go).
+	heads *memo.Map[headKey, *itemData]
 	// refs holds the ids answers refer to (refs.go).
 	refs refIndex
 	// nameMu serializes creates and renames in collections that refuse a
@@ -114,6 +117,7 @@ func Register(doc *spec.Document, d Deps) (*Service, error) {
 		fit:      fit,
 		bases:    newBases(d.Caches, d.Gen, fit),
 		hash:     newHasher(),
+		heads:    memo.NewIn[headKey, *itemData](d.Caches, "item heads", 2),
 		handlers: map[*spec.Operation]handler.Func{},
 		ids:      &idSource{r: d.Gen.Rand(fmt.Sprintf("record ids %d", d.Clock.Now().UnixNano()))},
 	}
@@ -135,12 +139,19 @@ func Register(doc *spec.Document, d Deps) (*Service, error) {
 	}
 	// The store files runs by workspace, in list order, as they are
 	// written (see fileRun).
-	if err := d.Store.Index(WorkflowsCollection, fileRun); err != nil {
+	if err := d.Store.Index(WorkflowsCollection, s.wf.fileRun); err != nil {
 		return nil, err
 	}
 	// Reported tasks are filed per run, in taskId order (see fileTask).
 	if err := d.Store.Index(TasksCollection, fileTask); err != nil {
 		return nil, err
+	}
+	// The environments a launch may run on are filed per context (see
+	// fileByContext).
+	if ce := s.namedBy("computeEnvId"); ce != nil && !ce.indexed() {
+		if err := d.Store.Index(ce.listPath, fileByContext); err != nil {
+			return nil, err
+		}
 	}
 	return s, nil
 }

@@ -106,10 +106,13 @@ type runFiling struct {
 // fileRun is the store's indexer for runs: each run is listed in its
 // workspace, newest first, and a search matches its run name or project
 // name, in lower case (the two joined by a NUL, which a search term never
-// holds, so no match spans both).
-func fileRun(r store.Record) ([]string, string) {
+// holds, so no match spans both). A run just launched is in the decoded
+// runs already (launch puts it there), so filing it decodes nothing.
+func (w *workflows) fileRun(r store.Record) ([]string, string) {
 	var f runFiling
-	if json.Unmarshal(r.Data, &f) != nil {
+	if wf, ok := w.decoded.Get(decodedKey{r.ID, w.s.hash.bytes(r.Data)}); ok {
+		f = runFiling{RunName: wf.RunName, ProjectName: wf.ProjectName, WorkspaceID: wf.WorkspaceID}
+	} else if json.Unmarshal(r.Data, &f) != nil {
 		return nil, "" // not a run: listed nowhere
 	}
 	return []string{runList(f.WorkspaceID)}, strings.ToLower(f.RunName) + "\x00" + strings.ToLower(f.ProjectName)
@@ -289,7 +292,12 @@ func (w *workflows) launch(req *handler.Request) (*handler.Response, error) {
 				wf.SessionID = sessionID(w.s, id)
 			}
 			wf.EndStatus = w.s.d.Profile.Workflows.EndStatus(wf.RunName)
-			return store.Record{Created: wf.Submit, Updated: wf.Submit, Data: wf.AppendJSON(make([]byte, 0, 512))}, nil
+			data := wf.AppendJSON(make([]byte, 0, 512))
+			// The run as built is what a read would decode: the store's
+			// index (fileRun) and the first describe take it from here.
+			built := *wf
+			w.decoded.Put(decodedKey{id, w.s.hash.bytes(data)}, &built)
+			return store.Record{Created: wf.Submit, Updated: wf.Submit, Data: data}, nil
 		})
 	if err != nil {
 		return nil, err
