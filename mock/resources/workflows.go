@@ -296,7 +296,7 @@ func (w *workflows) launch(req *handler.Request) (*handler.Response, error) {
 	}
 	// The rest of the answer depends only on the request, like any
 	// synthesized answer, so repeated launches reuse one base.
-	return answer(req.Op, w.s.bases.withField(successSchema(req.Op), "launched/"+req.Key, "workflowId", rec.ID)), nil
+	return success(req.Op, w.s.bases.withField(successSchema(req.Op), "launched/"+req.Key, "workflowId", rec.ID)), nil
 }
 
 func (w *workflows) describe(req *handler.Request) (*handler.Response, error) {
@@ -309,7 +309,7 @@ func (w *workflows) describe(req *handler.Request) (*handler.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	return answer(req.Op, b), nil
+	return success(req.Op, b), nil
 }
 
 func (w *workflows) list(req *handler.Request) (*handler.Response, error) {
@@ -412,7 +412,7 @@ func (w *workflows) cancel(req *handler.Request) (*handler.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	return answer(req.Op, nil), nil
+	return success(req.Op, nil), nil
 }
 
 func (w *workflows) remove(req *handler.Request) (*handler.Response, error) {
@@ -436,7 +436,7 @@ func (w *workflows) remove(req *handler.Request) (*handler.Response, error) {
 			return nil, err
 		}
 	}
-	return answer(req.Op, nil), nil
+	return success(req.Op, nil), nil
 }
 
 func (w *workflows) progressOp(req *handler.Request) (*handler.Response, error) {
@@ -450,13 +450,13 @@ func (w *workflows) progressOp(req *handler.Request) (*handler.Response, error) 
 		if ps := prop(sch, "progress"); ps != nil {
 			root["progress"] = w.tr.progressOf(ps, r.ID, wf, wf.At(req.Now), true)
 		}
-		return answer(req.Op, root), nil
+		return success(req.Op, root), nil
 	}
 	root := w.s.bases.object(sch, "progress/"+r.ID)
 	if ps := prop(sch, "progress"); ps != nil {
 		root["progress"] = w.progress(ps, r.ID, wf.At(req.Now), true)
 	}
-	return answer(req.Op, root), nil
+	return success(req.Op, root), nil
 }
 
 func (w *workflows) tasks(req *handler.Request) (*handler.Response, error) {
@@ -493,7 +493,7 @@ func (w *workflows) tasks(req *handler.Request) (*handler.Response, error) {
 	root[key] = items
 	w.s.fit.set(sch, root, "total", int64(len(all)))
 	w.s.fit.set(sch, root, "totalSize", int64(len(all)))
-	return answer(req.Op, root), nil
+	return success(req.Op, root), nil
 }
 
 // plannedTask is one task of a launched run's plan, in the state the run
@@ -758,7 +758,7 @@ func (w *workflows) workflowFields(id string, wf *workflow.Run, v workflow.View)
 		"submit": stamp(wf.Submit), "dateCreated": stamp(wf.Submit), "lastUpdated": stamp(v.LastUpdated),
 		"start": at(v.Start), "complete": at(v.Complete),
 		"revision": opt(wf.Revision), "commitId": opt(wf.CommitID), "resume": wf.Resume,
-		"deleted": false, "userName": wf.UserName, "launchId": id, // a run's launch goes by its id (guard.go)
+		"deleted": false, "userName": wf.UserName, "launchId": id, // a run's launch goes by its id (held.go)
 		"success": nil, "exitStatus": nil, "duration": nil, "errorMessage": nil, "errorReport": nil,
 	}
 	if strings.Contains(wf.Pipeline, "://") {
