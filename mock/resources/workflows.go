@@ -814,7 +814,7 @@ func (w *workflows) details(sch *base.Schema, obj map[string]any, id string, wf 
 		}
 	}
 	if m, ms := w.s.bases.child(sch, obj, "manifest", key); ms != nil {
-		fields := map[string]any{"name": wf.ProjectName, "mainScript": "main.nf", "nextflowVersion": "!>=" + nextflowVersion[:5]}
+		fields := map[string]any{"name": wf.ProjectName, "mainScript": "main.nf", "nextflowVersion": "!>=" + workflow.NextflowVersion[:5]}
 		if strings.Contains(wf.Pipeline, "://") {
 			fields["homePage"] = wf.Pipeline
 		}
@@ -825,17 +825,11 @@ func (w *workflows) details(sch *base.Schema, obj map[string]any, id string, wf 
 		w.s.fit.set(sch, obj, "manifest", m)
 	}
 	if n, ns := w.s.bases.child(sch, obj, "nextflow", key); ns != nil {
-		w.s.fit.overlay(ns, n, map[string]any{"version": nextflowVersion, "build": nextflowBuild})
+		w.s.fit.overlay(ns, n, map[string]any{"version": workflow.NextflowVersion, "build": strconv.Itoa(workflow.NextflowBuild)})
 		w.s.fit.set(sch, obj, "nextflow", n)
 	}
-	w.s.fit.set(sch, obj, "nextflowVersion", nextflowVersion)
+	w.s.fit.set(sch, obj, "nextflowVersion", workflow.NextflowVersion)
 }
-
-// The Nextflow release every run of the fake reports.
-const (
-	nextflowVersion = "24.10.4"
-	nextflowBuild   = "5934"
-)
 
 // statsFields gives a finished run's task statistics from its task counts.
 func statsFields(c workflow.Counts) map[string]any {
