@@ -272,7 +272,7 @@ func (w *workflows) launch(req *handler.Request) (*handler.Response, error) {
 		Submit:         req.Now.UTC(),
 		SubmittedFor:   prof.SubmittedFor,
 		RunningFor:     prof.RunningFor,
-		UserName:       "wmsmock",
+		UserName:       w.s.userName(), // the seeded user's (user.yaml)
 	}
 	givenName := wf.RunName
 	givenSession := wf.SessionID
