@@ -54,13 +54,13 @@ func (a admin) AdminToken() string { return a.token }
 func (a admin) Now() time.Time { return a.s.clock.Now() }
 
 // ResetState puts the fake back as it started: records, tokens and rate
-// counters. With WithRedis they are the shared ones, so the reset is seen
+// counters. In Redis (InRedis) they are the shared ones, so the reset is seen
 // by every replica.
 func (a admin) ResetState() error { return a.s.backend.Reset() }
 
 func (a admin) SaveState() error { return a.s.backend.Save() }
 
-// AdvanceClock moves the fake's time; with WithRedis the shared clock, so
+// AdvanceClock moves the fake's time; in Redis (InRedis) the shared clock, so
 // every replica sees the move on its next call.
 func (a admin) AdvanceClock(d time.Duration) (time.Time, error) { return a.s.clock.Move(d) }
 

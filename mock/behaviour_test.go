@@ -72,7 +72,7 @@ func TestRevokedTokenIsRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, _ := newServer(t, embedded(t), mock.WithBackend(b))
+	srv, _ := newServer(t, embedded(t), mock.WithState(mock.InBackend(b)))
 	if a := call(t, srv.Handler(), "GET", "/api/workflow", "my-ci-token", nil); a.status != 200 {
 		t.Fatalf("fresh token: %d", a.status)
 	}

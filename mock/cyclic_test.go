@@ -29,7 +29,7 @@ func TestCyclicCompositionsAnswer(t *testing.T) {
 		}
 		t.Run(op.ID, func(t *testing.T) {
 			for _, seed := range []int64{1, 2, 3} {
-				srv, _ := newServer(t, doc, mock.WithStrictResponses(), mock.WithSeed(seed), mock.WithoutState())
+				srv, _ := newServer(t, doc, mock.WithStrictResponses(), mock.WithSeed(seed), mock.WithState(mock.NoRecords()))
 				path := "/api" + op.Path
 				path = replaceParams(path, "cfg-1")
 				done := make(chan *httptest.ResponseRecorder, 1)

@@ -107,7 +107,7 @@ func TestUnknownDiscriminatorRefused(t *testing.T) {
 // credential's keys are of its provider's kind.
 func TestGeneratedKeysCarryOneBranch(t *testing.T) {
 	doc := published(t)
-	srv, _ := newServer(t, doc, mock.WithoutState())
+	srv, _ := newServer(t, doc, mock.WithState(mock.NoRecords()))
 	branchProps := map[string][]string{} // discriminator value -> properties of its branch
 	keysProxy, _ := doc.Model.Components.Schemas.Get("SecurityKeys")
 	for k, ref := range keysProxy.Schema().Discriminator.Mapping.FromOldest() {

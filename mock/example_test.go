@@ -46,7 +46,7 @@ components:
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, _ := newServer(t, doc, mock.WithoutState(), mock.WithStrictResponses())
+	srv, _ := newServer(t, doc, mock.WithState(mock.NoRecords()), mock.WithStrictResponses())
 	good := object(t, ok(t, srv.Handler(), call(t, srv.Handler(), "GET", "/api/good", devToken, nil), 200, "good"))
 	if good["name"] != "from-the-document" || good["size"] != float64(3) {
 		t.Errorf("a valid example was not served: %v", good)

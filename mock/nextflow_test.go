@@ -215,7 +215,7 @@ func TestConformingClientReportsThroughServer(t *testing.T) {
 		file := filepath.Join(t.TempDir(), "state.json")
 		clk := clock.NewFake(epoch)
 		start := func() *mock.Server {
-			srv, _ := strictServer(t, embedded(t), mock.WithStateFile(file, 0), mock.WithTokens(base.Token), mock.WithClock(clk))
+			srv, _ := strictServer(t, embedded(t), mock.WithState(mock.InFile(file, 0)), mock.WithTokens(base.Token), mock.WithClock(clk))
 			return srv
 		}
 		srv := start()

@@ -16,7 +16,7 @@ func TestConcurrentFirstCalls(t *testing.T) {
 	for _, dc := range documents {
 		t.Run(dc.name, func(t *testing.T) {
 			doc := dc.doc(t)
-			srv, _ := newServer(t, doc, mock.WithoutState(), mock.WithStrictResponses())
+			srv, _ := newServer(t, doc, mock.WithState(mock.NoRecords()), mock.WithStrictResponses())
 			// Calls are built while earlier ones are served: the generator
 			// walks the document the server compiles, so it takes the
 			// document's lock.

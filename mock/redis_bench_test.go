@@ -15,7 +15,7 @@ import (
 
 // BenchmarkReplicaCall measures one describe call through the whole
 // pipeline with the contract's rate limit on, with the fake's state in
-// this process and in Redis (WithRedis: the shared clock, the token, the
+// this process and in Redis (InRedis: the shared clock, the token, the
 // rate counters and the record each cost a round trip), so the difference
 // is what sharing adds to a call. The fake clock moves 60ms per call, so
 // one token stays under 20 calls a second.
@@ -39,7 +39,7 @@ func benchReplicaCall(b *testing.B, c *redis.Client) {
 	clk := clock.NewFake(epoch)
 	opts := []mock.Option{mock.WithClock(clk), contractLimit}
 	if c != nil {
-		opts = append(opts, mock.WithRedis(c, "bench"))
+		opts = append(opts, mock.WithState(mock.InRedis(c, "bench")))
 	}
 	srv, _ := newServer(b, embedded(b), opts...)
 	h := srv.Handler()

@@ -18,13 +18,13 @@ import (
 
 // replica starts one fake on the shared Redis at addr, on the shared
 // clock, as one replica behind a load balancer: records, tokens, rate
-// counters and the clock's advance in Redis (WithRedis).
+// counters and the clock's advance in Redis (InRedis).
 func replica(t *testing.T, addr string, clk *clock.Fake, opts ...mock.Option) *mock.Server {
 	t.Helper()
 	c := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1, DialTimeout: 200 * time.Millisecond,
 		DialerRetries: 1, DialerRetryTimeout: time.Millisecond})
 	t.Cleanup(func() { _ = c.Close() })
-	srv, _ := newServer(t, embedded(t), append([]mock.Option{mock.WithClock(clk), mock.WithRedis(c, "wmsmock")}, opts...)...)
+	srv, _ := newServer(t, embedded(t), append([]mock.Option{mock.WithClock(clk), mock.WithState(mock.InRedis(c, "wmsmock"))}, opts...)...)
 	return srv
 }
 

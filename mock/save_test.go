@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/wmsmock/wmsmock/mock"
+	"github.com/wmsmock/wmsmock/mock/backend"
 	"github.com/wmsmock/wmsmock/mock/store"
 )
 
@@ -36,7 +37,11 @@ func (c *countingStore) Changes(since uint64) (store.Changes, error) {
 func TestSaveCopiesOnlyChanges(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "state.json")
 	cs := &countingStore{Memory: store.NewMemory()}
-	srv, _ := newServer(t, embedded(t), mock.WithStore(cs), mock.WithStateFile(file, 0))
+	// A state file over a store of the test's: a State of the caller's own.
+	fileOverCounting := func(opts ...backend.Option) (*backend.Backend, error) {
+		return backend.NewFile(file, 0, append(opts, backend.WithRecords(cs))...)
+	}
+	srv, _ := newServer(t, embedded(t), mock.WithState(fileOverCounting))
 	h := srv.Handler()
 	save := func() {
 		t.Helper()
@@ -61,7 +66,7 @@ func TestSaveCopiesOnlyChanges(t *testing.T) {
 	if err := srv.Shutdown(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	again, _ := newServer(t, embedded(t), mock.WithStateFile(file, 0))
+	again, _ := newServer(t, embedded(t), mock.WithState(mock.InFile(file, 0)))
 	for _, id := range append(ids, last) {
 		ok(t, again.Handler(), call(t, again.Handler(), "GET", "/api/workflow/"+id, devToken, nil), 200, "describe after restart")
 	}

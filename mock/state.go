@@ -16,7 +16,7 @@ import (
 // file or seed.
 func (s *Server) setupState(cfg settings) error {
 	records := s.backend.Records()
-	if records == nil { // WithoutState
+	if records == nil { // NoRecords
 		return s.backend.Load(seeder{})
 	}
 	var seed *resources.Seed

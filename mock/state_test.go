@@ -997,7 +997,7 @@ func TestStateFileRestart(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "state.json")
 	doc := embedded(t)
 	start := func() *mock.Server {
-		srv, _ := strictServer(t, doc, mock.WithStateFile(file, 0), mock.WithTokens("ci-configured"))
+		srv, _ := strictServer(t, doc, mock.WithState(mock.InFile(file, 0)), mock.WithTokens("ci-configured"))
 		return srv
 	}
 	srv := start()
@@ -1069,7 +1069,7 @@ func TestCorruptStateFile(t *testing.T) {
 			if err := os.WriteFile(file, []byte(content), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			_, err := mock.New(mock.WithDocument("", embedded(t)), mock.WithStateFile(file, time.Hour))
+			_, err := mock.New(mock.WithDocument("", embedded(t)), mock.WithState(mock.InFile(file, time.Hour)))
 			if err == nil {
 				t.Fatal("started on a damaged state file")
 			}

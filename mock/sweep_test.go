@@ -43,7 +43,7 @@ func TestEveryOperationAnswersValidly(t *testing.T) {
 func sweepAnswers(t *testing.T, doc *spec.Document, p *profile.Profile) {
 	// Random ids address nothing in a stateful fake (403); the sweep
 	// checks synthesis, so it runs without state.
-	srv, _ := newServer(t, doc, mock.WithoutState(), mock.WithProfile(p))
+	srv, _ := newServer(t, doc, mock.WithState(mock.NoRecords()), mock.WithProfile(p))
 	vopts := []validate.Option{validate.WithRegexpEngine(synth.RegexpEngine)}
 	if p.Answers.WithNulls() {
 		vopts = append(vopts, validate.WithNulls())

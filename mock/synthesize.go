@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/wmsmock/wmsmock/internal/memo"
+	"github.com/wmsmock/wmsmock/internal/workflow"
 	"github.com/wmsmock/wmsmock/mock/handler"
 	"github.com/wmsmock/wmsmock/mock/spec"
 	"github.com/wmsmock/wmsmock/mock/synth"
@@ -89,8 +90,8 @@ func (s *synthesizer) nonJSON(req *handler.Request) (body []byte, timed bool) {
 				return []byte(str), false
 			}
 		}
-		return []byte(fmt.Sprintf("N E X T F L O W  ~  version 24.10.0\nLaunching `%s` [wmsmock]\nCompleted at: %s\n",
-			req.Op.Path, req.Now.UTC().Format("2006-01-02T15:04:05Z"))), true
+		return []byte(fmt.Sprintf("N E X T F L O W  ~  version %s\nLaunching `%s` [wmsmock]\nCompleted at: %s\n",
+			workflow.NextflowVersion, req.Op.Path, req.Now.UTC().Format("2006-01-02T15:04:05Z"))), true
 	}
 	return []byte(fmt.Sprintf("wmsmock sample file for %s\n", req.Op.Path)), false
 }

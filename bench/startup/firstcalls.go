@@ -36,7 +36,7 @@ var firstCallModes = []struct {
 	name string
 	opts []mock.Option
 }{
-	{"without state (synthesized)", []mock.Option{mock.WithoutState()}},
+	{"without state (synthesized)", []mock.Option{mock.WithState(mock.NoRecords())}},
 	{"with state (resource behaviours)", nil},
 }
 

@@ -176,9 +176,6 @@ func (c serveConfig) options(logger *slog.Logger) ([]mock.Option, error) {
 		}
 		opts = append(opts, mock.WithProfile(p))
 	}
-	if c.stateFile != "" {
-		opts = append(opts, mock.WithStateFile(c.stateFile, c.stateInterval))
-	}
 	if c.fixtures != "" {
 		opts = append(opts, mock.WithFixturesDir(c.fixtures))
 	}
@@ -192,14 +189,19 @@ func (c serveConfig) options(logger *slog.Logger) ([]mock.Option, error) {
 		opts = append(opts, mock.WithStrictRequests())
 	}
 	opts = append(opts, c.tls.options()...)
-	if c.store != "" {
+	// Where the state lives: one of --store and --state-file (parse
+	// refuses both), else this process's memory.
+	switch {
+	case c.store != "":
 		// Records, tokens, rate counters and the clock's advance, all in
 		// the one Redis the replicas share.
 		client, err := redisstore.Dial(c.store, 2*time.Second)
 		if err != nil {
 			return nil, err
 		}
-		opts = append(opts, mock.WithRedis(client, "wmsmock"))
+		opts = append(opts, mock.WithState(mock.InRedis(client, "wmsmock")))
+	case c.stateFile != "":
+		opts = append(opts, mock.WithState(mock.InFile(c.stateFile, c.stateInterval)))
 	}
 	switch c.rateLimit {
 	case "":

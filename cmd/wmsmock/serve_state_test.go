@@ -28,6 +28,9 @@ func TestServeRejectsBadStateConfiguration(t *testing.T) {
 		{"fixtures from environment", nil, map[string]string{"WMSMOCK_FIXTURES": filepath.Join(dir, "absent")}, 2, "--fixtures"},
 		{"bad admin token", []string{"--admin-token", "two words"}, nil, 2, "--admin-token"},
 		{"corrupt state file", []string{"--state-file", corrupt}, nil, 1, corrupt},
+		// The library takes one place for the state (the later WithState
+		// wins), so the flags that name two are refused here.
+		{"redis and a state file", []string{"--store", "redis://127.0.0.1:1/0", "--state-file", filepath.Join(dir, "s.json")}, nil, 2, "--store and --state-file do not go together"},
 	})
 	if b, _ := os.ReadFile(corrupt); string(b) != "{broken" {
 		t.Error("the corrupt state file was overwritten")

@@ -24,12 +24,14 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/wmsmock/wmsmock/internal/workflow"
 )
 
 // Nextflow's version and build, as NextflowMeta reports them.
 const (
-	Version = "24.10.4"
-	Build   = 5934
+	Version = workflow.NextflowVersion
+	Build   = workflow.NextflowBuild
 )
 
 // TasksPerRequest is the most tasks Nextflow puts in one progress call.

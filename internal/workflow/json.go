@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"strconv"
 	"time"
-
-	"github.com/wmsmock/wmsmock/internal/jsonx"
 )
 
 // AppendJSON encodes the run record as encoding/json would (same fields,
@@ -16,17 +14,17 @@ import (
 func (w *Run) AppendJSON(b []byte) []byte {
 	b = append(b, '{')
 	b = appendField(b, "runName", true)
-	b = jsonx.AppendString(b, w.RunName)
+	b = AppendJSONString(b, w.RunName)
 	b = appendField(b, "projectName", false)
-	b = jsonx.AppendString(b, w.ProjectName)
+	b = AppendJSONString(b, w.ProjectName)
 	b = appendField(b, "pipeline", false)
-	b = jsonx.AppendString(b, w.Pipeline)
+	b = AppendJSONString(b, w.Pipeline)
 	for _, f := range [...]struct{ name, v string }{
 		{"revision", w.Revision}, {"commitId", w.CommitID}, {"workDir", w.WorkDir}, {"computeEnvId", w.ComputeEnvID},
 	} {
 		if f.v != "" {
 			b = appendField(b, f.name, false)
-			b = jsonx.AppendString(b, f.v)
+			b = AppendJSONString(b, f.v)
 		}
 	}
 	if len(w.ConfigProfiles) > 0 {
@@ -36,14 +34,14 @@ func (w *Run) AppendJSON(b []byte) []byte {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = jsonx.AppendString(b, p)
+			b = AppendJSONString(b, p)
 		}
 		b = append(b, ']')
 	}
 	for _, f := range [...]struct{ name, v string }{{"configText", w.ConfigText}, {"paramsText", w.ParamsText}} {
 		if f.v != "" {
 			b = appendField(b, f.name, false)
-			b = jsonx.AppendString(b, f.v)
+			b = AppendJSONString(b, f.v)
 		}
 	}
 	if w.Resume {
@@ -53,7 +51,7 @@ func (w *Run) AppendJSON(b []byte) []byte {
 	for _, f := range [...]struct{ name, v string }{{"sessionId", w.SessionID}, {"userName", w.UserName}} {
 		if f.v != "" {
 			b = appendField(b, f.name, false)
-			b = jsonx.AppendString(b, f.v)
+			b = AppendJSONString(b, f.v)
 		}
 	}
 	if w.WorkspaceID != 0 {
@@ -67,10 +65,10 @@ func (w *Run) AppendJSON(b []byte) []byte {
 	b = appendField(b, "runningFor", false)
 	b = strconv.AppendInt(b, int64(w.RunningFor), 10)
 	b = appendField(b, "endStatus", false)
-	b = jsonx.AppendString(b, w.EndStatus)
+	b = AppendJSONString(b, w.EndStatus)
 	if w.Pinned != "" {
 		b = appendField(b, "pinned", false)
-		b = jsonx.AppendString(b, w.Pinned)
+		b = AppendJSONString(b, w.Pinned)
 	}
 	if w.PinnedAt != nil {
 		b = appendField(b, "pinnedAt", false)

@@ -616,7 +616,7 @@ func (c *collection) createOp(req *handler.Request) (*handler.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	return answer(req.Op, c.renderAnswer(successSchema(req.Op), coll, r, d, req.Now)), nil
+	return success(req.Op, c.renderAnswer(successSchema(req.Op), coll, r, d, req.Now)), nil
 }
 
 func (c *collection) describeOp(req *handler.Request) (*handler.Response, error) {
@@ -624,7 +624,7 @@ func (c *collection) describeOp(req *handler.Request) (*handler.Response, error)
 	if err != nil {
 		return nil, err
 	}
-	return answer(req.Op, c.renderAnswer(successSchema(req.Op), coll, r, d, req.Now)), nil
+	return success(req.Op, c.renderAnswer(successSchema(req.Op), coll, r, d, req.Now)), nil
 }
 
 func (c *collection) updateOp(req *handler.Request) (*handler.Response, error) {
@@ -673,7 +673,7 @@ func (c *collection) updateOp(req *handler.Request) (*handler.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	return answer(req.Op, c.renderAnswer(successSchema(req.Op), coll, r, d, req.Now)), nil
+	return success(req.Op, c.renderAnswer(successSchema(req.Op), coll, r, d, req.Now)), nil
 }
 
 func (c *collection) deleteOp(req *handler.Request) (*handler.Response, error) {
@@ -704,7 +704,7 @@ func (c *collection) deleteOp(req *handler.Request) (*handler.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	return answer(req.Op, nil), nil
+	return success(req.Op, nil), nil
 }
 
 func (c *collection) listOp(req *handler.Request) (*handler.Response, error) {
@@ -770,7 +770,7 @@ func (c *collection) listOp(req *handler.Request) (*handler.Response, error) {
 	c.s.fit.set(sch, root, "totalSize", total)
 	c.s.fit.set(sch, root, "total", total)
 	c.s.fit.set(sch, root, "hasMore", hasMore)
-	return answer(req.Op, root), nil
+	return success(req.Op, root), nil
 }
 
 // matches is the list search: the text anywhere in the item's names.

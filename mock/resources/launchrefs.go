@@ -16,8 +16,8 @@ import (
 // caller (CONTRACT.md, launch references): the workspace it runs in (and
 // the one a shared pipeline comes from) and the compute environment. (A
 // saved pipeline is named by id in the path of the operations that take
-// one, /pipelines/{pipelineId}/launch, whose existence check is the
-// guard's.) Anything else gets the
+// one, /pipelines/{pipelineId}/launch, whose existence check is in
+// held.go.) Anything else gets the
 // profile's missing-resource reply, as the service refuses a launch into a
 // compute environment it cannot see. A launch that names no compute
 // environment runs on the workspace's primary one. A document without

@@ -222,8 +222,9 @@ func workspaceOf(q url.Values) (id int64, ok bool, err error) {
 	return id, true, nil
 }
 
-// answer encodes v as the operation's success answer.
-func answer(op *spec.Operation, v any) *handler.Response {
+// success encodes v as the operation's success answer (no content when
+// the operation answers none or v is nil).
+func success(op *spec.Operation, v any) *handler.Response {
 	if op.Success.MediaType == "" || v == nil {
 		return handler.NoContent(op.Success.Status)
 	}

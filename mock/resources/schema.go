@@ -10,9 +10,9 @@ import (
 
 	"github.com/pb33f/libopenapi/datamodel/high/base"
 
-	"github.com/wmsmock/wmsmock/internal/jsonx"
 	"github.com/wmsmock/wmsmock/internal/memo"
 	"github.com/wmsmock/wmsmock/internal/oasdoc"
+	"github.com/wmsmock/wmsmock/internal/workflow"
 	"github.com/wmsmock/wmsmock/mock/synth"
 )
 
@@ -622,8 +622,8 @@ func (b *bases) withField(s *base.Schema, key, name, value string) json.RawMessa
 		rest, _ = v.([]byte)
 	}
 	out := make([]byte, 0, len(rest)+len(name)+len(value)+8)
-	out = append(jsonx.AppendString(append(out, '{'), name), ':')
-	out = jsonx.AppendString(out, value)
+	out = append(workflow.AppendJSONString(append(out, '{'), name), ':')
+	out = workflow.AppendJSONString(out, value)
 	if len(rest) > 0 {
 		out = append(append(out, ','), rest...)
 	}

@@ -234,7 +234,7 @@ func (s *Service) seedWorkflow(w WorkflowSeed, now time.Time) error {
 		RunName: w.RunName, Pipeline: w.Pipeline, ProjectName: projectName(w.Pipeline),
 		Revision: w.Revision, WorkDir: w.WorkDir, WorkspaceID: w.WorkspaceID,
 		Submit: now.Add(-w.SubmittedAgo), SubmittedFor: prof.SubmittedFor, RunningFor: prof.RunningFor,
-		EndStatus: w.EndStatus, UserName: "wmsmock",
+		EndStatus: w.EndStatus, UserName: s.userName(), // the user seeded above
 	}
 	if wf.EndStatus == "" {
 		wf.EndStatus = prof.EndStatus(wf.RunName)

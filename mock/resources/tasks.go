@@ -213,7 +213,7 @@ func (t *traces) describeTask(req *handler.Request) (*handler.Response, error) {
 		if n > int64(len(tasks)) {
 			return nil, fail(errMissing, "run %s has no task %d", r.ID, n)
 		}
-		return answer(req.Op, t.wrapTask(sch, func(s *base.Schema) map[string]any {
+		return success(req.Op, t.wrapTask(sch, func(s *base.Schema) map[string]any {
 			return t.w.renderPlanned(s, r.ID, wf, req.Now, tasks[n-1])
 		})), nil
 	}
@@ -228,7 +228,7 @@ func (t *traces) describeTask(req *handler.Request) (*handler.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	return answer(req.Op, t.wrapTask(sch, func(s *base.Schema) map[string]any { return t.renderTask(s, task) })), nil
+	return success(req.Op, t.wrapTask(sch, func(s *base.Schema) map[string]any { return t.renderTask(s, task) })), nil
 }
 
 // taskID reads the taskId path parameter; a value that is not a task's
@@ -273,7 +273,7 @@ func (t *traces) metrics(req *handler.Request) (*handler.Response, error) {
 	if ms != nil {
 		root["metrics"] = out
 	}
-	return answer(req.Op, root), nil
+	return success(req.Op, root), nil
 }
 
 // forgetTrace removes what a deleted run's reports left: its detail

@@ -61,7 +61,7 @@ func (s *Service) listTokens(req *handler.Request) (*handler.Response, error) {
 		list = append(list, s.tokenJSON(item, t))
 	}
 	root[key] = list
-	return answer(req.Op, root), nil
+	return success(req.Op, root), nil
 }
 
 func (s *Service) createToken(req *handler.Request) (*handler.Response, error) {
@@ -88,7 +88,7 @@ func (s *Service) createToken(req *handler.Request) (*handler.Response, error) {
 	if ts := prop(sch, "token"); ts != nil {
 		root["token"] = s.tokenJSON(ts, tok)
 	}
-	return answer(req.Op, root), nil
+	return success(req.Op, root), nil
 }
 
 func (s *Service) deleteToken(req *handler.Request) (*handler.Response, error) {
@@ -101,7 +101,7 @@ func (s *Service) deleteToken(req *handler.Request) (*handler.Response, error) {
 	} else if err != nil {
 		return nil, err
 	}
-	return answer(req.Op, nil), nil
+	return success(req.Op, nil), nil
 }
 
 // deleteAllTokens removes every token the user created. The tokens the fake
@@ -111,5 +111,5 @@ func (s *Service) deleteAllTokens(req *handler.Request) (*handler.Response, erro
 	if _, err := s.d.Tokens.DeleteAll(); err != nil {
 		return nil, err
 	}
-	return answer(req.Op, nil), nil
+	return success(req.Op, nil), nil
 }

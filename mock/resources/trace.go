@@ -112,7 +112,7 @@ func (t *traces) create(req *handler.Request) (*handler.Response, error) {
 		t.s.fit.overlay(ms, m, t.createMetadata(wf))
 		t.s.fit.set(sch, root, "metadata", m)
 	}
-	return answer(req.Op, root), nil
+	return success(req.Op, root), nil
 }
 
 // announced is what a create says about its run.
@@ -401,7 +401,7 @@ func (t *traces) heartbeat(req *handler.Request) (*handler.Response, error) {
 	if _, err := t.report(req, func(*workflow.Run) error { return nil }); err != nil {
 		return nil, err
 	}
-	return answer(req.Op, t.s.bases.bare(successSchema(req.Op), "trace/heartbeat")), nil
+	return success(req.Op, t.s.bases.bare(successSchema(req.Op), "trace/heartbeat")), nil
 }
 
 // complete reports how the run ended: SUCCEEDED or FAILED as its success
@@ -485,5 +485,5 @@ func (t *traces) processed(req *handler.Request, wf *workflow.Run, watch bool) *
 	if watch {
 		t.s.fit.set(sch, root, "watchUrl", t.watchURL(req, id, wf))
 	}
-	return answer(req.Op, root)
+	return success(req.Op, root)
 }

@@ -40,7 +40,7 @@ func (s *Service) userInfo(req *handler.Request) (*handler.Response, error) {
 		root["user"] = u
 	}
 	s.fit.set(sch, root, "needConsent", false)
-	return answer(req.Op, root), nil
+	return success(req.Op, root), nil
 }
 
 // seededUser reads the seeded user's id and name.

@@ -85,7 +85,7 @@ func (c *collection) viewOp(rest string) handler.Func {
 		sch := successSchema(req.Op)
 		m := c.s.bases.object(sch, recordKey(coll, r)+"/"+rest)
 		c.s.showWritten(sch, m, d)
-		return answer(req.Op, m), nil
+		return success(req.Op, m), nil
 	}
 }
 

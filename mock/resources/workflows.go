@@ -275,7 +275,7 @@ func (w *workflows) launch(req *handler.Request) (*handler.Response, error) {
 		Submit:         req.Now.UTC(),
 		SubmittedFor:   prof.SubmittedFor,
 		RunningFor:     prof.RunningFor,
-		UserName:       "wmsmock",
+		UserName:       w.s.userName(), // the seeded user's (user.yaml)
 	}
 	givenName := wf.RunName
 	givenSession := wf.SessionID
@@ -304,7 +304,7 @@ func (w *workflows) launch(req *handler.Request) (*handler.Response, error) {
 	}
 	// The rest of the answer depends only on the request, like any
 	// synthesized answer, so repeated launches reuse one base.
-	return answer(req.Op, w.s.bases.withField(successSchema(req.Op), "launched/"+req.Key, "workflowId", rec.ID)), nil
+	return success(req.Op, w.s.bases.withField(successSchema(req.Op), "launched/"+req.Key, "workflowId", rec.ID)), nil
 }
 
 func (w *workflows) describe(req *handler.Request) (*handler.Response, error) {
@@ -317,7 +317,7 @@ func (w *workflows) describe(req *handler.Request) (*handler.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	return answer(req.Op, b), nil
+	return success(req.Op, b), nil
 }
 
 func (w *workflows) list(req *handler.Request) (*handler.Response, error) {
@@ -420,7 +420,7 @@ func (w *workflows) cancel(req *handler.Request) (*handler.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	return answer(req.Op, nil), nil
+	return success(req.Op, nil), nil
 }
 
 func (w *workflows) remove(req *handler.Request) (*handler.Response, error) {
@@ -444,7 +444,7 @@ func (w *workflows) remove(req *handler.Request) (*handler.Response, error) {
 			return nil, err
 		}
 	}
-	return answer(req.Op, nil), nil
+	return success(req.Op, nil), nil
 }
 
 func (w *workflows) progressOp(req *handler.Request) (*handler.Response, error) {
@@ -458,13 +458,13 @@ func (w *workflows) progressOp(req *handler.Request) (*handler.Response, error) 
 		if ps := prop(sch, "progress"); ps != nil {
 			root["progress"] = w.tr.progressOf(ps, r.ID, wf, wf.At(req.Now), true)
 		}
-		return answer(req.Op, root), nil
+		return success(req.Op, root), nil
 	}
 	root := w.s.bases.object(sch, "progress/"+r.ID)
 	if ps := prop(sch, "progress"); ps != nil {
 		root["progress"] = w.progress(ps, r.ID, wf.At(req.Now), true)
 	}
-	return answer(req.Op, root), nil
+	return success(req.Op, root), nil
 }
 
 func (w *workflows) tasks(req *handler.Request) (*handler.Response, error) {
@@ -501,7 +501,7 @@ func (w *workflows) tasks(req *handler.Request) (*handler.Response, error) {
 	root[key] = items
 	w.s.fit.set(sch, root, "total", int64(len(all)))
 	w.s.fit.set(sch, root, "totalSize", int64(len(all)))
-	return answer(req.Op, root), nil
+	return success(req.Op, root), nil
 }
 
 // plannedTask is one task of a launched run's plan, in the state the run
@@ -766,7 +766,7 @@ func (w *workflows) workflowFields(id string, wf *workflow.Run, v workflow.View)
 		"submit": stamp(wf.Submit), "dateCreated": stamp(wf.Submit), "lastUpdated": stamp(v.LastUpdated),
 		"start": at(v.Start), "complete": at(v.Complete),
 		"revision": opt(wf.Revision), "commitId": opt(wf.CommitID), "resume": wf.Resume,
-		"deleted": false, "userName": wf.UserName, "launchId": id, // a run's launch goes by its id (guard.go)
+		"deleted": false, "userName": wf.UserName, "launchId": id, // a run's launch goes by its id (held.go)
 		"success": nil, "exitStatus": nil, "duration": nil, "errorMessage": nil, "errorReport": nil,
 	}
 	if strings.Contains(wf.Pipeline, "://") {
@@ -822,7 +822,7 @@ func (w *workflows) details(sch *base.Schema, obj map[string]any, id string, wf 
 		}
 	}
 	if m, ms := w.s.bases.child(sch, obj, "manifest", key); ms != nil {
-		fields := map[string]any{"name": wf.ProjectName, "mainScript": "main.nf", "nextflowVersion": "!>=" + nextflowVersion[:5]}
+		fields := map[string]any{"name": wf.ProjectName, "mainScript": "main.nf", "nextflowVersion": "!>=" + workflow.NextflowVersion[:5]}
 		if strings.Contains(wf.Pipeline, "://") {
 			fields["homePage"] = wf.Pipeline
 		}
@@ -833,17 +833,11 @@ func (w *workflows) details(sch *base.Schema, obj map[string]any, id string, wf 
 		w.s.fit.set(sch, obj, "manifest", m)
 	}
 	if n, ns := w.s.bases.child(sch, obj, "nextflow", key); ns != nil {
-		w.s.fit.overlay(ns, n, map[string]any{"version": nextflowVersion, "build": nextflowBuild})
+		w.s.fit.overlay(ns, n, map[string]any{"version": workflow.NextflowVersion, "build": strconv.Itoa(workflow.NextflowBuild)})
 		w.s.fit.set(sch, obj, "nextflow", n)
 	}
-	w.s.fit.set(sch, obj, "nextflowVersion", nextflowVersion)
+	w.s.fit.set(sch, obj, "nextflowVersion", workflow.NextflowVersion)
 }
-
-// The Nextflow release every run of the fake reports.
-const (
-	nextflowVersion = "24.10.4"
-	nextflowBuild   = "5934"
-)
 
 // statsFields gives a finished run's task statistics from its task counts.
 func statsFields(c workflow.Counts) map[string]any {

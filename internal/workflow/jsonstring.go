@@ -1,13 +1,12 @@
-// Package jsonx holds the JSON encoding helpers the fake's hot paths use
-// instead of encoding/json's reflection: each writes exactly what
-// encoding/json would decode to the same value.
-package jsonx
+package workflow
 
 import "unicode/utf8"
 
-// AppendString appends s as a JSON string: quotes, backslashes and control
-// characters escaped, invalid UTF-8 replaced, as encoding/json does.
-func AppendString(b []byte, s string) []byte {
+// AppendJSONString appends s as a JSON string: quotes, backslashes and
+// control characters escaped, invalid UTF-8 replaced, as encoding/json
+// does. AppendJSON writes run records with it, and the launch answer its
+// workflowId, both without encoding/json's reflection.
+func AppendJSONString(b []byte, s string) []byte {
 	const hexDigits = "0123456789abcdef"
 	b = append(b, '"')
 	for i := 0; i < len(s); {

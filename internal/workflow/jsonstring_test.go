@@ -1,18 +1,18 @@
-package jsonx
+package workflow
 
 import (
 	"encoding/json"
 	"testing"
 )
 
-// Whatever the string, AppendString writes JSON that decodes back to what
+// Whatever the string, AppendJSONString writes JSON that decodes back to what
 // encoding/json decodes its own encoding to.
-func FuzzAppendString(f *testing.F) {
+func FuzzAppendJSONString(f *testing.F) {
 	for _, s := range []string{"", "plain", `quote " and \ backslash`, "\n\r\t\x00\x1f\x7f", "é ü \u2028 \U0001F600", "bad \xff utf8", "<&>"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		got := AppendString([]byte("x"), s)
+		got := AppendJSONString([]byte("x"), s)
 		if got[0] != 'x' {
 			t.Fatal("the prefix was overwritten")
 		}

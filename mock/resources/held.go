@@ -35,7 +35,7 @@ func (s *Service) registerSubresources() {
 			continue
 		}
 		if checks := s.holders(op.Path); len(checks) > 0 {
-			s.handle(op, s.guard(checks))
+			s.handle(op, s.ifHeld(checks))
 		}
 	}
 }
@@ -129,7 +129,9 @@ func sameShape(want, have string) (map[string]string, bool) {
 	return names, true
 }
 
-func (s *Service) guard(checks []holder) handler.Func {
+// ifHeld answers by the fallback once every check finds its id held, and
+// with the first check's missing-resource reply otherwise.
+func (s *Service) ifHeld(checks []holder) handler.Func {
 	return func(req *handler.Request) (*handler.Response, error) {
 		for _, exists := range checks {
 			if err := exists(req); err != nil {
