@@ -45,6 +45,9 @@ var vocabularies = []vocabulary{
 	// Seen: the published schema's WspRole enum (workspace participants;
 	// the predefined roles /roles lists).
 	{"", "wsprole", []string{"owner", "admin", "maintain", "launch", "connect", "view"}},
+	// Seen: the same WspRole enum names the predefined roles /roles lists
+	// and /roles/{roleName} describes (isPredefined in ListRolesResponse).
+	{"", "rolename", []string{"owner", "admin", "maintain", "launch", "connect", "view"}},
 	// Seen: the enum of a compute configuration's platform in the
 	// published schema (ComputeEnv_ComputeConfig_.platform); the platform
 	// ids /platforms/{platformId} takes.
