@@ -3,6 +3,7 @@ package mock_test
 import (
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"net/url"
 	"slices"
 	"sort"
@@ -173,7 +174,13 @@ func params(op *spec.Operation) []*v3.Parameter {
 // names an item the fake holds; and every run in them agrees with itself.
 func hangsTogether(t *testing.T, doc *spec.Document) {
 	srv, _ := newServer(t, doc, mock.WithStrictResponses())
-	h := srv.Handler()
+	walkAccount(t, doc, srv.Handler(), nil)
+}
+
+// walkAccount lists, describes and follows the references of the account
+// h serves; named, when set, hears of every reference followed, with the
+// call that describes what it names.
+func walkAccount(t *testing.T, doc *spec.Document, h http.Handler, named func(param, id, target string)) {
 	get := func(target string) (answer, any) {
 		t.Helper()
 		a := call(t, h, "GET", "/api"+target, devToken, nil)
@@ -185,7 +192,7 @@ func hangsTogether(t *testing.T, doc *spec.Document) {
 		}
 		return a, v
 	}
-	w := &refWalk{t: t, refs: references(doc), get: get, resolved: map[string]bool{}, seen: map[string]string{}}
+	w := &refWalk{t: t, refs: references(doc), get: get, resolved: map[string]bool{}, seen: map[string]string{}, named: named}
 	calls := listCalls(doc)
 	if len(calls) < 5 {
 		t.Fatalf("found only %d list operations", len(calls))
@@ -359,6 +366,7 @@ type refWalk struct {
 	seen    map[string]string
 	runs    int
 	pending []func()
+	named   func(param, id, target string)
 }
 
 // follow checks the references below v, an answer to from; base holds
@@ -396,6 +404,9 @@ func (w *refWalk) check(from string, v any, base map[string]any) {
 			} else if v := w.seen[q]; v != "" {
 				target += sep(target) + q + "=" + url.QueryEscape(v)
 			}
+		}
+		if w.named != nil {
+			w.named(param, id, target)
 		}
 		if done, seen := w.resolved[target]; seen {
 			if !done {

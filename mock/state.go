@@ -59,6 +59,7 @@ func (s *Server) setupState(cfg settings) error {
 		if a == s.versions[s.profile.Versions.Default] {
 			seedWith = svc
 			a.synth.refs = svc.FixRefs // synthesized ids name held items too
+			a.synth.refGen = svc.RefGeneration
 		}
 	}
 	return s.backend.Load(seeder{svc: seedWith, seed: seed})

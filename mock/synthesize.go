@@ -26,6 +26,10 @@ type synthesizer struct {
 	// refs points the identifiers in a generated answer at items the
 	// fake holds (resources.Service.FixRefs); nil leaves them as made.
 	refs func(v any, workspaceID int64)
+	// refGen is the generation of the ids refs names
+	// (resources.Service.RefGeneration): an answer cached under an older
+	// one may name an item deleted since, so the cache is keyed by it.
+	refGen func() uint64
 
 	mu       sync.Mutex
 	examples map[*spec.Operation][]byte // the operation's valid example, nil when none
@@ -42,7 +46,11 @@ func (s *synthesizer) synthesize(req *handler.Request) (*handler.Response, error
 	if succ.MediaType == "" {
 		return handler.NoContent(succ.Status), nil
 	}
-	if b, ok := s.cache.Get(req.Key); ok {
+	key := req.Key
+	if s.refGen != nil {
+		key = strconv.FormatUint(s.refGen(), 36) + " " + key
+	}
+	if b, ok := s.cache.Get(key); ok {
 		return &handler.Response{Status: succ.Status, Raw: b, MediaType: succ.MediaType}, nil
 	}
 	body, timed, err := s.body(req)
@@ -50,7 +58,7 @@ func (s *synthesizer) synthesize(req *handler.Request) (*handler.Response, error
 		return nil, err
 	}
 	if !timed {
-		s.cache.Put(req.Key, body)
+		s.cache.Put(key, body)
 	}
 	return &handler.Response{Status: succ.Status, Raw: body, MediaType: succ.MediaType}, nil
 }

@@ -695,6 +695,9 @@ func (c *collection) deleteOp(req *handler.Request) (*handler.Response, error) {
 			rec.Data, err = json.Marshal(cur)
 			return err
 		})
+		if err == nil {
+			c.s.dropRef(coll, r.ID) // no answer names an item being deleted
+		}
 	} else {
 		err = c.s.d.Store.Delete(coll, r.ID)
 	}

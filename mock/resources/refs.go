@@ -3,11 +3,13 @@ package resources
 import (
 	"encoding/json"
 	"fmt"
-	"hash/fnv"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
+
+	"github.com/wmsmock/wmsmock/mock/store"
 )
 
 // Identifiers inside answers name things the fake holds. A property named
@@ -18,15 +20,56 @@ import (
 // client that follows a reference finds it. Values a client or the seed
 // gave are kept as they are.
 //
-// The held ids are read once, when the seeding is done; an item deleted
-// later may still be named by other answers, as on a service where
-// references are not cascaded.
+// The index of held ids is built when the seeding is done (or a state is
+// restored) and kept current by the write paths (refindex.go): an item
+// created later becomes a target, a deleted one stops being named. Picks
+// go through consistent-hash rings (refring.go), so a new item takes over
+// only the references it wins, and the others stay as shown.
 
-// refTarget is one kind of referenced resource: the ids the fake held
-// once seeded, per context (0: personal).
+// refTarget is one kind of referenced resource: the ids the fake holds,
+// per context (0: personal) and all together.
 type refTarget struct {
-	byWS map[int64][]string
-	all  []string
+	byWS map[int64]*ring
+	all  *ring
+	// where is the context of each id, to find its ring on removal.
+	where map[string]int64
+}
+
+func newRefTarget() *refTarget {
+	return &refTarget{byWS: map[int64]*ring{}, all: newRing(), where: map[string]int64{}}
+}
+
+// add holds id, of context ws; it reports whether the id is new.
+func (t *refTarget) add(id string, ws int64) bool {
+	if t.all.has(id) {
+		return false
+	}
+	r := t.byWS[ws]
+	if r == nil {
+		r = newRing()
+		t.byWS[ws] = r
+	}
+	r.add(id)
+	t.all.add(id)
+	t.where[id] = ws
+	return true
+}
+
+// remove drops id; it reports whether it was held.
+func (t *refTarget) remove(id string) bool {
+	if !t.all.has(id) {
+		return false
+	}
+	ws := t.where[id]
+	delete(t.where, id)
+	t.all.remove(id)
+	if r := t.byWS[ws]; r != nil {
+		r.remove(id)
+		if r.len() == 0 {
+			delete(t.byWS, ws)
+		}
+	}
+	return true
 }
 
 type refIndex struct {
@@ -37,6 +80,22 @@ type refIndex struct {
 	nested map[string]bool
 	// nulls: the profile sends the service's nulls (answers.nulls).
 	nulls bool
+	// held maps a store collection whose items are targets to them.
+	held map[string]heldColl
+	// built is set once the index has been built; seen is the store's
+	// reference generation it was built or last kept at, stale set when a
+	// change elsewhere (another replica) may have passed it by.
+	built, stale bool
+	seen         uint64
+	// gen counts the times an id left the index (a delete, a rebuild):
+	// renderings cached with references are keyed by it, so none names
+	// a deleted item.
+	gen atomic.Uint64
+	// rebuild lets one call at a time rebuild the index.
+	rebuild sync.Mutex
+	// store is the backend's store, where the generation is kept (its
+	// writes do not go through refStore).
+	store store.Store
 }
 
 // refersTo reports whether a property named param (xId) refers to the
@@ -55,19 +114,71 @@ func refersTo(param, listPath string) bool {
 // from a state file rather than seeded.
 func (s *Service) IndexRefs() error { return s.indexRefs() }
 
-// indexRefs records the held ids of every referable collection, in id
-// order, so a restored store gives the same references as the seeded one.
+// heldColl is a store collection whose items are reference targets, and
+// how to read an item's context.
+type heldColl struct {
+	t  *refTarget
+	ws func(store.Record) (ws int64, live bool)
+}
+
+// itemContext reads a collection item's workspace; an item being deleted
+// (a compute environment in DELETING) is no longer a target.
+func itemContext(r store.Record) (int64, bool) {
+	d, err := decodeItem(r)
+	if err != nil {
+		return 0, false
+	}
+	var ws int64
+	if d.Workspace != nil {
+		ws = *d.Workspace
+	}
+	return ws, d.DeletingAt == nil
+}
+
+// runContext reads a run's workspace.
+func runContext(r store.Record) (int64, bool) {
+	var ws struct {
+		WorkspaceID int64 `json:"workspaceId"`
+	}
+	err := json.Unmarshal(r.Data, &ws)
+	return ws.WorkspaceID, err == nil
+}
+
+// indexRefs records the held ids of every referable collection, so a
+// restored store gives the same references as the seeded one (the rings
+// depend on the ids only, not on the order they came in).
 func (s *Service) indexRefs() error {
+	// The store's generation is read before the records, so a change made
+	// while they are read is seen as one at the next sync.
+	gen, err := s.storeRefGen()
+	if err != nil {
+		return err
+	}
 	targets := map[string]*refTarget{}
-	add := func(param string, t *refTarget) {
-		if _, taken := targets[param]; taken || len(t.all) == 0 {
+	held := map[string]heldColl{}
+	add := func(param string, t *refTarget, coll string, ctx func(store.Record) (int64, bool)) {
+		if _, taken := targets[param]; taken {
 			return
 		}
-		slices.Sort(t.all)
-		for _, ids := range t.byWS {
-			slices.Sort(ids)
-		}
 		targets[param], targets[param+"s"] = t, t
+		if coll != "" {
+			if _, taken := held[coll]; !taken {
+				held[coll] = heldColl{t, ctx}
+			}
+		}
+	}
+	fill := func(coll string, ctx func(store.Record) (int64, bool)) (*refTarget, error) {
+		recs, err := s.d.Store.List(coll)
+		if err != nil {
+			return nil, err
+		}
+		t := newRefTarget()
+		for _, r := range recs {
+			if ws, live := ctx(r); live {
+				t.add(r.ID, ws)
+			}
+		}
+		return t, nil
 	}
 	colls := slices.Clone(s.colls)
 	slices.SortStableFunc(colls, func(a, b *collection) int { return len(a.itemPath) - len(b.itemPath) })
@@ -84,70 +195,55 @@ func (s *Service) indexRefs() error {
 		if !ok {
 			continue
 		}
-		recs, err := s.d.Store.List(coll)
+		t, err := fill(coll, itemContext)
 		if err != nil {
 			return err
 		}
-		t := &refTarget{byWS: map[int64][]string{}}
-		for _, r := range recs {
-			d, err := decodeItem(r)
-			if err != nil {
-				return err
-			}
-			var ws int64
-			if d.Workspace != nil {
-				ws = *d.Workspace
-			}
-			t.byWS[ws] = append(t.byWS[ws], r.ID)
-			t.all = append(t.all, r.ID)
-		}
-		add(c.param, t)
+		add(c.param, t, coll, itemContext)
 	}
 	if s.wf != nil {
-		recs, err := s.d.Store.List(WorkflowsCollection)
+		t, err := fill(WorkflowsCollection, runContext)
 		if err != nil {
 			return err
 		}
-		t := &refTarget{byWS: map[int64][]string{}}
-		for _, r := range recs {
-			var ws struct {
-				WorkspaceID int64 `json:"workspaceId"`
-			}
-			_ = json.Unmarshal(r.Data, &ws)
-			t.byWS[ws.WorkspaceID] = append(t.byWS[ws.WorkspaceID], r.ID)
-			t.all = append(t.all, r.ID)
-		}
-		add("workflowId", t)
+		add("workflowId", t, WorkflowsCollection, runContext)
 		// A run's launch goes by the run's id (guard.go), so a launchId
 		// names one of the runs' launches.
 		if s.op("GET", "/launch/{launchId}") != nil {
-			add("launchId", t)
+			add("launchId", t, "", nil)
 		}
 	}
 	// Users are described by id (/users/{userId}) but never listed: the
 	// one the fake holds is the seeded user, whom every userId names.
 	if id, ok := s.userID(); ok && s.op("GET", "/users/{userId}") != nil {
-		add("userId", &refTarget{byWS: map[int64][]string{}, all: []string{fmt.Sprint(id)}})
+		t := newRefTarget()
+		t.add(fmt.Sprint(id), 0)
+		add("userId", t, "", nil)
 	}
-	for p := range targets {
-		delete(nested, p)
+	for p, t := range targets {
+		if t.all.len() > 0 {
+			delete(nested, p)
+		}
 	}
 	s.refs.mu.Lock()
-	s.refs.targets, s.refs.nested, s.refs.nulls = targets, nested, s.fit.nulls
+	s.refs.targets, s.refs.nested, s.refs.nulls, s.refs.held = targets, nested, s.fit.nulls, held
+	s.refs.built, s.refs.stale, s.refs.seen = true, false, gen
+	s.refs.gen.Add(1)
 	s.refs.mu.Unlock()
 	return nil
 }
 
 // pick chooses a held id for a generated value, the same for the same
-// value: one of the context's own, else any.
+// value while the ids stay: one of the context's own, else any.
 func (t *refTarget) pick(v any, ws int64) (any, bool) {
-	ids := t.byWS[ws]
-	if len(ids) == 0 {
-		ids = t.all
+	r := t.byWS[ws]
+	if r == nil || r.len() == 0 {
+		r = t.all
 	}
-	h := fnv.New32a()
-	_, _ = h.Write([]byte(jsonString(v)))
-	id := ids[int(h.Sum32()%uint32(len(ids)))]
+	id, ok := r.pick(valueHash(v))
+	if !ok {
+		return nil, false
+	}
 	switch v.(type) {
 	case string:
 		return id, true
@@ -167,7 +263,8 @@ func jsonString(v any) string {
 // answer part to held ids, below obj; keep names top-level keys whose
 // values were given (and stay as given).
 func (s *Service) fixRefs(obj map[string]any, ws *int64, keep map[string]any) {
-	rv := s.refView()
+	rv, done := s.refView()
+	defer done()
 	if len(rv.targets) == 0 {
 		return
 	}
@@ -208,10 +305,11 @@ type refView struct {
 	nulls   bool
 }
 
-func (s *Service) refView() refView {
+// refView reads the index; the caller calls done when it has finished
+// picking (writers wait until then).
+func (s *Service) refView() (rv refView, done func()) {
 	s.refs.mu.RLock()
-	defer s.refs.mu.RUnlock()
-	return refView{s.refs.targets, s.refs.nested, s.refs.nulls}
+	return refView{s.refs.targets, s.refs.nested, s.refs.nulls}, s.refs.mu.RUnlock
 }
 
 // fixRefsIn does fixRefs' work on v at depth. own says the context ws is
@@ -331,7 +429,10 @@ func contextParentsOnly(listPath string) bool {
 // behaviour of the package answers), in the context of workspace ws (0:
 // the personal one).
 func (s *Service) FixRefs(v any, ws int64) {
-	if rv := s.refView(); len(rv.targets) > 0 {
+	s.syncRefs()
+	rv, done := s.refView()
+	defer done()
+	if len(rv.targets) > 0 {
 		fixRefsIn(v, rv, ws, nil, 0, false)
 	}
 }

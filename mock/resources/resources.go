@@ -121,6 +121,8 @@ func Register(doc *spec.Document, d Deps) (*Service, error) {
 		handlers: map[*spec.Operation]handler.Func{},
 		ids:      &idSource{r: d.Gen.Rand(fmt.Sprintf("record ids %d", d.Clock.Now().UnixNano()))},
 	}
+	s.refs.store = d.Store
+	s.d.Store = refStore{Store: d.Store, s: s} // the reference index follows every write (refindex.go)
 	// Which behaviour answers an operation: the first in this list that
 	// claims it (handle never takes an operation already claimed). The
 	// specific behaviours come first; generic collections take what is left

@@ -69,7 +69,7 @@ func (s *Service) seedEveryCollection(now time.Time) error {
 		// ids) are the whole set, as the service lists them.
 		// Such a set is the same in every context: the items are held once
 		// and seen from all.
-		if ids := synth.Vocabulary("", c.param); ids != nil && !c.numericID && !c.nameKey {
+		if ids := synth.Vocabulary("", c.param); ids != nil && !c.numericID {
 			c.scoped = false
 			for i, id := range ids {
 				if err := c.seedNamed(coll, id, now.Add(-time.Duration(i+1)*time.Minute)); err != nil {
@@ -191,9 +191,18 @@ func (c *collection) seedGenerated(coll string, n int, ws *int64, now time.Time)
 }
 
 // seedNamed stores an entry of coll under a given id, in no context; an
-// id already held is left as it is.
+// id already held is left as it is. Entries of a collection named by
+// their name (the roles) carry it, and, as the service's own set, are its
+// predefined ones where the item says so (isPredefined).
 func (c *collection) seedNamed(coll, id string, created time.Time) error {
-	b, err := json.Marshal(&itemData{Fields: map[string]any{}})
+	fields := map[string]any{}
+	if c.nameKey {
+		fields["name"] = id
+		if prop(c.item, "isPredefined") != nil {
+			fields["isPredefined"] = true
+		}
+	}
+	b, err := json.Marshal(&itemData{Fields: fields})
 	if err != nil {
 		return err
 	}

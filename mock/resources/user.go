@@ -3,6 +3,7 @@ package resources
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 
 	"github.com/wmsmock/wmsmock/mock/handler"
 	"github.com/wmsmock/wmsmock/mock/store"
@@ -17,6 +18,25 @@ const UserID = "me"
 
 func (s *Service) registerUser() {
 	s.handle(s.op("GET", "/user-info"), s.userInfo)
+	s.handle(s.op("GET", "/users/{userId}"), s.describeUser)
+}
+
+// describeUser answers /users/{userId} for the seeded user, whom every
+// userId in the fake's answers names, with the id asked for; another id
+// names nobody the fake holds. Without a seeded user the answer is
+// synthesized, as before there was state.
+func (s *Service) describeUser(req *handler.Request) (*handler.Response, error) {
+	id, ok := s.userID()
+	if !ok {
+		if s.d.Fallback != nil {
+			return s.d.Fallback(req)
+		}
+		return nil, fail(errMissing, "the fake holds no user")
+	}
+	if asked := req.PathParams["userId"]; asked != fmt.Sprint(id) {
+		return nil, fail(errMissing, "no user %q: the fake holds user %v", asked, id)
+	}
+	return s.userInfo(req)
 }
 
 // userInfo answers with the seeded user; without a seeded user the answer

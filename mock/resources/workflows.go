@@ -82,6 +82,9 @@ type renderKey struct {
 	status                       string
 	start, complete, lastUpdated int64
 	counts                       workflow.Counts
+	// refs is the reference generation: references picked for the
+	// run never name an item deleted since (refindex.go).
+	refs uint64
 }
 
 // readOnly decodes a stored run for reading, from the cache when the
@@ -593,7 +596,8 @@ func (w *workflows) renderKeyOf(sch *base.Schema, purpose string, r store.Record
 	v := wf.At(now)
 	return renderKey{schema: sch, purpose: purpose, id: r.ID, seq: r.Seq, hash: hash,
 		status: v.Status, start: unixOrZero(v.Start), complete: unixOrZero(v.Complete),
-		lastUpdated: v.LastUpdated.Unix(), counts: workflow.CountsAt(v, workflow.PlanFor(r.ID).Total)}
+		lastUpdated: v.LastUpdated.Unix(), counts: workflow.CountsAt(v, workflow.PlanFor(r.ID).Total),
+		refs: w.s.refs.gen.Load()} // the call's handler has synced the index
 }
 
 // pageKey finds a cached list answer; listPage holds it with the render

@@ -483,7 +483,7 @@ func (c *run) object(n *node, fd field, depth int) map[string]any {
 		if c.skipForMode(pf) && !isDisc {
 			continue
 		}
-		if !p.required && depth > c.full {
+		if !p.required && !(p.usual && c.mode.dir() == Response) && depth > c.full {
 			if deep || !c.chance(includeProb(depth)) {
 				c.noValue(m, p.name)
 				continue

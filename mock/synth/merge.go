@@ -255,6 +255,7 @@ func finishFlat(f *node, name string) {
 	for i := range f.props {
 		p := &f.props[i]
 		p.required = slices.Contains(f.required, p.name) || (f.disc != nil && f.disc.prop == p.name)
+		p.usual = usual(name, p.name) // vocabulary.go
 		p.field = field{h: lookupHeuristic(p.name), lname: strings.ToLower(p.name)}
 		if h := vocabularyHeuristic(name, p.name); h != nil { // vocabulary.go
 			p.field.h = h
@@ -296,6 +297,9 @@ func buildVariants(f *node, c *compiler, depth int) {
 			v.discValue = f.disc.mappingKeyFor(b.name)
 		}
 		finishFlat(v, "")
+		for i := range v.props { // the branch's usual shape (a compute env's aws-batch config)
+			v.props[i].usual = v.props[i].usual || usual(b.name, v.props[i].name)
+		}
 		if (len(v.oneOf) > 0 || len(v.anyOf) > 0) && depth < 3 {
 			buildVariants(v, c, depth+1)
 		}

@@ -110,7 +110,9 @@ type prop struct {
 	name     string
 	node     *node
 	required bool
-	field    field
+	// usual: the service always fills it in answers (vocabulary.go).
+	usual bool
+	field field
 }
 
 // field is what a value knows about the property it fills: the name

@@ -45,6 +45,9 @@ var vocabularies = []vocabulary{
 	// Seen: the published schema's WspRole enum (workspace participants;
 	// the predefined roles /roles lists).
 	{"", "wsprole", []string{"owner", "admin", "maintain", "launch", "connect", "view"}},
+	// Seen: the same WspRole enum names the predefined roles /roles lists
+	// and /roles/{roleName} describes (isPredefined in ListRolesResponse).
+	{"", "rolename", []string{"owner", "admin", "maintain", "launch", "connect", "view"}},
 	// Seen: the enum of a compute configuration's platform in the
 	// published schema (ComputeEnv_ComputeConfig_.platform); the platform
 	// ids /platforms/{platformId} takes.
@@ -80,6 +83,38 @@ func Vocabulary(component, prop string) []string {
 		}
 	}
 	return nil
+}
+
+// usualProperties are the properties the service always fills in its
+// answers for a component (lower-cased name containing in), though the
+// schema leaves them optional: a platform's usual shape. Generated
+// answers carry them; requests and a schema's own rules are unchanged.
+var usualProperties = []struct {
+	in    string
+	props []string
+}{
+	// Seen: the Terraform provider's AWS Batch compute environment
+	// resource (seqeralabs/terraform-provider-seqera,
+	// internal/provider/awsbatchce_resource.go): region and work_dir are
+	// required, head_queue and compute_queue computed (the service names
+	// them when Forge creates the queues), and its SDK's AwsBatchConfig
+	// has region as its one non-optional field.
+	{"awsbatchconfig", []string{"region", "workDir", "headQueue", "computeQueue"}},
+	// Seen: the provider SDK's ForgeConfig: type, minCpus and maxCpus are
+	// its non-optional fields (a Forge block always says them).
+	{"forgeconfig", []string{"type", "minCpus", "maxCpus"}},
+}
+
+// usual reports a property the service always fills in component's
+// answers.
+func usual(component, prop string) bool {
+	lc := strings.ToLower(component)
+	for _, u := range usualProperties {
+		if strings.Contains(lc, u.in) && slices.Contains(u.props, prop) {
+			return true
+		}
+	}
+	return false
 }
 
 // vocabularyHeuristic proposes a set's values for prop in component.

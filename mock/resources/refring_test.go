@@ -1,0 +1,92 @@
+package resources
+
+import (
+	"fmt"
+	"testing"
+)
+
+// slowPick is the ring's rule by a scan of every point: the id of the
+// smallest point at or after h, else of the smallest point.
+func slowPick(ids map[string]bool, h uint64) string {
+	var best, first ringPoint
+	haveBest, haveFirst := false, false
+	for id := range ids {
+		for i := range ringPoints {
+			p := ringPoint{pointHash(id, i), id}
+			if !haveFirst || p.less(first) {
+				first, haveFirst = p, true
+			}
+			if p.h >= h && (!haveBest || p.less(best)) {
+				best, haveBest = p, true
+			}
+		}
+	}
+	if haveBest {
+		return best.id
+	}
+	return first.id
+}
+
+// TestRingPicksAndMovesLittle checks the ring against a scan of all its
+// points while ids come and go (past the chunk size, so chunks split and
+// empty), and that a change moves only the values the changed id wins or
+// held.
+func TestRingPicksAndMovesLittle(t *testing.T) {
+	r := newRing()
+	held := map[string]bool{}
+	values := make([]uint64, 200)
+	for i := range values {
+		values[i] = valueHash(fmt.Sprintf("v%d", i))
+	}
+	before := func() []string {
+		out := make([]string, len(values))
+		for i, h := range values {
+			out[i], _ = r.pick(h)
+		}
+		return out
+	}
+	changes := 0
+	check := func(what string, old []string, moved func(was, now string) bool) {
+		t.Helper()
+		changes++
+		scan := changes%20 == 0 // the scan is slow: every 20th change
+		for i, h := range values {
+			got, ok := r.pick(h)
+			if !ok || !held[got] {
+				t.Fatalf("%s: value %d picks %q, which the ring does not hold", what, i, got)
+			}
+			if scan && got != slowPick(held, h) {
+				t.Fatalf("%s: value %d picks %q, the scan %q", what, i, got, slowPick(held, h))
+			}
+			if old != nil && old[i] != got && !moved(old[i], got) {
+				t.Fatalf("%s: value %d moved from %q to %q", what, i, old[i], got)
+			}
+		}
+	}
+	if _, ok := r.pick(1); ok {
+		t.Fatal("an empty ring picks")
+	}
+	for n := range 300 {
+		id := fmt.Sprintf("id%d", n)
+		old := before()
+		r.add(id)
+		held[id] = true
+		check("add "+id, old, func(_, now string) bool { return now == id })
+	}
+	if len(r.chunks) < 2 {
+		t.Fatalf("%d points in %d chunks: the test does not split chunks", 300*ringPoints, len(r.chunks))
+	}
+	for n := 0; n < 300; n += 1 + n%3 {
+		id := fmt.Sprintf("id%d", n)
+		old := before()
+		r.remove(id)
+		delete(held, id)
+		check("remove "+id, old, func(was, _ string) bool { return was == id })
+	}
+	for id := range held {
+		r.remove(id)
+	}
+	if r.len() != 0 || len(r.chunks) != 0 {
+		t.Fatalf("emptied ring keeps %d ids in %d chunks", r.len(), len(r.chunks))
+	}
+}
