@@ -58,7 +58,13 @@ func (rs refStore) Restore(snap store.Snapshot) error {
 	return err
 }
 
-// addRef makes a new item of coll a target, when coll holds targets.
+// addRef makes a new item of coll a target, when coll holds targets. A
+// new run is not counted in the store's generation: launches are the one
+// write clients repeat by the thousand, and a count would make each of
+// them a second write (a second round trip on Redis) under the index's
+// lock. Adding a target never makes an answer wrong, only less fresh, so a
+// run launched through another replica becomes a target here at this
+// replica's next rebuild (after any other create or delete, or a restore).
 func (s *Service) addRef(coll string, r store.Record) {
 	s.refs.mu.Lock()
 	defer s.refs.mu.Unlock()
@@ -66,7 +72,7 @@ func (s *Service) addRef(coll string, r store.Record) {
 	if !ok {
 		return
 	}
-	if ws, live := h.ws(r); live && h.t.add(r.ID, ws) {
+	if ws, live := h.ws(r); live && h.t.add(r.ID, ws) && coll != WorkflowsCollection {
 		s.countRefChange()
 	}
 }

@@ -135,8 +135,12 @@ func itemContext(r store.Record) (int64, bool) {
 	return ws, d.DeletingAt == nil
 }
 
-// runContext reads a run's workspace.
-func runContext(r store.Record) (int64, bool) {
+// runContext reads a run's workspace, from the decoded runs when the run
+// is there (a run just launched is: see launch).
+func (w *workflows) runContext(r store.Record) (int64, bool) {
+	if wf, ok := w.decoded.Get(decodedKey{r.ID, w.s.hash.bytes(r.Data)}); ok {
+		return wf.WorkspaceID, true
+	}
 	var ws struct {
 		WorkspaceID int64 `json:"workspaceId"`
 	}
@@ -202,12 +206,12 @@ func (s *Service) indexRefs() error {
 		add(c.param, t, coll, itemContext)
 	}
 	if s.wf != nil {
-		t, err := fill(WorkflowsCollection, runContext)
+		t, err := fill(WorkflowsCollection, s.wf.runContext)
 		if err != nil {
 			return err
 		}
-		add("workflowId", t, WorkflowsCollection, runContext)
-		// A run's launch goes by the run's id (guard.go), so a launchId
+		add("workflowId", t, WorkflowsCollection, s.wf.runContext)
+		// A run's launch goes by the run's id (held.go), so a launchId
 		// names one of the runs' launches.
 		if s.op("GET", "/launch/{launchId}") != nil {
 			add("launchId", t, "", nil)

@@ -81,6 +81,8 @@ type Service struct {
 	// heads holds the decoded heads of items that launches name
 	// (launchrefs.go).
 	heads *memo.Map[headKey, *itemData]
+	// users holds the decoded seeded user (user.go).
+	users *memo.Map[decodedKey, seeded]
 	// refs holds the ids answers refer to (refs.go).
 	refs refIndex
 	// nameMu serializes creates and renames in collections that refuse a
@@ -118,6 +120,7 @@ func Register(doc *spec.Document, d Deps) (*Service, error) {
 		bases:    newBases(d.Caches, d.Gen, fit),
 		hash:     newHasher(),
 		heads:    memo.NewIn[headKey, *itemData](d.Caches, "item heads", 2),
+		users:    memo.NewIn[decodedKey, seeded](d.Caches, "seeded user", 1),
 		handlers: map[*spec.Operation]handler.Func{},
 		ids:      &idSource{r: d.Gen.Rand(fmt.Sprintf("record ids %d", d.Clock.Now().UnixNano()))},
 	}

@@ -69,14 +69,22 @@ func (s *Service) seededUser() (id any, name string, ok bool) {
 	if err != nil {
 		return nil, "", false
 	}
-	var u struct {
-		ID       any    `json:"id"`
-		UserName string `json:"userName"`
-	}
-	if json.Unmarshal(r.Data, &u) != nil {
+	u, err := s.users.Do(decodedKey{r.ID, s.hash.bytes(r.Data)}, func() (seeded, error) {
+		var u seeded
+		return u, json.Unmarshal(r.Data, &u)
+	})
+	if err != nil {
 		return nil, "", false
 	}
 	return u.ID, u.UserName, true
+}
+
+// seeded is the part of the seeded user's record runs and references
+// read; it is decoded once per version of the record (Service.users),
+// since every launch reads it.
+type seeded struct {
+	ID       any    `json:"id"`
+	UserName string `json:"userName"`
 }
 
 // userName is the name runs started by the caller carry: the seeded
