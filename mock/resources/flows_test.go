@@ -331,15 +331,7 @@ func TestLaunchChecksItsReferences(t *testing.T) {
 	} {
 		id, _ := f.ok("POST", "/workflow/launch"+tc.query, launch(tc.ce)).body["workflowId"].(string)
 		f.ok("GET", "/workflow/"+id+tc.query, "")
-		r, err := f.store.Get(WorkflowsCollection, id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		wf, err := decodeWorkflow(r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := wf.ComputeEnvID; got != tc.want {
+		if got := f.storedRun(id).ComputeEnvID; got != tc.want {
 			t.Errorf("launch %s naming %q runs on %v, want %s", tc.query, tc.ce, got, tc.want)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/pb33f/libopenapi/datamodel/high/base"
 
 	"github.com/wmsmock/wmsmock/fixtures"
+	"github.com/wmsmock/wmsmock/internal/workflow"
 	"github.com/wmsmock/wmsmock/mock/apierror"
 	"github.com/wmsmock/wmsmock/mock/auth"
 	"github.com/wmsmock/wmsmock/mock/clock"
@@ -243,4 +244,18 @@ func answerCheck(doc *spec.Document, p *profile.Profile) func(*base.Schema, []by
 		opts = append(opts, validate.WithNulls())
 	}
 	return validate.New(doc, "", opts...).Answer
+}
+
+// storedRun reads a run as the store holds it.
+func (f *fixture) storedRun(id string) *workflow.Run {
+	f.t.Helper()
+	r, err := f.store.Get(WorkflowsCollection, id)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	wf, err := decodeWorkflow(r)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return wf
 }

@@ -30,15 +30,7 @@ func TestLaunchRunsOnThePrimaryEnvironment(t *testing.T) {
 	runsOn := func(ws string) string {
 		t.Helper()
 		id, _ := f.ok("POST", "/workflow/launch"+ws, `{"launch":{"pipeline":"https://github.com/nf-core/rnaseq"}}`).body["workflowId"].(string)
-		r, err := f.store.Get(WorkflowsCollection, id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		wf, err := decodeWorkflow(r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return wf.ComputeEnvID
+		return f.storedRun(id).ComputeEnvID
 	}
 	// Another context's environments, primary or not, are not candidates.
 	for range 40 {
