@@ -290,6 +290,7 @@ auth:
 unknown_route: {status: 404, body: template, message: "Not found ({errorId})"}
 versions: {unserved_as_default: true}
 missing_resource: {status: 404, body: template, message: No such resource}
+compute_envs: {after_delete: missing}
 paging: {default_max: 10, max_limit: 30}
 body_limit:
   max: 1MiB

@@ -13,6 +13,7 @@ import (
 	"github.com/cucumber/godog"
 
 	"github.com/wmsmock/wmsmock/internal/wait"
+	"github.com/wmsmock/wmsmock/profile"
 )
 
 // registerSteps binds the step texts the feature files use. Steps are
@@ -43,6 +44,7 @@ func registerSteps(sc *godog.ScenarioContext, w *world) {
 	sc.Step(`^the response status is not a success$`, w.statusNotSuccess)
 	sc.Step(`^the response is the profile's ([a-z_.]+) reply$`, w.profileReplyIs)
 	sc.Step(`^the response is the profile's answer to an unserved version$`, w.unservedAnswer)
+	sc.Step(`^the response is the profile's answer for a deleted compute environment$`, w.deletedComputeEnv)
 	sc.Step(`^the response body is empty$`, w.bodyEmpty)
 	sc.Step(`^the response is a Bad Request with an Error ID$`, w.badRequest)
 	sc.Step(`^the response is a message with an Error ID$`, w.messageWithErrorID)
@@ -253,6 +255,27 @@ func (w *world) unservedAnswer() error {
 	}
 	if a.status/100 != 2 {
 		return differs("status %d, want the default version's answer (the profile answers unserved versions as the default): %s", a.status, a)
+	}
+	return nil
+}
+
+// deletedComputeEnv checks the describe of a compute environment whose
+// deletion has finished against compute_envs.after_delete.
+func (w *world) deletedComputeEnv() error {
+	if w.r.opts.Profile.ComputeEnvs.AfterDelete == profile.AfterDeleteMissing {
+		return w.profileReplyIs("missing_resource")
+	}
+	a, err := w.response()
+	if err != nil {
+		return err
+	}
+	if a.status != http.StatusOK {
+		return differs("status %d, want 200 with the environment DELETED (compute_envs.after_delete: %s): %s", a.status, profile.AfterDeleteDeleted, a)
+	}
+	st, _ := w.fieldValue("computeEnv.status")
+	del, _ := w.fieldValue("computeEnv.deleted")
+	if scalar(st) != "DELETED" || del != true {
+		return differs("computeEnv.status %v and deleted %v, want DELETED and true (compute_envs.after_delete: %s)", st, del, profile.AfterDeleteDeleted)
 	}
 	return nil
 }

@@ -1,11 +1,13 @@
 @compute-envs @destructive
 Feature: Compute environments
   Compute environments are created and deleted in the background: a new one
-  is CREATING until it becomes AVAILABLE, and a deleted one is DELETING before
-  it is gone, after which it is refused like anything that does not exist
-  (the profile's missing-resource reply, by default 403). The scenario needs
-  about a minute to pass, so it runs where the suite can move the clock:
-  against the fake.
+  is CREATING until it becomes AVAILABLE, and a deleted one is DELETING
+  before its deletion finishes. Then, as the profile's
+  compute_envs.after_delete says, describing it answers the environment with
+  status DELETED and deleted true (the default), or the missing-resource
+  reply, like anything that does not exist. The scenario needs about a
+  minute to pass, so it runs where the suite can move the clock: against
+  the fake.
 
   @profile @fake-only
   Scenario: A compute environment is created and deleted in the background
@@ -27,4 +29,4 @@ Feature: Compute environments
     Then the response status is 204
     When 1 minute passes
     And I GET "/compute-envs/{ce}"
-    Then the response is the profile's missing_resource reply
+    Then the response is the profile's answer for a deleted compute environment

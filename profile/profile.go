@@ -266,7 +266,20 @@ func (w *Workflows) EndStatus(runName string) string {
 type ComputeEnvs struct {
 	CreatingFor time.Duration `yaml:"creating_for"`
 	DeletingFor time.Duration `yaml:"deleting_for"`
+	// AfterDelete is what describing an environment answers once its
+	// deletion has finished: AfterDeleteDeleted or AfterDeleteMissing.
+	AfterDelete string `yaml:"after_delete"`
 }
+
+// What a finished deletion leaves (compute_envs.after_delete).
+const (
+	// AfterDeleteDeleted keeps the environment describable, with status
+	// DELETED and deleted true; lists and launches no longer see it.
+	AfterDeleteDeleted = "deleted"
+	// AfterDeleteMissing answers the missing-resource reply, as for an id
+	// that never existed.
+	AfterDeleteMissing = "missing"
+)
 
 // Requests says which of the service's readings of a request body the
 // fake shares (mock/leniency): each kind of deviation from the document

@@ -139,6 +139,9 @@ func (p *Profile) Validate() error {
 	}
 	v.duration("compute_envs.creating_for", p.ComputeEnvs.CreatingFor)
 	v.duration("compute_envs.deleting_for", p.ComputeEnvs.DeletingFor)
+	if a := p.ComputeEnvs.AfterDelete; a != AfterDeleteDeleted && a != AfterDeleteMissing {
+		v.add("compute_envs.after_delete", "%q: use %q (describable, status DELETED) or %q (the missing-resource reply)", a, AfterDeleteDeleted, AfterDeleteMissing)
+	}
 	p.Answers.validate(&v)
 
 	for i, t := range p.Tokens {

@@ -17,6 +17,7 @@ import (
 	"github.com/wmsmock/wmsmock/mock/spec"
 	"github.com/wmsmock/wmsmock/mock/store"
 	"github.com/wmsmock/wmsmock/mock/synth"
+	"github.com/wmsmock/wmsmock/profile"
 )
 
 // Collections are found in the document itself, not listed in code: any
@@ -410,16 +411,25 @@ func (c *collection) status(r store.Record, d *itemData, now time.Time) (status 
 	return "AVAILABLE", false
 }
 
-// gone reports (and forgets) an item whose deletion has finished.
+// gone reports an item whose deletion has finished, and forgets it unless
+// the profile keeps it describable (compute_envs.after_delete).
 func (c *collection) gone(coll string, r store.Record, d *itemData, now time.Time) bool {
 	if !c.lifecycle {
 		return false
 	}
 	if _, g := c.status(r, d, now); g {
-		_ = c.s.d.Store.Delete(coll, r.ID) // a concurrent reader may have done it
+		if !c.keepsDeleted() {
+			_ = c.s.d.Store.Delete(coll, r.ID) // a concurrent reader may have done it
+		}
 		return true
 	}
 	return false
+}
+
+// keepsDeleted reports whether an item whose deletion has finished stays
+// describable, as DELETED.
+func (c *collection) keepsDeleted() bool {
+	return c.lifecycle && c.s.d.Profile.ComputeEnvs.AfterDelete == profile.AfterDeleteDeleted
 }
 
 // checkParent answers the missing-resource reply when an id in the
@@ -437,6 +447,15 @@ func (c *collection) checkParent(req *handler.Request) error {
 
 // get finds an item for an item operation, or answers 403.
 func (c *collection) get(req *handler.Request) (string, store.Record, *itemData, error) {
+	coll, r, d, err := c.findItem(req)
+	if err == nil && c.gone(coll, r, d, req.Now) {
+		return coll, r, nil, fail(errMissing, "item %q in %s was deleted", r.ID, coll)
+	}
+	return coll, r, d, err
+}
+
+// findItem is get without the check that the item's deletion has not finished.
+func (c *collection) findItem(req *handler.Request) (string, store.Record, *itemData, error) {
 	coll := concrete(c.listPath, req.PathParams)
 	id := req.PathParams[c.param]
 	if err := c.checkParent(req); err != nil {
@@ -452,9 +471,6 @@ func (c *collection) get(req *handler.Request) (string, store.Record, *itemData,
 	d, err := decodeItem(r)
 	if err != nil {
 		return coll, r, nil, err
-	}
-	if c.gone(coll, r, d, req.Now) {
-		return coll, r, nil, fail(errMissing, "item %q in %s was deleted", id, coll)
 	}
 	if c.scoped {
 		ws, given, err := workspaceOf(req.Query)
@@ -620,9 +636,12 @@ func (c *collection) createOp(req *handler.Request) (*handler.Response, error) {
 }
 
 func (c *collection) describeOp(req *handler.Request) (*handler.Response, error) {
-	coll, r, d, err := c.get(req)
+	coll, r, d, err := c.findItem(req)
 	if err != nil {
 		return nil, err
+	}
+	if c.gone(coll, r, d, req.Now) && !c.keepsDeleted() {
+		return nil, fail(errMissing, "item %q in %s was deleted", r.ID, coll)
 	}
 	return success(req.Op, c.renderAnswer(successSchema(req.Op), coll, r, d, req.Now)), nil
 }
@@ -886,7 +905,10 @@ func (c *collection) renderItem(sch *base.Schema, coll string, r store.Record, d
 		}
 	}
 	if c.lifecycle {
-		st, _ := c.status(r, d, now)
+		st, gone := c.status(r, d, now)
+		if gone { // kept describable (keepsDeleted)
+			st, server[serverFields[2]] = "DELETED", true
+		}
 		server["status"] = st
 	}
 	if c.scoped {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/wmsmock/wmsmock/mock/apierror"
 	"github.com/wmsmock/wmsmock/mock/auth"
+	"github.com/wmsmock/wmsmock/profile"
 )
 
 // A launched run follows the fake's clock through its statuses, shows its
@@ -225,9 +226,20 @@ func TestCollectionLifecycle(t *testing.T) {
 }
 
 // Compute environments are created and deleted over time, on the
-// profile's clock.
+// profile's clock; once deleted, describe answers the environment as
+// DELETED (or, with compute_envs.after_delete: missing, the missing
+// reply), and nothing else sees it.
 func TestComputeEnvLifecycle(t *testing.T) {
-	f := newFixture(t, embeddedDoc(t), true)
+	for _, after := range []string{profile.AfterDeleteDeleted, profile.AfterDeleteMissing} {
+		t.Run(after, func(t *testing.T) {
+			p := profile.Default()
+			p.ComputeEnvs.AfterDelete = after
+			computeEnvLifecycle(t, newFixture(t, embeddedDoc(t), true, withProfile(p)))
+		})
+	}
+}
+
+func computeEnvLifecycle(t *testing.T, f *fixture) {
 	body := `{"computeEnv":{"name":"ce-new","platform":"aws-batch","config":{"region":"eu-west-1","workDir":"s3://b/w"}}}`
 	created := f.call("POST", "/compute-envs", body)
 	if created.err != nil {
@@ -249,7 +261,16 @@ func TestComputeEnvLifecycle(t *testing.T) {
 		t.Errorf("just deleted: %s", s)
 	}
 	f.clk.Advance(f.prof.ComputeEnvs.DeletingFor)
-	f.refused(apierror.Forbidden, "GET", "/compute-envs/"+id, "")
+	if f.prof.ComputeEnvs.AfterDelete == profile.AfterDeleteMissing {
+		f.refused(apierror.Forbidden, "GET", "/compute-envs/"+id, "")
+	} else {
+		ce := f.ok("GET", "/compute-envs/"+id, "").body
+		if s, d := get(ce, "computeEnv.status"), get(ce, "computeEnv.deleted"); s != "DELETED" || d != true {
+			t.Errorf("deleted: status %v, deleted %v; want DELETED, true", s, d)
+		}
+	}
+	f.refused(apierror.Forbidden, "DELETE", "/compute-envs/"+id, "")
+	f.refused(apierror.Forbidden, "POST", "/workflow/launch", `{"launch":{"pipeline":"https://github.com/nf-core/rnaseq","computeEnvId":"`+id+`"}}`)
 	for _, ce := range list(f.ok("GET", "/compute-envs", "").body, "computeEnvs") {
 		if get(ce, "id") == id {
 			t.Error("a deleted compute environment is still listed")

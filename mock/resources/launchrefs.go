@@ -149,16 +149,20 @@ func contextList(ws *int64) string {
 
 func primaryList(ws *int64) string { return "primary:" + contextList(ws) }
 
-// fileByContext is the store's indexer for that collection.
+// fileByContext is the store's indexer for that collection. An item being
+// deleted is listed nowhere: no launch runs on it by default, and a
+// deleted one kept describable (compute_envs.after_delete) stays out of
+// the walk.
 func fileByContext(r store.Record) ([]string, string) {
 	var h struct {
-		Workspace *int64 `json:"workspaceId"`
-		Fields    struct {
+		Workspace  *int64     `json:"workspaceId"`
+		DeletingAt *time.Time `json:"deletingAt"`
+		Fields     struct {
 			Primary any `json:"primary"`
 		} `json:"fields"`
 	}
-	if json.Unmarshal(r.Data, &h) != nil {
-		return nil, "" // not an item: listed nowhere
+	if json.Unmarshal(r.Data, &h) != nil || h.DeletingAt != nil {
+		return nil, "" // not an item, or going: listed nowhere
 	}
 	lists := []string{contextList(h.Workspace)}
 	if h.Fields.Primary == true {
