@@ -3,6 +3,7 @@ package resources
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/wmsmock/wmsmock/mock/synth"
 )
@@ -58,5 +59,42 @@ func TestCreatedItemsAreNamedDeletedOnesNot(t *testing.T) {
 				t.Errorf("after the delete, an answer in workspace %s names %v (deleted: %v)", ws, got, ce)
 			}
 		}
+	}
+}
+
+// TestLaunchDoesNotWaitForTheIndex: a launch while answers are being
+// rendered from the reference index (its read lock held) is answered at
+// once; its run is set aside and becomes a target at the next add, and a
+// run set aside and then deleted is never a target.
+func TestLaunchDoesNotWaitForTheIndex(t *testing.T) {
+	f := newFixture(t, embeddedDoc(t), true)
+	f.ok("GET", "/workflow", "") // the index is built
+	runs := func() *refTarget { return f.svc.refs.held[WorkflowsCollection].t }
+	launch := func() string {
+		id, _ := f.ok("POST", "/workflow/launch", `{"launch":{"pipeline":"https://github.com/nf-core/rnaseq"}}`).body["workflowId"].(string)
+		return id
+	}
+	f.svc.refs.mu.RLock() // an answer being rendered
+	done := make(chan [2]string)
+	go func() { done <- [2]string{launch(), launch()} }()
+	var ids [2]string
+	select {
+	case ids = <-done:
+	case <-time.After(time.Minute): // a bound for the failure, not a wait
+		f.svc.refs.mu.RUnlock()
+		t.Fatal("a launch waited for the index's readers")
+	}
+	f.svc.refs.mu.RUnlock()
+	if n := len(f.svc.refs.aside); n != 2 {
+		t.Fatalf("%d runs set aside, want 2", n)
+	}
+	f.ok("DELETE", "/workflow/"+ids[1]+"?force=true", "")
+	if len(f.svc.refs.aside) != 0 || !runs().all.has(ids[0]) || runs().all.has(ids[1]) {
+		t.Fatalf("after the next change: set aside %d, kept run held %v, deleted run held %v",
+			len(f.svc.refs.aside), runs().all.has(ids[0]), runs().all.has(ids[1]))
+	}
+	third := launch() // the lock is free: filed at once
+	if !runs().all.has(third) || len(f.svc.refs.aside) != 0 {
+		t.Fatal("a launch with the index free was not filed at once")
 	}
 }

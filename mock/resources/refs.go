@@ -91,6 +91,9 @@ type refIndex struct {
 	// renderings cached with references are keyed by it, so none names
 	// a deleted item.
 	gen atomic.Uint64
+	// aside holds new runs whose add found the index in use (addRef).
+	asideMu sync.Mutex
+	aside   []store.Record
 	// rebuild lets one call at a time rebuild the index.
 	rebuild sync.Mutex
 	// store is the backend's store, where the generation is kept (its
