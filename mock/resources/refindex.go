@@ -10,7 +10,8 @@ import (
 // Keeping the reference index current. Every write of the package goes
 // through refStore, which tells the index when an item of a referable
 // collection is inserted or deleted, so a created item becomes a target at
-// once and a deleted one is never named again.
+// once (a new run as soon as the index is free: see addRef) and a deleted
+// one is never named again.
 //
 // Replicas sharing a store (Redis) each keep their own index, and one
 // cannot see another's writes. So each change also counts up a generation
