@@ -10,8 +10,7 @@ import (
 // Keeping the reference index current. Every write of the package goes
 // through refStore, which tells the index when an item of a referable
 // collection is inserted or deleted, so a created item becomes a target at
-// once (a new run as soon as the index is free: see addRef) and a deleted
-// one is never named again.
+// once and a deleted one is never named again.
 //
 // Replicas sharing a store (Redis) each keep their own index, and one
 // cannot see another's writes. So each change also counts up a generation
@@ -66,21 +65,16 @@ func (rs refStore) Restore(snap store.Snapshot) error {
 // lock. Adding a target never makes an answer wrong, only less fresh, so a
 // run launched through another replica becomes a target here at this
 // replica's next rebuild (after any other create or delete, or a restore).
-// For the same reason a launch never waits for the index: while answers
-// are being rendered from it, a new run is set aside and filed by the next
-// add or delete that gets the lock.
+// A run is filed under the index's read lock and its target's own lock
+// only, so launches do not queue behind each other or behind answers.
 func (s *Service) addRef(coll string, r store.Record) {
-	switch {
-	case coll != WorkflowsCollection:
+	if coll == WorkflowsCollection {
+		s.refs.mu.RLock()
+		defer s.refs.mu.RUnlock()
+	} else {
 		s.refs.mu.Lock()
-	case s.refs.mu.TryLock():
-	case s.refs.setAside(r):
-		return
-	default: // too many set aside: this launch files them
-		s.refs.mu.Lock()
+		defer s.refs.mu.Unlock()
 	}
-	defer s.refs.mu.Unlock()
-	s.fileSetAside()
 	h, ok := s.refs.held[coll]
 	if !ok {
 		return
@@ -90,43 +84,10 @@ func (s *Service) addRef(coll string, r store.Record) {
 	}
 }
 
-// maxSetAside bounds the runs set aside between two filings.
-const maxSetAside = 1024
-
-// setAside keeps a new run for later filing, unless maxSetAside are kept
-// already.
-func (x *refIndex) setAside(r store.Record) bool {
-	x.asideMu.Lock()
-	defer x.asideMu.Unlock()
-	if len(x.aside) >= maxSetAside {
-		return false
-	}
-	x.aside = append(x.aside, store.Record{ID: r.ID, Data: r.Data})
-	return true
-}
-
-// fileSetAside makes the runs set aside targets. The caller holds refs.mu.
-func (s *Service) fileSetAside() {
-	s.refs.asideMu.Lock()
-	aside := s.refs.aside
-	s.refs.aside = nil
-	s.refs.asideMu.Unlock()
-	h, ok := s.refs.held[WorkflowsCollection]
-	if !ok {
-		return
-	}
-	for _, r := range aside {
-		if ws, live := h.ws(r); live {
-			h.t.add(r.ID, ws)
-		}
-	}
-}
-
 // dropRef stops naming an item of coll: it was deleted, or is being.
 func (s *Service) dropRef(coll, id string) {
 	s.refs.mu.Lock()
 	defer s.refs.mu.Unlock()
-	s.fileSetAside() // a run set aside may be the one deleted
 	h, ok := s.refs.held[coll]
 	if !ok || !h.t.remove(id) {
 		return

@@ -27,8 +27,11 @@ import (
 // only the references it wins, and the others stay as shown.
 
 // refTarget is one kind of referenced resource: the ids the fake holds,
-// per context (0: personal) and all together.
+// per context (0: personal) and all together. Its own lock is held for one
+// pick, add or remove at a time, so a launch filing its run never waits
+// for an answer being rendered, only for one pick.
 type refTarget struct {
+	mu   sync.RWMutex
 	byWS map[int64]*ring
 	all  *ring
 	// where is the context of each id, to find its ring on removal.
@@ -41,6 +44,8 @@ func newRefTarget() *refTarget {
 
 // add holds id, of context ws; it reports whether the id is new.
 func (t *refTarget) add(id string, ws int64) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	if t.all.has(id) {
 		return false
 	}
@@ -57,6 +62,8 @@ func (t *refTarget) add(id string, ws int64) bool {
 
 // remove drops id; it reports whether it was held.
 func (t *refTarget) remove(id string) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	if !t.all.has(id) {
 		return false
 	}
@@ -70,6 +77,20 @@ func (t *refTarget) remove(id string) bool {
 		}
 	}
 	return true
+}
+
+// has reports whether id is held.
+func (t *refTarget) has(id string) bool {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	return t.all.has(id)
+}
+
+// empty reports whether no id is held.
+func (t *refTarget) empty() bool {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	return t.all.len() == 0
 }
 
 type refIndex struct {
@@ -91,9 +112,6 @@ type refIndex struct {
 	// renderings cached with references are keyed by it, so none names
 	// a deleted item.
 	gen atomic.Uint64
-	// aside holds new runs whose add found the index in use (addRef).
-	asideMu sync.Mutex
-	aside   []store.Record
 	// rebuild lets one call at a time rebuild the index.
 	rebuild sync.Mutex
 	// store is the backend's store, where the generation is kept (its
@@ -228,7 +246,7 @@ func (s *Service) indexRefs() error {
 		add("userId", t, "", nil)
 	}
 	for p, t := range targets {
-		if t.all.len() > 0 {
+		if !t.empty() {
 			delete(nested, p)
 		}
 	}
@@ -243,11 +261,13 @@ func (s *Service) indexRefs() error {
 // pick chooses a held id for a generated value, the same for the same
 // value while the ids stay: one of the context's own, else any.
 func (t *refTarget) pick(v any, ws int64) (any, bool) {
+	t.mu.RLock()
 	r := t.byWS[ws]
 	if r == nil || r.len() == 0 {
 		r = t.all
 	}
 	id, ok := r.pick(valueHash(v))
+	t.mu.RUnlock()
 	if !ok {
 		return nil, false
 	}
@@ -270,8 +290,7 @@ func jsonString(v any) string {
 // answer part to held ids, below obj; keep names top-level keys whose
 // values were given (and stay as given).
 func (s *Service) fixRefs(obj map[string]any, ws *int64, keep map[string]any) {
-	rv, done := s.refView()
-	defer done()
+	rv := s.refView()
 	if len(rv.targets) == 0 {
 		return
 	}
@@ -312,11 +331,12 @@ type refView struct {
 	nulls   bool
 }
 
-// refView reads the index; the caller calls done when it has finished
-// picking (writers wait until then).
-func (s *Service) refView() (rv refView, done func()) {
+// refView reads the index's maps, which a rebuild replaces and nothing
+// changes in place; the targets in them lock for themselves.
+func (s *Service) refView() refView {
 	s.refs.mu.RLock()
-	return refView{s.refs.targets, s.refs.nested, s.refs.nulls}, s.refs.mu.RUnlock
+	defer s.refs.mu.RUnlock()
+	return refView{s.refs.targets, s.refs.nested, s.refs.nulls}
 }
 
 // fixRefsIn does fixRefs' work on v at depth. own says the context ws is
@@ -437,9 +457,7 @@ func contextParentsOnly(listPath string) bool {
 // the personal one).
 func (s *Service) FixRefs(v any, ws int64) {
 	s.syncRefs()
-	rv, done := s.refView()
-	defer done()
-	if len(rv.targets) > 0 {
+	if rv := s.refView(); len(rv.targets) > 0 {
 		fixRefsIn(v, rv, ws, nil, 0, false)
 	}
 }
