@@ -11,6 +11,7 @@ import (
 // pickIn is the computeEnvId a synthesized answer in workspace ws names.
 func (f *fixture) pickIn(ws int64, generated string) any {
 	v := map[string]any{"computeEnvId": generated}
+	f.svc.RefGeneration() // as the synthesizer does before FixRefs
 	f.svc.FixRefs(v, ws)
 	return v["computeEnvId"]
 }

@@ -454,9 +454,9 @@ func contextParentsOnly(listPath string) bool {
 
 // FixRefs does the same for a whole synthesized answer (an operation no
 // behaviour of the package answers), in the context of workspace ws (0:
-// the personal one).
+// the personal one). The caller has brought the index up to date for the
+// call through RefGeneration, which keys its cache.
 func (s *Service) FixRefs(v any, ws int64) {
-	s.syncRefs()
 	if rv := s.refView(); len(rv.targets) > 0 {
 		fixRefsIn(v, rv, ws, nil, 0, false)
 	}
