@@ -113,6 +113,7 @@ func Register(doc *spec.Document, d Deps) (*Service, error) {
 	}
 	fit := newFitter(d.Check, strings.HasPrefix(doc.OpenAPI, "3.1"))
 	fit.nulls = nulls
+	fit.match = func(s *base.Schema, v any) bool { return d.Gen.Fits(s, v, synth.Response) }
 	s := &Service{
 		doc:      doc,
 		d:        d,

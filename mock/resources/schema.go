@@ -179,9 +179,16 @@ func stamp(t time.Time) string { return t.UTC().Truncate(time.Second).Format("20
 
 // fitter decides whether values fit schemas. Scalars against plain schemas
 // are checked here, quickly, because answers overlay many of them per call;
-// anything else goes to the document's validator, with the verdict
-// remembered, since the same stored value is checked on every read.
+// anything else is first put to the generator's own checker, which works on
+// the schema as prepared for making values (answers are built on values it
+// made, so nothing is compiled for them), and only what that checker does
+// not accept goes to the document's validator, the authority: compiling a
+// validator for a large answer schema was most of an operation's first
+// call on the published schema.
 type fitter struct {
+	// match is the generator's checker (synth.Generator.Fits); nil sends
+	// every check to the validator.
+	match     func(*base.Schema, any) bool
 	check     func(*base.Schema, []byte) []string
 	openapi31 bool
 	// nulls sends an optional property without a value as null, as the
@@ -228,6 +235,9 @@ func (f *fitter) nullOK(s *base.Schema) bool {
 }
 
 func (f *fitter) full(s *base.Schema, v any) bool {
+	if f.match != nil && f.match(s, v) {
+		return true
+	}
 	if f.check == nil {
 		return false
 	}

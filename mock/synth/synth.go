@@ -145,6 +145,32 @@ func (g *Generator) ValueContext(ctx context.Context, schema *base.Schema, key s
 	return g.value(ctx, schema, key, mode), nil
 }
 
+// Fits reports whether v is a valid value for schema in mode, judged by
+// the checker the generator proves its own values with. It works on the
+// schema as prepared for generation, so checking a value against a schema
+// the generator has already made values for costs no compilation: the
+// fake's answers use it to accept a synthesized or stored value without
+// compiling a validator for the schema on the call that first needs it.
+// A false is not a verdict of invalid (on a schema it cannot prepare the
+// checker declines), so a caller that must be sure asks a validator then;
+// a true is the validator's verdict too, except that parts of a value
+// nested deeper than 48 levels are taken as matching. With WithNulls, a
+// null for an optional property fits, as in the values the generator makes.
+func (g *Generator) Fits(schema *base.Schema, v any, mode Mode) (ok bool) {
+	if schema == nil {
+		return true
+	}
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	if g.nulls && mode == Response {
+		mode |= withNulls
+	}
+	return matches(g.node(schema), v, mode, 0)
+}
+
 // value is ValueContext without the panic guard, so tests see internal
 // errors.
 func (g *Generator) value(ctx context.Context, schema *base.Schema, key string, mode Mode) any {
