@@ -18,12 +18,19 @@ import (
 // way one sorted slice would under a stream of launches.
 type ring struct {
 	chunks [][]ringPoint // each sorted; chunk i's points all precede chunk i+1's
-	ids    map[string]struct{}
+	// Ids live once, in names; a point names its id by slot. The points
+	// hold no pointers, so moving them within a chunk needs no write
+	// barriers and the collector never scans them: with one point per
+	// launched run and a stream of launches, pointer-holding points made
+	// adding a run a quarter of a launch's time.
+	slots map[string]uint32
+	names []string
+	free  []uint32 // slots of removed ids, for reuse
 }
 
 type ringPoint struct {
-	h  uint64
-	id string
+	h    uint64
+	slot uint32
 }
 
 // ringPoints is how many points an id has: enough that a handful of ids
@@ -32,20 +39,26 @@ const ringPoints = 4
 
 const ringChunk = 256
 
-func newRing() *ring { return &ring{ids: map[string]struct{}{}} }
+func newRing() *ring { return &ring{slots: map[string]uint32{}} }
 
-func (r *ring) len() int { return len(r.ids) }
+func (r *ring) len() int { return len(r.slots) }
 
 func (r *ring) has(id string) bool {
-	_, ok := r.ids[id]
+	_, ok := r.slots[id]
 	return ok
 }
 
+// pointHash is FNV-1a over the id and the point's number, mixed; written
+// out so that hashing allocates nothing.
 func pointHash(id string, i int) uint64 {
-	h := fnv.New64a()
-	_, _ = h.Write([]byte(id))
-	_, _ = h.Write([]byte{0, byte(i)})
-	return mix64(h.Sum64())
+	const prime = 1099511628211
+	h := uint64(14695981039346656037)
+	for j := 0; j < len(id); j++ {
+		h = (h ^ uint64(id[j])) * prime
+	}
+	h = (h ^ 0) * prime
+	h = (h ^ uint64(byte(i))) * prime
+	return mix64(h)
 }
 
 // mix64 spreads fnv's output over the whole ring (fnv leaves nearby
@@ -58,13 +71,24 @@ func mix64(x uint64) uint64 {
 	return x ^ x>>31
 }
 
-func (p ringPoint) less(q ringPoint) bool { return p.h < q.h || p.h == q.h && p.id < q.id }
-
-func cmpPoint(a, b ringPoint) int {
+// cmp orders points by hash and, for equal hashes, by id, so the order
+// (and every pick) depends only on the ids held, not on the slots they
+// were given.
+func (r *ring) cmp(a, b ringPoint) int {
 	switch {
-	case a.less(b):
+	case a.h < b.h:
 		return -1
-	case b.less(a):
+	case a.h > b.h:
+		return 1
+	}
+	return cmpStrings(r.names[a.slot], r.names[b.slot])
+}
+
+func cmpStrings(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
 		return 1
 	}
 	return 0
@@ -73,7 +97,7 @@ func cmpPoint(a, b ringPoint) int {
 // chunkFor is the index of the chunk p belongs in: the first whose last
 // point is not before p, else the last chunk.
 func (r *ring) chunkFor(p ringPoint) int {
-	i, _ := slices.BinarySearchFunc(r.chunks, p, func(c []ringPoint, p ringPoint) int { return cmpPoint(c[len(c)-1], p) })
+	i, _ := slices.BinarySearchFunc(r.chunks, p, func(c []ringPoint, p ringPoint) int { return r.cmp(c[len(c)-1], p) })
 	return min(i, len(r.chunks)-1)
 }
 
@@ -81,21 +105,31 @@ func (r *ring) add(id string) {
 	if r.has(id) {
 		return
 	}
-	r.ids[id] = struct{}{}
+	var slot uint32
+	if n := len(r.free); n > 0 {
+		slot, r.free = r.free[n-1], r.free[:n-1]
+		r.names[slot] = id
+	} else {
+		slot = uint32(len(r.names))
+		r.names = append(r.names, id)
+	}
+	r.slots[id] = slot
 	for i := range ringPoints {
-		p := ringPoint{pointHash(id, i), id}
+		p := ringPoint{pointHash(id, i), slot}
 		if len(r.chunks) == 0 {
 			r.chunks = [][]ringPoint{{p}}
 			continue
 		}
 		ci := r.chunkFor(p)
 		c := r.chunks[ci]
-		at, _ := slices.BinarySearchFunc(c, p, cmpPoint)
+		at, _ := slices.BinarySearchFunc(c, p, r.cmp)
 		c = slices.Insert(c, at, p)
 		if len(c) > ringChunk {
+			// Both halves keep room to grow, so the next inserts into
+			// either do not reallocate it.
 			half := len(c) / 2
-			tail := slices.Clone(c[half:])
-			r.chunks[ci] = slices.Clip(c[:half])
+			tail := append(make([]ringPoint, 0, ringChunk+1), c[half:]...)
+			r.chunks[ci] = c[:half]
 			r.chunks = slices.Insert(r.chunks, ci+1, tail)
 			continue
 		}
@@ -104,15 +138,15 @@ func (r *ring) add(id string) {
 }
 
 func (r *ring) remove(id string) {
-	if !r.has(id) {
+	slot, ok := r.slots[id]
+	if !ok {
 		return
 	}
-	delete(r.ids, id)
 	for i := range ringPoints {
-		p := ringPoint{pointHash(id, i), id}
+		p := ringPoint{pointHash(id, i), slot}
 		ci := r.chunkFor(p)
 		c := r.chunks[ci]
-		at, found := slices.BinarySearchFunc(c, p, cmpPoint)
+		at, found := slices.BinarySearchFunc(c, p, r.cmp)
 		if !found {
 			continue
 		}
@@ -123,6 +157,9 @@ func (r *ring) remove(id string) {
 		}
 		r.chunks[ci] = c
 	}
+	delete(r.slots, id)
+	r.names[slot] = ""
+	r.free = append(r.free, slot)
 }
 
 // pick is the id owning hash h: the first point at or after h, going
@@ -131,14 +168,21 @@ func (r *ring) pick(h uint64) (string, bool) {
 	if len(r.chunks) == 0 {
 		return "", false
 	}
-	p := ringPoint{h: h}
-	ci, _ := slices.BinarySearchFunc(r.chunks, p, func(c []ringPoint, p ringPoint) int { return cmpPoint(c[len(c)-1], p) })
+	// A point's place depends on its hash first; a hash alone sorts
+	// before every point of that hash.
+	before := func(p ringPoint, h uint64) int {
+		if p.h < h {
+			return -1
+		}
+		return 1
+	}
+	ci, _ := slices.BinarySearchFunc(r.chunks, h, func(c []ringPoint, h uint64) int { return before(c[len(c)-1], h) })
 	if ci == len(r.chunks) {
-		return r.chunks[0][0].id, true
+		return r.names[r.chunks[0][0].slot], true
 	}
 	c := r.chunks[ci]
-	at, _ := slices.BinarySearchFunc(c, p, cmpPoint)
-	return c[at].id, true
+	at, _ := slices.BinarySearchFunc(c, h, before)
+	return r.names[c[at].slot], true
 }
 
 // valueHash is where a generated value sits on the ring.

@@ -2,21 +2,27 @@ package resources
 
 import (
 	"fmt"
+	"hash/fnv"
 	"testing"
 )
 
 // slowPick is the ring's rule by a scan of every point: the id of the
 // smallest point at or after h, else of the smallest point.
 func slowPick(ids map[string]bool, h uint64) string {
-	var best, first ringPoint
+	type point struct {
+		h  uint64
+		id string
+	}
+	var best, first point
 	haveBest, haveFirst := false, false
+	less := func(p, q point) bool { return p.h < q.h || p.h == q.h && p.id < q.id }
 	for id := range ids {
 		for i := range ringPoints {
-			p := ringPoint{pointHash(id, i), id}
-			if !haveFirst || p.less(first) {
+			p := point{pointHash(id, i), id}
+			if !haveFirst || less(p, first) {
 				first, haveFirst = p, true
 			}
-			if p.h >= h && (!haveBest || p.less(best)) {
+			if p.h >= h && (!haveBest || less(p, best)) {
 				best, haveBest = p, true
 			}
 		}
@@ -88,5 +94,21 @@ func TestRingPicksAndMovesLittle(t *testing.T) {
 	}
 	if r.len() != 0 || len(r.chunks) != 0 {
 		t.Fatalf("emptied ring keeps %d ids in %d chunks", r.len(), len(r.chunks))
+	}
+}
+
+// pointHash is FNV-1a written out; it must stay the library's FNV-1a of the
+// id, a zero byte and the point's number, or every reference the fake has
+// shown would move after an upgrade.
+func TestPointHashIsFNV(t *testing.T) {
+	for _, id := range []string{"", "4kq3T9x", "a much longer identifier of some run"} {
+		for i := range ringPoints {
+			h := fnv.New64a()
+			_, _ = h.Write([]byte(id))
+			_, _ = h.Write([]byte{0, byte(i)})
+			if got, want := pointHash(id, i), mix64(h.Sum64()); got != want {
+				t.Errorf("pointHash(%q, %d) = %x, FNV-1a gives %x", id, i, got, want)
+			}
+		}
 	}
 }
