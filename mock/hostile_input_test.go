@@ -202,3 +202,27 @@ func TestUnknownMethodReply(t *testing.T) {
 		})
 	}
 }
+
+// A Content-Type without a subtype ("application", or "application;/json",
+// which parses to it) is a Bad Request with an Error ID naming the content
+// type, on both documents; the validator library would panic on it (a 500,
+// found by TestPipelineUnderMutatedCalls).
+func TestContentTypeWithoutSubtype(t *testing.T) {
+	body := []byte(`{"launch":{"pipeline":"https://github.com/nextflow-io/hello"}}`)
+	for _, d := range documents {
+		t.Run(d.name, func(t *testing.T) {
+			srv, _ := newServer(t, d.doc(t))
+			h := srv.Handler()
+			for _, ct := range []string{"application", "application;/json", "json"} {
+				a := call(t, h, "POST", "/api/workflow/launch", devToken, body, "Content-Type", ct)
+				if a.status != 400 {
+					t.Errorf("Content-Type %q: %d %.100q, want 400", ct, a.status, a.body)
+					continue
+				}
+				if e, ok := errorEntry(t, srv, errorID(t, a)); !ok || !strings.Contains(e.Reason, "content type") {
+					t.Errorf("Content-Type %q: journal entry %+v", ct, e)
+				}
+			}
+		})
+	}
+}

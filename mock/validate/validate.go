@@ -12,6 +12,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"sort"
 	"strings"
@@ -364,6 +365,15 @@ func (v *Validator) Request(r *http.Request, op *spec.Operation, body []byte) []
 	// says little to the developer who reads the error journal.
 	if rb := op.Op.RequestBody; len(body) == 0 && rb != nil && rb.Required != nil && *rb.Required {
 		return []string{"the request body is required but the request has none"}
+	}
+	// A media type without a subtype ("application") is refused here: the
+	// library matches a request's media type against the document's by
+	// type, then subtype, and fails with an index out of range on one that
+	// has none (libopenapi-validator v0.14.0, requests/validate_body.go).
+	if ct := r.Header.Get("Content-Type"); ct != "" && op.Op.RequestBody != nil {
+		if mt, _, _ := mime.ParseMediaType(ct); !strings.Contains(mt, "/") {
+			return []string{fmt.Sprintf("the request's content type %q is not a media type (type/subtype)", ct)}
+		}
 	}
 	info := v.info(op)
 	if info.plain && r.URL.RawQuery == "" && len(body) == 0 {
