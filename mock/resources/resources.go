@@ -56,7 +56,9 @@ type Deps struct {
 	Caches *memo.Set
 	// Check validates a JSON value against a schema as part of an answer:
 	// the served document's validator (validate.Validator.Answer), so that
-	// stored values are judged by the same compiled schemas as answers.
+	// stored values are judged by the same compiled schemas as answers. It
+	// is asked only about values Gen's own check (synth.Generator.Fits)
+	// does not accept, which spares most first calls its compilation.
 	// Nil builds a validator for the document, which takes the service's
 	// nulls when the profile sends them (answers.nulls).
 	Check func(schema *base.Schema, body []byte) []string
