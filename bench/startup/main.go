@@ -28,6 +28,9 @@
 // With -op it makes that first call to one operation only, -runs times,
 // and reports each; -cpuprofile profiles those runs (look under
 // ServeHTTP for the call itself, the rest is loading and New).
+// -gc-during-call=false keeps the collector off during the measured call,
+// which leaves out the collection of the loading's garbage that the call
+// would otherwise trigger.
 package main
 
 import (
@@ -63,6 +66,7 @@ func main() {
 	withTLS := flag.Bool("tls", false, "also measure each document served with --tls")
 	op := flag.String("op", "", "with -first-calls: only this operationId, -runs times")
 	cpuProfile := flag.String("cpuprofile", "", "with -first-calls -op: write a CPU profile to `FILE`")
+	flag.BoolVar(&collectDuringCall, "gc-during-call", true, "with -first-calls: let the collector run during the measured call (false: the fake's own work only)")
 	flag.Parse()
 	var err error
 	switch {
