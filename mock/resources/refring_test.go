@@ -55,6 +55,19 @@ func TestRingPicksAndMovesLittle(t *testing.T) {
 	check := func(what string, old []string, moved func(was, now string) bool) {
 		t.Helper()
 		changes++
+		// The ring's own bookkeeping: chunks in order, and lasts naming
+		// each chunk's last point.
+		if len(r.lasts) != len(r.chunks) {
+			t.Fatalf("%s: %d chunks, %d lasts", what, len(r.chunks), len(r.lasts))
+		}
+		for i, c := range r.chunks {
+			if len(c) == 0 || r.lasts[i] != c[len(c)-1] {
+				t.Fatalf("%s: chunk %d of %d points, its last recorded as %+v", what, i, len(c), r.lasts[i])
+			}
+			if i > 0 && r.cmp(r.lasts[i-1], c[0]) >= 0 {
+				t.Fatalf("%s: chunk %d does not follow chunk %d", what, i, i-1)
+			}
+		}
 		scan := changes%20 == 0 // the scan is slow: every 20th change
 		for i, h := range values {
 			got, ok := r.pick(h)
