@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/wmsmock/wmsmock/fixtures"
+	"github.com/wmsmock/wmsmock/internal/gcpause"
 	"github.com/wmsmock/wmsmock/mock"
 	"github.com/wmsmock/wmsmock/mock/callgen"
 	"github.com/wmsmock/wmsmock/mock/spec"
@@ -23,6 +25,7 @@ import (
 
 // firstCall is one operation's first call on a fresh fake.
 type firstCall struct {
+	index  int // in the document's operations
 	op     string
 	method string
 	status int
@@ -52,17 +55,20 @@ var firstCallModes = []struct {
 // operation, each on a fresh fake over a freshly loaded document, twice:
 // on a fake without state, where every call is synthesized from the
 // schema, and on the default fake, where the resource behaviours answer.
-func measureFirstCalls(specPath string, out io.Writer) error {
+// Then it makes the slowest reads of the default fake again, as first
+// calls to new `wmsmock serve` processes (measureServed).
+func measureFirstCalls(specPath, bin string, runs int, out io.Writer) error {
 	load, name := loader(specPath, out)
 	doc, err := load()
 	if err != nil {
 		return err
 	}
 	n := len(doc.Operations)
+	var slowestReads []int
 	for _, mode := range firstCallModes {
 		var calls []firstCall
 		for i := 0; i < n; i++ {
-			c, err := oneFirstCall(load, i, mode.opts)
+			c, err := oneFirstCall(load, doc.Operations[i], i, mode.opts)
 			if err != nil {
 				return err
 			}
@@ -87,6 +93,81 @@ func measureFirstCalls(specPath string, out io.Writer) error {
 			c := calls[i]
 			fmt.Fprintf(out, "  slowest GET: %.2f ms (cpu %.2f ms)  %d  %s\n", ms(c.took), ms(c.cpu), c.status, c.op)
 		}
+		slowestReads = slowestReads[:0]
+		for _, c := range calls {
+			if c.method == http.MethodGet && len(slowestReads) < servedReads {
+				slowestReads = append(slowestReads, c.index)
+			}
+		}
+	}
+	// The last mode is the default fake, the one serve runs.
+	var args []string
+	if name == "published" {
+		args = []string{"--spec", specPath}
+	}
+	return measureServed(doc, slowestReads, args, bin, runs, out)
+}
+
+// servedReads is how many of the slowest reads are made again on new
+// processes.
+const servedReads = 3
+
+// measureServed makes the first call to each operation (by index in doc)
+// on new `wmsmock serve` processes, runs times each: the call is sent as
+// soon as /_mock/health answers 200, on a new connection, as a test that
+// starts the fake and calls it at once would. It is the figure a user
+// sees, with what a new process adds to the call made in this one (the
+// first touch of memory, cold caches) and what it does not have (the
+// collector's state a long-lived benchmark process carries).
+func measureServed(doc *spec.Document, ops []int, args []string, bin string, runs int, out io.Writer) error {
+	if len(ops) == 0 {
+		return nil
+	}
+	work, err := os.MkdirTemp("", "wmsmock-firstcalls")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(work)
+	if bin == "" {
+		bin = filepath.Join(work, "wmsmock")
+		if err := build(bin, "./cmd/wmsmock"); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(out, "served: the first call on a new `wmsmock serve` (with state), sent when it is ready, %d runs each:\n", runs)
+	for _, i := range ops {
+		op := doc.Operations[i]
+		c, err := callgen.Build(op, synth.New(synth.WithSeed(7)), op.ID)
+		if err != nil {
+			return fmt.Errorf("%s: building a call: %w", op.ID, err)
+		}
+		var took []float64
+		status := 0
+		for range runs {
+			_, _, err := startFake(bin, args, func(addr string) error {
+				req, err := c.Request("http://"+addr+mock.DefaultBasePath, mock.DevToken)
+				if err != nil {
+					return err
+				}
+				client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{}}
+				defer client.CloseIdleConnections()
+				start := time.Now()
+				resp, err := client.Do(req)
+				if err != nil {
+					return fmt.Errorf("%s: %w", op.ID, err)
+				}
+				_, err = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				took = append(took, ms(time.Since(start)))
+				status = resp.StatusCode
+				return err
+			})
+			if err != nil {
+				return err
+			}
+		}
+		slices.Sort(took)
+		fmt.Fprintf(out, "  median %7.2f ms, slowest %7.2f ms  %d  %s\n", median(took), took[len(took)-1], status, op.ID)
 	}
 	return nil
 }
@@ -127,7 +208,7 @@ func measureOneFirstCall(specPath, id string, runs int, cpuProfile string, out i
 	for _, mode := range firstCallModes {
 		fmt.Fprintf(out, "%s %s, %s:", name, id, mode.name)
 		for range runs {
-			c, err := oneFirstCall(load, i, mode.opts)
+			c, err := oneFirstCall(load, doc.Operations[i], i, mode.opts)
 			if err != nil {
 				return err
 			}
@@ -138,20 +219,15 @@ func measureOneFirstCall(specPath, id string, runs int, cpuProfile string, out i
 	return nil
 }
 
-func oneFirstCall(load func() (*spec.Document, error), i int, opts []mock.Option) (firstCall, error) {
-	// A new process starts with a small, collected heap; so does each fake
-	// here, rather than inheriting the garbage of the previous one.
-	runtime.GC()
-	doc, err := load()
-	if err != nil {
-		return firstCall{}, err
-	}
-	srv, err := mock.New(append([]mock.Option{mock.WithDocument("", doc), mock.WithRateLimit(nil)}, opts...)...)
-	if err != nil {
-		return firstCall{}, err
-	}
-	defer srv.Close()
-	op := doc.Operations[i]
+// startupMemory is serve's bound on the heap while the collector is
+// paused (cmd/wmsmock).
+const startupMemory = 1 << 30
+
+// oneFirstCall builds a fresh fake as `wmsmock serve` does and makes the
+// first call to the operation at index i of the document load returns.
+// The call is built beforehand from the caller's copy of the document (a
+// client builds its call in its own process).
+func oneFirstCall(load func() (*spec.Document, error), op *spec.Operation, i int, opts []mock.Option) (firstCall, error) {
 	c, err := callgen.Build(op, synth.New(synth.WithSeed(7)), op.ID)
 	if err != nil {
 		return firstCall{}, fmt.Errorf("%s: building a call: %w", op.ID, err)
@@ -163,6 +239,25 @@ func oneFirstCall(load func() (*spec.Document, error), i int, opts []mock.Option
 	r := httptest.NewRequest(req.Method, req.URL.String(), bytes.NewReader(c.Body))
 	r.Header = req.Header
 	rec := httptest.NewRecorder()
+
+	// A new process starts with a small, collected heap; so does each fake
+	// here, rather than inheriting the garbage of the previous one. Then
+	// the collector is paused while the fake is built and resumed when it
+	// is ready, as serve does: the collection that resuming starts runs
+	// beside the first call, as it would in a new process.
+	runtime.GC()
+	resume := gcpause.Pause(startupMemory)
+	doc, err := load()
+	if err != nil {
+		resume()
+		return firstCall{}, err
+	}
+	srv, err := mock.New(append([]mock.Option{mock.WithDocument("", doc), mock.WithRateLimit(nil)}, opts...)...)
+	resume()
+	if err != nil {
+		return firstCall{}, err
+	}
+	defer srv.Close()
 	if !collectDuringCall {
 		defer debug.SetGCPercent(debug.SetGCPercent(-1))
 	}
@@ -170,7 +265,7 @@ func oneFirstCall(load func() (*spec.Document, error), i int, opts []mock.Option
 	start := time.Now()
 	srv.Handler().ServeHTTP(rec, r)
 	took := time.Since(start)
-	return firstCall{op: op.ID, method: req.Method, status: rec.Code, took: took, cpu: processCPU() - cpu0}, nil
+	return firstCall{index: i, op: doc.Operations[i].ID, method: req.Method, status: rec.Code, took: took, cpu: processCPU() - cpu0}, nil
 }
 
 // processCPU is the CPU time (user and system) the process has used.

@@ -6,7 +6,7 @@
 // every round, so drift on a shared machine falls on both.
 //
 //	go run ./bench/startup [-runs 9] [-spec FILE] [-tls]
-//	go run ./bench/startup -first-calls [-spec FILE]
+//	go run ./bench/startup -first-calls [-runs 9] [-spec FILE]
 //	go run ./bench/startup -first-calls -op ID [-runs 9] [-cpuprofile FILE]
 //
 // Ready is the time from starting the process to the first 200 on
@@ -23,14 +23,17 @@
 //
 // With -first-calls it instead measures, in this process, the first call to
 // every operation of the document, each on a fresh fake with a freshly
-// loaded document and a collected heap (as a new process would have): the
-// pieces the fake builds lazily per operation are all paid by that call.
+// loaded document and a collected heap, the collector paused while the fake
+// is built and resumed as serve does (internal/gcpause): the pieces the fake
+// builds lazily per operation are all paid by that call. Then the slowest
+// reads of the default fake are made again, -runs times each, as first
+// calls to new `wmsmock serve` processes sent as soon as they are ready:
+// the figure a user sees, new process and all.
 // With -op it makes that first call to one operation only, -runs times,
 // and reports each; -cpuprofile profiles those runs (look under
 // ServeHTTP for the call itself, the rest is loading and New).
 // -gc-during-call=false keeps the collector off during the measured call,
-// which leaves out the collection of the loading's garbage that the call
-// would otherwise trigger.
+// to see the fake's own work alone.
 package main
 
 import (
@@ -73,7 +76,7 @@ func main() {
 	case *firstCalls && *op != "":
 		err = measureOneFirstCall(*specPath, *op, *runs, *cpuProfile, os.Stdout)
 	case *firstCalls:
-		err = measureFirstCalls(*specPath, os.Stdout)
+		err = measureFirstCalls(*specPath, *bin, *runs, os.Stdout)
 	default:
 		err = measureReady(*specPath, *bin, *runs, *withTLS, os.Stdout)
 	}
@@ -132,7 +135,7 @@ func measureReady(specPath, bin string, runs int, withTLS bool, out io.Writer) e
 		for _, s := range subjects {
 			var sm sample
 			fake := func() error {
-				sm.ready, sm.phases, err = startFake(bin, s.args)
+				sm.ready, sm.phases, err = startFake(bin, s.args, nil)
 				return err
 			}
 			bare := func() error {
@@ -199,7 +202,9 @@ func phaseRank(name string) int {
 // startFake starts `wmsmock serve` on a free loopback port and waits for
 // the first 200 on /_mock/health. The breakdown is read from the fake's
 // JSON log line "serving"; "process" is what the breakdown leaves out.
-func startFake(bin string, args []string) (time.Duration, map[string]time.Duration, error) {
+// ready, when not nil, is called at once with the fake's address, before
+// anything else is asked of it.
+func startFake(bin string, args []string, ready func(addr string) error) (time.Duration, map[string]time.Duration, error) {
 	addr, err := freeAddr()
 	if err != nil {
 		return 0, nil, err
@@ -223,11 +228,16 @@ func startFake(bin string, args []string) (time.Duration, map[string]time.Durati
 		}
 		close(lines)
 	}()
-	ready, err := waitHealthy(addr, tlsDirOf(args), 30*time.Second)
+	healthy, err := waitHealthy(addr, tlsDirOf(args), 30*time.Second)
 	if err != nil {
 		return 0, nil, err
 	}
-	took := ready.Sub(start)
+	took := healthy.Sub(start)
+	if ready != nil {
+		if err := ready(addr); err != nil {
+			return 0, nil, err
+		}
+	}
 	phases, err := startupLine(lines, 10*time.Second)
 	if err != nil {
 		return 0, nil, err

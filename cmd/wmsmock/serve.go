@@ -8,10 +8,10 @@ import (
 	"log/slog"
 	"net"
 	"os"
-	"runtime/debug"
 	"strings"
 	"time"
 
+	"github.com/wmsmock/wmsmock/internal/gcpause"
 	"github.com/wmsmock/wmsmock/internal/ratewindow"
 	"github.com/wmsmock/wmsmock/internal/token68"
 	"github.com/wmsmock/wmsmock/mock"
@@ -237,7 +237,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	started := time.Now()
 	var startup []mock.StartupPhase
 	opts = append(opts, mock.WithStartupReport(func(p []mock.StartupPhase) { startup = p }))
-	resumeGC := pauseGC(startupMemory)
+	resumeGC := gcpause.Pause(startupMemory)
 	srv, err := mock.New(opts...)
 	resumeGC()
 	if err != nil {
@@ -267,24 +267,10 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	return 0
 }
 
-// startupMemory bounds the heap while the collector is paused at start-up:
-// the fake peaks near 64 MiB on the published schema with it paused (54
-// without), and past this bound the collector runs anyway.
+// startupMemory bounds the heap while the collector is paused at start-up
+// (gcpause): the fake peaks near 64 MiB on the published schema with it
+// paused (54 without), and past this bound the collector runs anyway.
 const startupMemory = 1 << 30
-
-// pauseGC turns the garbage collector off until the returned function is
-// called, with limit as a memory bound. Start-up builds the documents'
-// models, which stay alive: collecting while they grow only re-marks them,
-// about a tenth of New on the published schema. The process is ours,
-// so the setting is; a program using package mock keeps its own.
-func pauseGC(limit int64) (resume func()) {
-	percent := debug.SetGCPercent(-1)
-	old := debug.SetMemoryLimit(limit)
-	return func() {
-		debug.SetGCPercent(percent)
-		debug.SetMemoryLimit(old)
-	}
-}
 
 // startupAttrs renders the start-up breakdown as log attributes, one per
 // step, so a JSON log line carries it as an object of nanosecond counts.

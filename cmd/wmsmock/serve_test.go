@@ -10,7 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"runtime/debug"
+	"runtime"
+	"runtime/metrics"
 	"strings"
 	"sync"
 	"testing"
@@ -169,11 +170,17 @@ func checkStartupLine(t *testing.T, log *syncBuffer) {
 	if entry.ReadyIn <= 0 || sum > entry.ReadyIn {
 		t.Errorf("ready in %v, but its steps add up to %v", entry.ReadyIn, sum)
 	}
-	if p := debug.SetGCPercent(100); p < 0 {
-		t.Errorf("the garbage collector is still off after start-up (GOGC %d)", p)
-	} else {
-		debug.SetGCPercent(p)
+	// The collector's percentage comes back with the first collection
+	// after start-up (gcpause); until then a memory limit starts it.
+	runtime.GC()
+	gogc := []metrics.Sample{{Name: "/gc/gogc:percent"}}
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		// Off reads as -1, converted to unsigned.
+		if metrics.Read(gogc); int64(gogc[0].Value.Uint64()) >= 0 {
+			return
+		}
 	}
+	t.Errorf("the garbage collector is still off after start-up and a collection")
 }
 
 // TestServeHelp prints the flags with their environment variables.
