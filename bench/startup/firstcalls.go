@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
@@ -128,11 +127,8 @@ func measureServed(doc *spec.Document, ops []int, args []string, bin string, run
 		return err
 	}
 	defer os.RemoveAll(work)
-	if bin == "" {
-		bin = filepath.Join(work, "wmsmock")
-		if err := build(bin, "./cmd/wmsmock"); err != nil {
-			return err
-		}
+	if bin, err = fakeBinary(bin, work); err != nil {
+		return err
 	}
 	fmt.Fprintf(out, "served: the first call on a new `wmsmock serve` (with state), sent when it is ready, %d runs each:\n", runs)
 	for _, i := range ops {
@@ -243,8 +239,8 @@ func oneFirstCall(load func() (*spec.Document, error), op *spec.Operation, i int
 	// A new process starts with a small, collected heap; so does each fake
 	// here, rather than inheriting the garbage of the previous one. Then
 	// the collector is paused while the fake is built and resumed when it
-	// is ready, as serve does: the collection that resuming starts runs
-	// beside the first call, as it would in a new process.
+	// is ready, as serve does, so the call finds it as a call to a new
+	// serve process would.
 	runtime.GC()
 	resume := gcpause.Pause(startupMemory)
 	doc, err := load()
@@ -265,7 +261,7 @@ func oneFirstCall(load func() (*spec.Document, error), op *spec.Operation, i int
 	start := time.Now()
 	srv.Handler().ServeHTTP(rec, r)
 	took := time.Since(start)
-	return firstCall{index: i, op: doc.Operations[i].ID, method: req.Method, status: rec.Code, took: took, cpu: processCPU() - cpu0}, nil
+	return firstCall{index: i, op: op.ID, method: req.Method, status: rec.Code, took: took, cpu: processCPU() - cpu0}, nil
 }
 
 // processCPU is the CPU time (user and system) the process has used.

@@ -104,11 +104,8 @@ func measureReady(specPath, bin string, runs int, withTLS bool, out io.Writer) e
 		return err
 	}
 	defer os.RemoveAll(work)
-	if bin == "" {
-		bin = filepath.Join(work, "wmsmock")
-		if err := build(bin, "./cmd/wmsmock"); err != nil {
-			return err
-		}
+	if bin, err = fakeBinary(bin, work); err != nil {
+		return err
 	}
 	floor := filepath.Join(work, "floor")
 	if err := build(floor, "./bench/startup/floor"); err != nil {
@@ -314,6 +311,16 @@ func startupLine(lines <-chan []byte, limit time.Duration) (map[string]time.Dura
 			return nil, errors.New("no start-up line in the fake's log")
 		}
 	}
+}
+
+// fakeBinary is the wmsmock binary to start: bin when one is given, else
+// one built into the directory work.
+func fakeBinary(bin, work string) (string, error) {
+	if bin != "" {
+		return bin, nil
+	}
+	bin = filepath.Join(work, "wmsmock")
+	return bin, build(bin, "./cmd/wmsmock")
 }
 
 func build(out, pkg string) error {

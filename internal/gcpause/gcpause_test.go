@@ -61,6 +61,13 @@ func TestResumeDefersTheCollectionThenRestores(t *testing.T) {
 	}
 
 	sink = nil
+	collectAndCheck(t, percent, limit)
+}
+
+// collectAndCheck runs a collection, waits for the settings to come back
+// and checks they are the process's own.
+func collectAndCheck(t *testing.T, percent int, limit int64) {
+	t.Helper()
 	runtime.GC()
 	<-restored
 	if got := readPercent(); got != percent {
@@ -71,9 +78,9 @@ func TestResumeDefersTheCollectionThenRestores(t *testing.T) {
 	}
 }
 
-// A benchmark builds fake after fake in one process: a pause that begins
-// before the last resume's collection has run must still find, and give
-// back, the process's own settings.
+// TestPauseAfterAWaitingResume: a benchmark builds fake after fake in one
+// process, so a pause that begins before the last resume's collection has
+// run must still find, and give back, the process's own settings.
 func TestPauseAfterAWaitingResume(t *testing.T) {
 	restored = make(chan struct{}, 4)
 	defer func() { restored = nil }()
@@ -85,12 +92,5 @@ func TestPauseAfterAWaitingResume(t *testing.T) {
 	resume := Pause(1 << 29)
 	<-restored // the second pause put the first resume's settings back
 	resume()
-	runtime.GC()
-	<-restored
-	if got := readPercent(); got != percent {
-		t.Errorf("percentage %d, want the process's %d", got, percent)
-	}
-	if got := readLimit(); got != limit {
-		t.Errorf("limit %d, want the process's %d", got, limit)
-	}
+	collectAndCheck(t, percent, limit)
 }
