@@ -142,4 +142,9 @@ for doc in "${docs[@]}"; do
   printf '%s: median of the per-round ratios: list %.0f%%, describe %.0f%%, launch %.0f%%\n' "$doc" \
     "$(ratio "$doc" 2 1)" "$(ratio "$doc" 4 3)" "$(ratio "$doc" 6 5)"
 done
-if grep -q 'status=[45]' "$work/fake.log"; then echo "fake log:"; tail -5 "$work/fake.log"; fi
+# A figure is only worth its calls' answers: show any the fake logged as
+# failed (4xx/5xx), not just that some were.
+if grep -q 'status=[45]' "$work/fake.log"; then
+  echo "the fake answered some calls with an error (its log):"
+  grep 'status=[45]' "$work/fake.log" | sed -E 's/time=[^ ]+ //' | cut -c1-300 | sort | uniq -c | sort -rn | head -10
+fi

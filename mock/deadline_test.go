@@ -1,9 +1,13 @@
 package mock_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -139,4 +143,61 @@ func TestOwnHandlerPastDeadline(t *testing.T) {
 	if !ok || !strings.Contains(e.Reason, "ListWorkflows") || !strings.Contains(e.Reason, "no answer within 1ns") {
 		t.Fatalf("journal entry %+v does not name the operation and the bound", e)
 	}
+}
+
+// A client that goes away before its answer (a load generator stopping, a
+// test cancelling its call) is not a failure of the fake: the call is
+// recorded as 499 with no Error ID and nothing is logged as an error. The
+// work it asked for is done all the same: a launch still files its run.
+func TestClientGoneIsNotAFailure(t *testing.T) {
+	var log bytes.Buffer
+	srv, _ := newServer(t, embedded(t), mock.WithRequestTimeout(time.Minute),
+		mock.WithLogger(slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelInfo}))))
+	before := totalRuns(t, srv)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // the client closed its connection while the call was served
+	req := httptest.NewRequestWithContext(ctx, "POST", "/api/workflow/launch",
+		strings.NewReader(`{"launch":{"computeEnvId":"5Fq2Xw8RtLmN3p","pipeline":"https://github.com/nf-core/rnaseq"}}`))
+	req.Header.Set("Authorization", "Bearer "+devToken)
+	req.Header.Set("Content-Type", "application/json")
+	rec := httptest.NewRecorder()
+	srv.Handler().ServeHTTP(rec, req)
+
+	if rec.Code != 499 || rec.Body.Len() != 0 {
+		t.Errorf("answer %d %q, want 499 and no body (nobody reads it)", rec.Code, rec.Body.String())
+	}
+	if strings.Contains(log.String(), "level=ERROR") {
+		t.Errorf("a client going away is logged as an error:\n%s", log.String())
+	}
+	if !strings.Contains(log.String(), "the client went away") {
+		t.Errorf("the log does not say the client went away:\n%s", log.String())
+	}
+	j := adminCall(t, srv.Handler(), "GET", "/_mock/admin/requests?n=1", "", nil)
+	var journal struct {
+		Requests []struct {
+			Status  int
+			ErrorID string
+		}
+	}
+	if err := json.Unmarshal(j.body, &journal); err != nil || len(journal.Requests) != 1 {
+		t.Fatalf("request journal: %d %s", j.status, j.body)
+	}
+	if r := journal.Requests[0]; r.Status != 499 || r.ErrorID != "" {
+		t.Errorf("request journal: %+v, want status 499 and no Error ID", r)
+	}
+	if got := totalRuns(t, srv); got != before+1 {
+		t.Errorf("%d runs after the launch, want %d: the work is done whether or not the client waits", got, before+1)
+	}
+}
+
+// totalRuns is the run list's totalSize.
+func totalRuns(t *testing.T, srv *mock.Server) int {
+	t.Helper()
+	a := call(t, srv.Handler(), "GET", "/api/workflow?max=1", devToken, nil)
+	var page struct{ TotalSize int }
+	if a.status != 200 || json.Unmarshal(a.body, &page) != nil {
+		t.Fatalf("list: %d %s", a.status, a.body)
+	}
+	return page.TotalSize
 }

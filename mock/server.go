@@ -348,11 +348,13 @@ func (s *Server) serveWithin(w http.ResponseWriter, r *http.Request, prog *progr
 	if ctx.Err() == nil || prog.phase.Load() == stageInput && err != nil {
 		return r, resp, err
 	}
-	why := "no answer within " + s.timeout.String()
+	kind, why := apierror.Internal, "no answer within "+s.timeout.String()
 	if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		why = "the client went away"
+		// A client that closes its connection (a load generator stopping,
+		// a test cancelling) is not the fake failing.
+		kind, why = apierror.ClientClosed, "the client went away"
 	}
-	return r, nil, &apierror.Error{Kind: apierror.Internal,
+	return r, nil, &apierror.Error{Kind: kind,
 		Reason: fmt.Sprintf("%s: %s (operation %s, stage %s)", r.Method, why, prog.operation(), prog.stage())}
 }
 

@@ -33,7 +33,17 @@ const (
 	Conflict
 	// Internal is a failure inside the fake itself.
 	Internal
+	// ClientClosed is a call whose client went away before its answer:
+	// nobody reads the answer, so it is not a failure of the fake (no
+	// Error ID, not logged as an error). It is recorded as 499, the status
+	// proxies use for it (nginx's "client closed request"), as the
+	// recording proxy does.
+	ClientClosed
 )
+
+// StatusClientClosed is the status recorded for a call whose client went
+// away; no client ever receives it.
+const StatusClientClosed = 499
 
 func (k Kind) String() string {
 	switch k {
@@ -47,6 +57,8 @@ func (k Kind) String() string {
 		return "conflict"
 	case Internal:
 		return "internal"
+	case ClientClosed:
+		return "client_closed"
 	}
 	return "unknown"
 }

@@ -22,6 +22,7 @@ func PolicyFrom(p *profile.Profile) Policy {
 		TooManyRequests: p.RateLimit.Reject,
 		Conflict:        {Status: http.StatusConflict, Body: profile.BodyMessage, Message: "Conflict"},
 		Internal:        p.InternalError,
+		ClientClosed:    {Status: StatusClientClosed, Body: profile.BodyEmpty},
 	}
 }
 

@@ -88,6 +88,7 @@ func TestWriterDefaultPolicy(t *testing.T) {
 		{BadRequest, 400, "Unable to process request"},
 		{Conflict, 409, "Conflict"},
 		{Internal, 500, "Internal server error"},
+		{ClientClosed, 499, ""}, // no client reads it: no body, no Error ID
 	}
 	for _, tc := range cases {
 		t.Run(tc.kind.String(), func(t *testing.T) {
