@@ -9,15 +9,16 @@
 // Resuming it is the delicate part. Go sets the next collection's goal
 // from the heap the last one marked, which was taken before loading began
 // and is tiny, so restoring the percentage at once starts a collection of
-// the whole model right when the fake becomes ready, and the first calls
-// (which compile what their operation needs and allocate much) pay for it:
-// on the published schema that collection was about half of the slowest
-// first call. Resume instead sets the goal the collector would have set
-// had it marked the heap at that moment: the next collection comes when
-// the heap has grown by what it holds now (the percentage's default
-// meaning), under a memory limit, and once that collection has run the
-// process's own percentage and limit are back. The collection is not
-// skipped; it comes after as much allocation as any other would.
+// the whole model right when the fake becomes ready, and a first call sent
+// then (one that compiles what its operation needs, and allocates much)
+// shares the machine with it: on the published schema that was a seventh
+// of the slowest first read at the median and a quarter at the slowest
+// (docs/development.md). Resume instead sets the goal the collector would
+// have set had it marked the heap at that moment: the next collection
+// comes when the heap has grown by the percentage of what it holds now
+// (all of it, by default), under a memory limit, and once that collection
+// has run the process's own percentage and limit are back. The collection
+// is not skipped; it comes after as much allocation as any other would.
 package gcpause
 
 import (
