@@ -120,34 +120,28 @@ func mutate(r *rand.Rand, c pipelineCall, ops int) pipelineCall {
 // mutateText makes one change to s: a token inserted, a span deleted or
 // repeated, a byte replaced, or s emptied.
 func mutateText(r *rand.Rand, s string) string {
-	at := func() int { return r.IntN(len(s) + 1) }
-	switch r.IntN(6) {
-	case 0, 1:
-		i := at()
+	what := r.IntN(6)
+	switch {
+	case what <= 1:
+		i := r.IntN(len(s) + 1)
 		return s[:i] + tokens[r.IntN(len(tokens))] + s[i:]
-	case 2:
-		if s == "" {
-			return s
-		}
-		i := r.IntN(len(s))
-		j := i + 1 + r.IntN(min(len(s)-i, 16))
-		return s[:i] + s[j:]
-	case 3:
-		if s == "" {
-			return s
-		}
-		i := r.IntN(len(s))
-		j := i + 1 + r.IntN(min(len(s)-i, 16))
-		return s[:j] + s[i:j] + s[j:]
-	case 4:
-		if s == "" {
-			return s
-		}
+	case what == 5:
+		return ""
+	case s == "":
+		return s // nothing to delete, repeat or replace
+	}
+	// A span s[i:j] of one to 16 bytes, the same draws as before.
+	i := r.IntN(len(s))
+	if what == 4 {
 		b := []byte(s)
-		b[r.IntN(len(b))] = byte(r.IntN(256))
+		b[i] = byte(r.IntN(256))
 		return string(b)
 	}
-	return ""
+	j := i + 1 + r.IntN(min(len(s)-i, 16))
+	if what == 2 {
+		return s[:i] + s[j:]
+	}
+	return s[:j] + s[i:j] + s[j:]
 }
 
 // corpusCalls reads the fuzzer's corpus files (the "go test fuzz v1"

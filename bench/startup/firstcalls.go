@@ -215,10 +215,6 @@ func measureOneFirstCall(specPath, id string, runs int, cpuProfile string, out i
 	return nil
 }
 
-// startupMemory is serve's bound on the heap while the collector is
-// paused (cmd/wmsmock).
-const startupMemory = 1 << 30
-
 // oneFirstCall builds a fresh fake as `wmsmock serve` does and makes the
 // first call to the operation at index i of the document load returns.
 // The call is built beforehand from the caller's copy of the document (a
@@ -242,7 +238,7 @@ func oneFirstCall(load func() (*spec.Document, error), op *spec.Operation, i int
 	// is ready, as serve does, so the call finds it as a call to a new
 	// serve process would.
 	runtime.GC()
-	resume := gcpause.Pause(startupMemory)
+	resume := gcpause.Pause(gcpause.StartupBound)
 	doc, err := load()
 	if err != nil {
 		resume()

@@ -237,7 +237,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	started := time.Now()
 	var startup []mock.StartupPhase
 	opts = append(opts, mock.WithStartupReport(func(p []mock.StartupPhase) { startup = p }))
-	resumeGC := gcpause.Pause(startupMemory)
+	resumeGC := gcpause.Pause(gcpause.StartupBound)
 	srv, err := mock.New(opts...)
 	resumeGC()
 	if err != nil {
@@ -266,11 +266,6 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	return 0
 }
-
-// startupMemory bounds the heap while the collector is paused at start-up
-// (gcpause): the fake peaks near 64 MiB on the published schema with it
-// paused (54 without), and past this bound the collector runs anyway.
-const startupMemory = 1 << 30
 
 // startupAttrs renders the start-up breakdown as log attributes, one per
 // step, so a JSON log line carries it as an object of nanosecond counts.

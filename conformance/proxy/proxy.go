@@ -252,7 +252,7 @@ func (p *Proxy) fail(w http.ResponseWriter, r *http.Request, err error) {
 	if errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()) {
 		status, why = http.StatusGatewayTimeout, "the target did not answer within "+p.o.Timeout.String()
 	} else if errors.Is(err, context.Canceled) {
-		status, why = 499, "the client went away" // not seen by the client
+		status, why = apierror.StatusClientClosed, "the client went away" // not seen by the client
 	}
 	msg := fmt.Sprintf("wmsmock proxy: %s %s: %s (%v) - Error ID: %s", r.Method, r.URL.Path, why, err, p.ids.New())
 	if ex, _ := r.Context().Value(exchangeKey{}).(*exchange); ex != nil {

@@ -29,6 +29,11 @@ import (
 	"sync"
 )
 
+// StartupBound is the heap bound `wmsmock serve` pauses the collector
+// under: the fake peaks near 64 MiB on the published schema with the
+// collector paused (54 without), and past this bound it runs anyway.
+const StartupBound = 1 << 30
+
 // Pause turns the collector off until the returned function is called,
 // with limit (bytes) as a bound on the heap: past it the collector runs
 // anyway. The setting is the process's, so only a program that owns its
