@@ -16,10 +16,11 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/pb33f/libopenapi"
 	"github.com/pb33f/libopenapi/datamodel"
 	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
 	"github.com/pb33f/libopenapi/datamodel/low"
+	lowbase "github.com/pb33f/libopenapi/datamodel/low/base"
+	v3low "github.com/pb33f/libopenapi/datamodel/low/v3"
 
 	"github.com/wmsmock/wmsmock/internal/stopwatch"
 )
@@ -47,29 +48,41 @@ func ReadTimed(b []byte, w *stopwatch.Watch) (*v3.Document, string, error) {
 	// them takes a third off building the published schema's model.
 	cfg.SkipMetadataCollection = true
 	cfg.SkipCircularReferenceCheck = true
-	doc, err := libopenapi.NewDocumentWithConfiguration(b, cfg)
+	info, err := parseInfo(b, cfg)
 	if err != nil {
 		return nil, "", fmt.Errorf("not an OpenAPI document: %w", err)
 	}
-	info := doc.GetSpecInfo()
-	if info == nil || info.SpecType != "openapi" || !strings.HasPrefix(info.Version, "3.") {
-		v := ""
-		if info != nil {
-			v = info.Version
-		}
-		return nil, "", fmt.Errorf("only OpenAPI 3.x documents are supported (found version %q)", v)
+	if info.SpecType != "openapi" || !strings.HasPrefix(info.Version, "3.") {
+		return nil, "", fmt.Errorf("only OpenAPI 3.x documents are supported (found version %q)", info.Version)
 	}
 	normalizeDiscriminators(info.RootNode)
 	w.Lap("parse")
-	model, err := doc.BuildV3Model()
+	model, err := buildModel(info, cfg)
 	w.Lap("model")
-	if model == nil {
+	if err != nil {
 		return nil, "", fmt.Errorf("building the document model: %w", err)
 	}
-	if err != nil && !onlyCircular(err) {
-		return nil, "", fmt.Errorf("building the document model: %w", err)
+	return model, info.Version, nil
+}
+
+// buildModel builds the model of a parsed document as libopenapi's
+// Document.BuildV3Model does, which takes the document only as bytes that
+// it parses itself (parseInfo parses them faster). Circular-reference
+// notices are not errors here (see onlyCircular).
+func buildModel(info *datamodel.SpecInfo, cfg *datamodel.DocumentConfiguration) (*v3.Document, error) {
+	low, err := v3low.CreateDocumentFromConfig(info, cfg)
+	if low == nil || err != nil && !onlyCircular(err) {
+		if err == nil {
+			err = errors.New("the document has no openapi version")
+		}
+		return nil, err
 	}
-	return &model.Model, info.Version, nil
+	model := v3.NewDocument(low)
+	model.Rolodex = low.Index.GetRolodex()
+	// libopenapi's memo of schema hashes, which its BuildV3Model empties
+	// once the model is built.
+	lowbase.SchemaQuickHashMap.Clear()
+	return model, nil
 }
 
 // ReleaseCaches empties libopenapi's process-wide memo of node hashes and
