@@ -47,15 +47,15 @@ func normalizeDiscriminators(root *yaml.Node) {
 		}
 	}
 	// The parents are collected first: rewriting while walking would visit
-	// the nodes it adds.
+	// the nodes it adds. A parsed document is a tree (an alias is a node of
+	// its own that points at its anchor, and the walk does not follow it),
+	// so no node is met twice.
 	var parents []*yaml.Node
 	var walk func(n *yaml.Node)
-	seen := map[*yaml.Node]bool{}
 	walk = func(n *yaml.Node) {
-		if n == nil || seen[n] {
+		if n == nil {
 			return
 		}
-		seen[n] = true
 		if n.Kind == yaml.MappingNode && discriminatorProperty(n) != "" &&
 			(mapValue(n, "oneOf") != nil || mapValue(n, "anyOf") != nil) {
 			parents = append(parents, n)
