@@ -348,19 +348,6 @@ func (w *workflows) list(req *handler.Request) (*handler.Response, error) {
 			return nil, err
 		}
 	}
-	type listed struct {
-		r    store.Record
-		wf   *workflow.Run
-		hash uint64
-	}
-	page := make([]listed, 0, len(recs))
-	for _, r := range recs {
-		wf, h, err := w.readOnly(r)
-		if err != nil {
-			return nil, err
-		}
-		page = append(page, listed{r, wf, h})
-	}
 	hasMore := pg.More(total)
 	sch := successSchema(req.Op)
 	key, item := listShape(sch)
@@ -370,18 +357,24 @@ func (w *workflows) list(req *handler.Request) (*handler.Response, error) {
 	// A page is a pure function of its entries' render keys and its
 	// counts; clients poll the same page over and over, so whole pages are
 	// kept, and a hit is checked against the keys it was built from.
-	keys := make([]renderKey, len(page))
-	for i, m := range page {
-		keys[i] = w.renderKeyOf(item, "entry", m.r, m.hash, m.wf, req.Now)
+	runs := make([]*workflow.Run, len(recs))
+	keys := make([]renderKey, len(recs))
+	for i, r := range recs {
+		wf, h, err := w.readOnly(r)
+		if err != nil {
+			return nil, err
+		}
+		runs[i] = wf
+		keys[i] = w.renderKeyOf(item, "entry", r, h, wf, req.Now)
 	}
 	pk := pageKey{sch, total, hasMore, w.s.hash.keys(keys)}
 	if p, ok := w.pages.Get(pk); ok && slices.Equal(p.keys, keys) {
 		return &handler.Response{Status: req.Op.Success.Status, Raw: p.body, MediaType: req.Op.Success.MediaType}, nil
 	}
 	root := w.s.bases.frame(sch, "workflow list", key)
-	items := make([]json.RawMessage, 0, len(page))
-	for i, m := range page {
-		b, err := renderOnce(w.renders, keys[i], func() (any, error) { return w.render(item, "entry", m.r, m.wf, req.Now) })
+	items := make([]json.RawMessage, 0, len(recs))
+	for i, r := range recs {
+		b, err := renderOnce(w.renders, keys[i], func() (any, error) { return w.render(item, "entry", r, runs[i], req.Now) })
 		if err != nil {
 			return nil, err
 		}

@@ -360,8 +360,9 @@ func (m *Memory) Page(coll string, q Query) ([]Record, int, error) {
 	var out []Record
 	if q.Contains == "" {
 		if q.Limit > 0 && q.Offset < n {
+			out = make([]Record, 0, min(q.Limit, n-q.Offset))
 			l.newest(q.Offset, func(e *entry) bool {
-				out = append(out, clone(e.it.rec))
+				out = append(out, shared(e.it.rec))
 				return len(out) < q.Limit
 			})
 		}
@@ -378,7 +379,7 @@ func (m *Memory) Page(coll string, q Query) ([]Record, int, error) {
 		seen++
 		if bytes.Contains(e.text, needle) {
 			if total >= q.Offset && total-q.Offset < q.Limit {
-				out = append(out, clone(e.it.rec))
+				out = append(out, shared(e.it.rec))
 			}
 			total++
 		}
@@ -486,5 +487,14 @@ func SortNewestFirst(rs []Record) {
 // clone copies r so that callers never share the store's bytes.
 func clone(r Record) Record {
 	r.Data = bytes.Clone(r.Data)
+	return r
+}
+
+// shared is r as Page hands it out: with the store's own bytes, which no
+// write of the store changes in place (Insert and Update store copies), and
+// with no room past its end, so that a caller's append copies instead of
+// writing into the store's array.
+func shared(r Record) Record {
+	r.Data = r.Data[:len(r.Data):len(r.Data)]
 	return r
 }

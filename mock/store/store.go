@@ -76,7 +76,9 @@ type Store interface {
 	// Page returns one page of one of the collection's ordered lists,
 	// newest first (by Created, then by Seq), and the list's length (with
 	// q.Contains: the matches within the search window). A list no record
-	// is filed under is empty.
+	// is filed under is empty. Lists are read far more than anything else,
+	// so a store may hand out its own bytes here: a page's Data is for
+	// reading only (appending to it is safe, writing into it is not).
 	Page(coll string, q Query) ([]Record, int, error)
 	// Snapshot returns the whole store, for saving. A save goes through a
 	// Mirror, which uses Snapshot only for a store that is not a Tracker.

@@ -517,3 +517,43 @@ func TestSearchFollowsText(t *testing.T) {
 	search("after a restore", "a", "3", "1", "0")
 	search("after a restore", "needle", "2")
 }
+
+// TestPageSharesReadOnly: a page hands out the store's own bytes (lists are
+// read far more than anything), so it must be safe to keep and append to
+// them while the record changes: an append never writes into the store,
+// and an update leaves the bytes a reader holds as they were.
+func TestPageSharesReadOnly(t *testing.T) {
+	m := store.NewMemory()
+	if err := m.Index("c", func(store.Record) ([]string, string) { return []string{"all"}, "" }); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Insert("c", rec("a", t0)); err != nil {
+		t.Fatal(err)
+	}
+	page, _, err := m.Page("c", store.Query{List: "all", Limit: 10})
+	if err != nil || len(page) != 1 {
+		t.Fatalf("page: %v %v", page, err)
+	}
+	held := page[0].Data
+	other, _, _ := m.Page("c", store.Query{List: "all", Limit: 10})
+	grown := append(held, "one"...)
+	_ = append(other[0].Data, "two"...) // another reader's append
+	if string(grown) != `{"id":"a"}one` {
+		t.Fatalf("two readers' appends wrote into one array: %s", grown)
+	}
+	if again, _ := m.Get("c", "a"); string(again.Data) != `{"id":"a"}` {
+		t.Fatalf("an append to a page's data reached the store: %s", again.Data)
+	}
+	if _, err := m.Update("c", "a", func(r *store.Record) error {
+		r.Data = append(r.Data[:0], `{"id":"b"}`...) // the update's copy, rewritten in place
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if string(held) != `{"id":"a"}` {
+		t.Fatalf("an update changed the bytes a page handed out: %s", held)
+	}
+	if again, _ := m.Get("c", "a"); string(again.Data) != `{"id":"b"}` {
+		t.Fatalf("update not stored: %s", again.Data)
+	}
+}
