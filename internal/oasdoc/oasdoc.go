@@ -70,15 +70,15 @@ func ReadTimed(b []byte, w *stopwatch.Watch) (*v3.Document, string, error) {
 // it parses itself (parseInfo parses them faster). Circular-reference
 // notices are not errors here (see onlyCircular).
 func buildModel(info *datamodel.SpecInfo, cfg *datamodel.DocumentConfiguration) (*v3.Document, error) {
-	low, err := v3low.CreateDocumentFromConfig(info, cfg)
-	if low == nil || err != nil && !onlyCircular(err) {
+	lowDoc, err := v3low.CreateDocumentFromConfig(info, cfg)
+	if lowDoc == nil || err != nil && !onlyCircular(err) {
 		if err == nil {
 			err = errors.New("the document has no openapi version")
 		}
 		return nil, err
 	}
-	model := v3.NewDocument(low)
-	model.Rolodex = low.Index.GetRolodex()
+	model := v3.NewDocument(lowDoc)
+	model.Rolodex = lowDoc.Index.GetRolodex()
 	// libopenapi's memo of schema hashes, which its BuildV3Model empties
 	// once the model is built.
 	lowbase.SchemaQuickHashMap.Clear()
