@@ -20,9 +20,11 @@ import (
 // The cut is taken only where it cannot change the result, and any doubt
 // falls back to libopenapi's own single parse, which then also gives the
 // exact error a malformed document deserves:
-//   - every line at column 0 is blank, a comment, or a plain key (the
-//     first may be a "---" start marker): no flow style, quoted keys,
-//     anchors, aliases, tags, directives or further documents at the top;
+//   - the first line with content is a plain key at column 0 (after a
+//     byte-order mark or a "---" start marker), and every later line at
+//     column 0 is blank, a comment, or a plain key: no flow style, quoted
+//     keys, anchors, aliases, tags, directives or further documents at the
+//     top;
 //   - lines end in '\n' or "\r\n" only (YAML also breaks them at a lone
 //     '\r' and at three Unicode separators) and hold no NUL (which could
 //     be another encoding);
@@ -141,8 +143,10 @@ func cutPoint(b []byte) (at, line int) {
 		}
 	}
 	indented := false // whether the previous line is indented content
-	n := 0
-	for off := 0; off < len(b); {
+	n, keys := 0, 0
+	// A byte-order mark stays with the head, where the parser expects it.
+	start := len(b) - len(bytes.TrimPrefix(b, []byte("\ufeff")))
+	for off := start; off < len(b); {
 		n++
 		end := bytes.IndexByte(b[off:], '\n')
 		if end < 0 {
@@ -159,14 +163,17 @@ func cutPoint(b []byte) (at, line int) {
 		switch {
 		case len(l) == 0 || l[0] == '#':
 		case l[0] == ' ':
-			indented = bytes.TrimLeft(l, " ")[0] != '#'
-
+			indented = bytes.TrimLeft(l, " \t")[0] != '#'
+			if indented && keys == 0 {
+				return 0, 0 // the root is not a mapping at column 0
+			}
 		case n == 1 && string(l) == "---":
 		default:
 			key, opens := plainKey(l)
 			if !key {
 				return 0, 0
 			}
+			keys++
 			if opens && after && (at == 0 || distance(off, len(b)) < distance(at, len(b))) {
 				at, line = off, n
 			}

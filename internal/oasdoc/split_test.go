@@ -1,6 +1,7 @@
 package oasdoc
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"testing"
@@ -84,6 +85,32 @@ func TestHalvesParseAsOne(t *testing.T) {
 		t.Fatal("the halves were refused")
 	}
 	sameAsOneParse(t, b, info)
+}
+
+// TestHalvesLineEndings: the embedded document, made cuttable at
+// components (it has a blank line above it), parses in halves as in one
+// piece with Unix and Windows line ends and behind a byte-order mark; so
+// this runs where the published schema is absent.
+func TestHalvesLineEndings(t *testing.T) {
+	lf := bytes.Replace(fixtures.OpenAPI(), []byte("\n\ncomponents:\n"), []byte("\ncomponents:\n"), 1)
+	variants := map[string][]byte{
+		"lf":   lf,
+		"crlf": bytes.ReplaceAll(lf, []byte("\n"), []byte("\r\n")),
+		"bom":  append([]byte("\ufeff"), lf...),
+	}
+	for name, b := range variants {
+		t.Run(name, func(t *testing.T) {
+			at, line := cutPoint(b)
+			if !bytes.HasPrefix(b[at:], []byte("components:")) {
+				t.Fatalf("cut at line %d, not at components", line)
+			}
+			info := parseHalves(b, at, line, readConfig())
+			if info == nil {
+				t.Fatal("the halves were refused")
+			}
+			sameAsOneParse(t, b, info)
+		})
+	}
 }
 
 // TestHalvesRefused: each document here would parse differently, or fail
