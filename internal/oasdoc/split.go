@@ -110,6 +110,7 @@ func parseHalves(b []byte, at, line int, cfg *datamodel.DocumentConfiguration) *
 	return head
 }
 
+// commented reports whether n carries a comment of any kind.
 func commented(n *yaml.Node) bool {
 	return n.HeadComment != "" || n.LineComment != "" || n.FootComment != ""
 }
@@ -126,12 +127,12 @@ func rootMapping(doc *yaml.Node) *yaml.Node {
 }
 
 // cutPoint chooses where to cut b: the offset and 1-based line of the
-// top-level key nearest the middle of b whose value starts on the next line
-// and which follows an indented line that is not a comment. Cutting right after the previous
-// entry's content leaves every comment and blank line where one parse puts
-// it (a comment above a key belongs to that key; blank lines may belong to
-// a block scalar above). It returns 0 when b is not a plain block mapping
-// at column 0 throughout (see the rules above).
+// top-level key nearest the middle of b whose value starts on the next
+// line and which follows an indented line that is not a comment. Cutting
+// right after the previous entry's content leaves every comment and blank
+// line where one parse puts it (a comment above a key belongs to that key;
+// blank lines may belong to a block scalar above). It returns 0 when b is
+// not a plain block mapping at column 0 throughout (see the rules above).
 func cutPoint(b []byte) (at, line int) {
 	if b[0] == '{' || b[0] == '[' || bytes.IndexByte(b, 0) >= 0 {
 		return 0, 0
