@@ -36,18 +36,7 @@ func ReadTimed(b []byte, w *stopwatch.Watch) (*v3.Document, string, error) {
 		return nil, "", errors.New("the OpenAPI document is empty")
 	}
 	defer ReleaseCaches()
-	cfg := datamodel.NewDocumentConfiguration()
-	// A document is read as it is: a reference never reaches out to the
-	// network or the file system.
-	cfg.AllowFileReferences = false
-	cfg.AllowRemoteReferences = false
-	// Two passes over the whole document that nothing here reads: the
-	// index's metadata (every description, summary and enum, for linters)
-	// and its search for circular references (generation and validation
-	// bound recursion themselves, see synth and cyclic_test.go). Skipping
-	// them takes a third off building the published schema's model.
-	cfg.SkipMetadataCollection = true
-	cfg.SkipCircularReferenceCheck = true
+	cfg := documentConfig()
 	info, err := parseInfo(b, cfg)
 	if err != nil {
 		return nil, "", fmt.Errorf("not an OpenAPI document: %w", err)
@@ -83,6 +72,23 @@ func buildModel(info *datamodel.SpecInfo, cfg *datamodel.DocumentConfiguration) 
 	// once the model is built.
 	lowbase.SchemaQuickHashMap.Clear()
 	return model, nil
+}
+
+// documentConfig is how every document is read.
+func documentConfig() *datamodel.DocumentConfiguration {
+	cfg := datamodel.NewDocumentConfiguration()
+	// A document is read as it is: a reference never reaches out to the
+	// network or the file system.
+	cfg.AllowFileReferences = false
+	cfg.AllowRemoteReferences = false
+	// Two passes over the whole document that nothing here reads: the
+	// index's metadata (every description, summary and enum, for linters)
+	// and its search for circular references (generation and validation
+	// bound recursion themselves, see synth and cyclic_test.go). Skipping
+	// them takes a third off building the published schema's model.
+	cfg.SkipMetadataCollection = true
+	cfg.SkipCircularReferenceCheck = true
+	return cfg
 }
 
 // ReleaseCaches empties libopenapi's process-wide memo of node hashes and

@@ -93,14 +93,10 @@ func parseHalves(b []byte, at, line int, cfg *datamodel.DocumentConfiguration) *
 		return nil
 	}
 	hd.FootComment, hm.FootComment = td.FootComment, tm.FootComment
-	keys := make(map[string]bool, len(hm.Content)/2)
-	for i := 0; i < len(hm.Content); i += 2 {
-		keys[hm.Content[i].Value] = true
-	}
 	moved := tm.Content[2:]
 	for i := 0; i < len(moved); i += 2 {
-		if keys[moved[i].Value] {
-			return nil
+		if mapValue(hm, moved[i].Value) != nil {
+			return nil // one parse reports the key twice
 		}
 	}
 	hm.Content = append(hm.Content, moved...)

@@ -13,19 +13,12 @@ import (
 	"github.com/wmsmock/wmsmock/internal/testenv"
 )
 
-func readConfig() *datamodel.DocumentConfiguration {
-	cfg := datamodel.NewDocumentConfiguration()
-	cfg.AllowFileReferences = false
-	cfg.AllowRemoteReferences = false
-	return cfg
-}
-
 // sameAsOneParse fails t unless parsing b in halves gave what one parse
 // of b gives: every node with its lines, columns, styles and comments, and
 // the document's facts.
 func sameAsOneParse(t *testing.T, b []byte, halves *datamodel.SpecInfo) {
 	t.Helper()
-	one, err := datamodel.ExtractSpecInfoWithConfig(b, readConfig())
+	one, err := datamodel.ExtractSpecInfoWithConfig(b, documentConfig())
 	if err != nil {
 		t.Fatalf("the halves parsed, one parse fails: %v", err)
 	}
@@ -80,7 +73,7 @@ func TestHalvesParseAsOne(t *testing.T) {
 	if at < len(b)/4 || at > len(b)*3/4 {
 		t.Fatalf("cut at byte %d of %d (line %d): less than a quarter on one side", at, len(b), line)
 	}
-	info := parseHalves(b, at, line, readConfig())
+	info := parseHalves(b, at, line, documentConfig())
 	if info == nil {
 		t.Fatal("the halves were refused")
 	}
@@ -104,7 +97,7 @@ func TestHalvesLineEndings(t *testing.T) {
 			if !bytes.HasPrefix(b[at:], []byte("components:")) {
 				t.Fatalf("cut at line %d, not at components", line)
 			}
-			info := parseHalves(b, at, line, readConfig())
+			info := parseHalves(b, at, line, documentConfig())
 			if info == nil {
 				t.Fatal("the halves were refused")
 			}
@@ -143,11 +136,11 @@ func TestHalvesRefused(t *testing.T) {
 				t.Fatalf("cut at line %d:\n%s", line, b)
 			case tc.stage == "join" && at == 0:
 				t.Fatalf("no cut found, so the join is not tested:\n%s", b)
-			case at != 0 && parseHalves(b, at, line, readConfig()) != nil:
+			case at != 0 && parseHalves(b, at, line, documentConfig()) != nil:
 				t.Fatalf("cut at line %d and joined:\n%s", line, b)
 			}
-			one, oneErr := datamodel.ExtractSpecInfoWithConfig(b, readConfig())
-			got, err := parseInfo(b, readConfig())
+			one, oneErr := datamodel.ExtractSpecInfoWithConfig(b, documentConfig())
+			got, err := parseInfo(b, documentConfig())
 			if (oneErr == nil) != (err == nil) || oneErr != nil && oneErr.Error() != err.Error() {
 				t.Fatalf("parseInfo's error %v, one parse's %v", err, oneErr)
 			}
@@ -170,7 +163,7 @@ func TestCutKeepsBlockScalars(t *testing.T) {
 	if line != 12 {
 		t.Fatalf("cut at line %d (byte %d), want 12 (tags), the only key after indented content", line, at)
 	}
-	info := parseHalves(b, at, line, readConfig())
+	info := parseHalves(b, at, line, documentConfig())
 	if info == nil {
 		t.Fatal("refused")
 	}
@@ -192,11 +185,11 @@ func FuzzHalves(f *testing.F) {
 		if at == 0 {
 			return
 		}
-		info := parseHalves(b, at, line, readConfig())
+		info := parseHalves(b, at, line, documentConfig())
 		if info == nil {
 			return
 		}
-		one, err := datamodel.ExtractSpecInfoWithConfig(b, readConfig())
+		one, err := datamodel.ExtractSpecInfoWithConfig(b, documentConfig())
 		if err != nil {
 			t.Fatalf("halves joined where one parse fails (%v):\n%s", err, b)
 		}
@@ -224,7 +217,7 @@ func BenchmarkParse(b *testing.B) {
 	for _, d := range docs {
 		b.Run(d.name+"/one", func(b *testing.B) {
 			for b.Loop() {
-				if _, err := datamodel.ExtractSpecInfoWithConfig(d.doc, readConfig()); err != nil {
+				if _, err := datamodel.ExtractSpecInfoWithConfig(d.doc, documentConfig()); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -235,7 +228,7 @@ func BenchmarkParse(b *testing.B) {
 		}
 		b.Run(d.name+"/halves", func(b *testing.B) {
 			for b.Loop() {
-				if parseHalves(d.doc, at, line, readConfig()) == nil {
+				if parseHalves(d.doc, at, line, documentConfig()) == nil {
 					b.Fatal("refused")
 				}
 			}
