@@ -130,7 +130,7 @@ func mutateText(r *rand.Rand, s string) string {
 	case s == "":
 		return s // nothing to delete, repeat or replace
 	}
-	// A span s[i:j] of one to 16 bytes, the same draws as before.
+	// Replace the byte at i, or delete or repeat s[i:j], one to 16 bytes.
 	i := r.IntN(len(s))
 	if what == 4 {
 		b := []byte(s)

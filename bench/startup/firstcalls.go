@@ -122,14 +122,11 @@ func measureServed(doc *spec.Document, ops []int, args []string, bin string, run
 	if len(ops) == 0 {
 		return nil
 	}
-	work, err := os.MkdirTemp("", "wmsmock-firstcalls")
+	work, bin, err := workDir(bin)
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(work)
-	if bin, err = fakeBinary(bin, work); err != nil {
-		return err
-	}
 	fmt.Fprintf(out, "served: the first call on a new `wmsmock serve` (with state), sent when it is ready, %d runs each:\n", runs)
 	for _, i := range ops {
 		op := doc.Operations[i]

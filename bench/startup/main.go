@@ -99,14 +99,11 @@ type sample struct {
 }
 
 func measureReady(specPath, bin string, runs int, withTLS bool, out io.Writer) error {
-	work, err := os.MkdirTemp("", "wmsmock-startup")
+	work, bin, err := workDir(bin)
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(work)
-	if bin, err = fakeBinary(bin, work); err != nil {
-		return err
-	}
 	floor := filepath.Join(work, "floor")
 	if err := build(floor, "./bench/startup/floor"); err != nil {
 		return err
@@ -313,14 +310,21 @@ func startupLine(lines <-chan []byte, limit time.Duration) (map[string]time.Dura
 	}
 }
 
-// fakeBinary is the wmsmock binary to start: bin when one is given, else
-// one built into the directory work.
-func fakeBinary(bin, work string) (string, error) {
-	if bin != "" {
-		return bin, nil
+// workDir makes a temporary directory for a measurement (the caller
+// removes it) and returns it with the wmsmock binary to start: bin when
+// one is given, else one built into the directory.
+func workDir(bin string) (work, fake string, err error) {
+	if work, err = os.MkdirTemp("", "wmsmock-startup"); err != nil {
+		return "", "", err
 	}
-	bin = filepath.Join(work, "wmsmock")
-	return bin, build(bin, "./cmd/wmsmock")
+	if bin == "" {
+		bin = filepath.Join(work, "wmsmock")
+		if err := build(bin, "./cmd/wmsmock"); err != nil {
+			os.RemoveAll(work)
+			return "", "", err
+		}
+	}
+	return work, bin, nil
 }
 
 func build(out, pkg string) error {

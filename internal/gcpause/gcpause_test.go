@@ -22,13 +22,22 @@ func readLimit() int64 {
 
 var sink [][]byte
 
-func TestResumeDefersTheCollectionThenRestores(t *testing.T) {
-	restored = make(chan struct{}, 1)
-	defer func() { restored = nil }()
-	percent, limit := readPercent(), readLimit()
+// ownSettings reads the process's collector settings before a test
+// changes them, and has settle report each restore on restored (buffered
+// for n) for the test's length.
+func ownSettings(t *testing.T, n int) (percent int, limit int64) {
+	t.Helper()
+	percent, limit = readPercent(), readLimit()
 	if percent < 0 {
 		t.Skip("the process runs with GOGC=off")
 	}
+	restored = make(chan struct{}, n)
+	t.Cleanup(func() { restored = nil })
+	return percent, limit
+}
+
+func TestResumeDefersTheCollectionThenRestores(t *testing.T) {
+	percent, limit := ownSettings(t, 1)
 
 	resume := Pause(1 << 30)
 	if got := readPercent(); got != -1 {
@@ -82,12 +91,7 @@ func collectAndCheck(t *testing.T, percent int, limit int64) {
 // process, so a pause that begins before the last resume's collection has
 // run must still find, and give back, the process's own settings.
 func TestPauseAfterAWaitingResume(t *testing.T) {
-	restored = make(chan struct{}, 4)
-	defer func() { restored = nil }()
-	percent, limit := readPercent(), readLimit()
-	if percent < 0 {
-		t.Skip("the process runs with GOGC=off")
-	}
+	percent, limit := ownSettings(t, 4)
 	Pause(1 << 30)() // resumed; its collection has not run
 	resume := Pause(1 << 29)
 	<-restored // the second pause put the first resume's settings back
