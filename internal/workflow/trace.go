@@ -65,6 +65,27 @@ func (t *Trace) Restart(now time.Time, silentAfter time.Duration) {
 		Total: t.Total, Processes: t.Processes}
 }
 
+// Announce makes the run one its client reports on, as of now: a new trace
+// for a run that had none, or the trace restarted (see Restart) for a run
+// announced again.
+func (w *Run) Announce(now time.Time, silentAfter time.Duration) {
+	if w.Trace == nil {
+		w.Trace = NewTrace(now, silentAfter)
+		return
+	}
+	w.Trace.Restart(now, silentAfter)
+}
+
+// Reporting returns the run's trace, starting one as of now for a run
+// reported on without having been announced (a client that lost its create
+// answer, or a run the fake launched itself).
+func (w *Run) Reporting(now time.Time, silentAfter time.Duration) *Trace {
+	if w.Trace == nil {
+		w.Trace = NewTrace(now, silentAfter)
+	}
+	return w.Trace
+}
+
 // view is the run as its reports leave it at the moment at.
 func (t *Trace) view(at time.Time) View {
 	start := t.Start

@@ -88,8 +88,8 @@ func (s *Service) holderOf(prefix, param string, first bool) (holder, bool) {
 		}
 	}
 	switch {
-	case (param == "workflowId" || param == "launchId") && s.wf != nil:
-		return func(req *handler.Request) error { return s.wf.exists(req, req.PathParams[param]) }, false
+	case (param == "workflowId" || param == "launchId") && s.runs != nil:
+		return func(req *handler.Request) error { return s.runs.exists(req, req.PathParams[param]) }, false
 	case param == "userId":
 		return func(req *handler.Request) error { return s.userExists(req.PathParams[param]) }, false
 	case !first:

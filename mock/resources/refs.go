@@ -158,7 +158,7 @@ func itemContext(r store.Record) (int64, bool) {
 
 // runContext reads a run's workspace, from the decoded runs when the run
 // is there (a run just launched is: see launch).
-func (w *workflows) runContext(r store.Record) (int64, bool) {
+func (w *runs) runContext(r store.Record) (int64, bool) {
 	if wf, ok := w.decoded.Get(decodedKey{r.ID, w.s.hash.bytes(r.Data)}); ok {
 		return wf.WorkspaceID, true
 	}
@@ -226,12 +226,12 @@ func (s *Service) indexRefs() error {
 		}
 		add(c.param, t, coll, itemContext)
 	}
-	if s.wf != nil {
-		t, err := fill(WorkflowsCollection, s.wf.runContext)
+	if s.runs != nil {
+		t, err := fill(WorkflowsCollection, s.runs.runContext)
 		if err != nil {
 			return err
 		}
-		add("workflowId", t, WorkflowsCollection, s.wf.runContext)
+		add("workflowId", t, WorkflowsCollection, s.runs.runContext)
 		// A run's launch goes by the run's id (held.go), so a launchId
 		// names one of the runs' launches.
 		if s.op("GET", "/launch/{launchId}") != nil {

@@ -77,7 +77,7 @@ type Service struct {
 	bases    *bases
 	handlers map[*spec.Operation]handler.Func
 	colls    []*collection
-	wf       *workflows
+	runs     *runs
 	ids      *idSource
 	hash     hasher
 	// heads holds the decoded heads of items that launches name
@@ -136,8 +136,8 @@ func Register(doc *spec.Document, d Deps) (*Service, error) {
 	// run's log) keep their synthesized answers behind an existence check.
 	for _, register := range []func(){
 		s.registerTokens,
-		s.registerWorkflows,
-		s.registerTrace,
+		s.registerRuns,
+		s.registerReports,
 		s.registerUser,
 		s.registerCollections,
 		s.registerViews,
@@ -147,7 +147,7 @@ func Register(doc *spec.Document, d Deps) (*Service, error) {
 	}
 	// The store files runs by workspace, in list order, as they are
 	// written (see fileRun).
-	if err := d.Store.Index(WorkflowsCollection, s.wf.fileRun); err != nil {
+	if err := d.Store.Index(WorkflowsCollection, s.runs.fileRun); err != nil {
 		return nil, err
 	}
 	// Reported tasks are filed per run, in taskId order (see fileTask).
