@@ -70,6 +70,9 @@ func (s *Service) replying(h handler.Func) handler.Func {
 	return func(req *handler.Request) (*handler.Response, error) {
 		s.syncRefs() // refindex.go
 		resp, err := h(req)
+		if err == nil && resp != nil && resp.Body != nil {
+			s.fit.complete(successSchema(req.Op), resp.Body) // complete.go
+		}
 		return resp, s.reply(err)
 	}
 }

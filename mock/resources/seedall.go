@@ -145,7 +145,7 @@ func (s *Service) firstHeld(c *collection) (string, bool) {
 // seedGenerated stores the n-th generated entry of coll in context ws.
 func (c *collection) seedGenerated(coll string, n int, ws *int64, now time.Time) error {
 	key := fmt.Sprintf("seeded %s %d", coll, n)
-	d := &itemData{Fields: map[string]any{}, Workspace: ws}
+	d := &itemData{Fields: map[string]any{}, Workspace: ws, Seeded: true}
 	if p := prop(c.item, "name"); p != nil {
 		if name, ok := c.s.d.Gen.Value(p, key+" name", synth.Response).(string); ok && name != "" && !strings.Contains(name, "/") {
 			d.Fields["name"] = name
@@ -202,7 +202,7 @@ func (c *collection) seedNamed(coll, id string, created time.Time) error {
 			fields["isPredefined"] = true
 		}
 	}
-	b, err := json.Marshal(&itemData{Fields: fields})
+	b, err := json.Marshal(&itemData{Fields: fields, Seeded: true})
 	if err != nil {
 		return err
 	}

@@ -83,7 +83,7 @@ func (c *collection) viewOp(rest string) handler.Func {
 			return nil, err
 		}
 		sch := successSchema(req.Op)
-		m := c.s.bases.object(sch, recordKey(coll, r)+"/"+rest)
+		m := c.frame(sch, recordKey(coll, r, d)+"/"+rest, d)
 		c.s.showWritten(sch, m, d)
 		return success(req.Op, m), nil
 	}
