@@ -71,7 +71,9 @@ func (s *Service) replying(h handler.Func) handler.Func {
 		s.syncRefs() // refindex.go
 		resp, err := h(req)
 		if err == nil && resp != nil && resp.Body != nil {
-			s.fit.complete(successSchema(req.Op), resp.Body) // complete.go
+			sch := successSchema(req.Op)
+			s.CopyRecords(sch, resp.Body, req.Now) // copies.go
+			s.fit.complete(sch, resp.Body)         // complete.go
 		}
 		return resp, s.reply(err)
 	}

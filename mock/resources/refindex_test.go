@@ -12,7 +12,7 @@ import (
 func (f *fixture) pickIn(ws int64, generated string) any {
 	v := map[string]any{"computeEnvId": generated}
 	f.svc.RefGeneration() // as the synthesizer does before FixRefs
-	f.svc.FixRefs(v, ws)
+	f.svc.FixRefs(nil, v, ws, f.clk.Now())
 	return v["computeEnvId"]
 }
 

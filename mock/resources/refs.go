@@ -8,6 +8,9 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
+
+	"github.com/pb33f/libopenapi/datamodel/high/base"
 
 	"github.com/wmsmock/wmsmock/mock/store"
 )
@@ -453,11 +456,14 @@ func contextParentsOnly(listPath string) bool {
 }
 
 // FixRefs does the same for a whole synthesized answer (an operation no
-// behaviour of the package answers), in the context of workspace ws (0:
-// the personal one). The caller has brought the index up to date for the
-// call through RefGeneration, which keys its cache.
-func (s *Service) FixRefs(v any, ws int64) {
+// behaviour of the package answers) of schema sch, in the context of
+// workspace ws (0: the personal one), and then makes every copy of a held
+// record in it show the record (copies.go). The caller has brought the
+// index up to date for the call through RefGeneration, which keys its
+// cache.
+func (s *Service) FixRefs(sch *base.Schema, v any, ws int64, now time.Time) {
 	if rv := s.refView(); len(rv.targets) > 0 {
 		fixRefsIn(v, rv, ws, nil, 0, false)
 	}
+	s.CopyRecords(sch, v, now)
 }

@@ -51,7 +51,21 @@ type renderKey struct {
 // reduced to what the answer shows (status, timestamps, task counts).
 func (w *runs) cachedRender(x *run, sch *base.Schema, purpose string, now time.Time) (json.RawMessage, error) {
 	key := w.renderKeyOf(x, sch, purpose, now)
-	return renderOnce(w.renders, key, func() (any, error) { return x.kind.render(x, sch, purpose, now) })
+	return renderOnce(w.renders, key, func() (any, error) { return w.render(x, sch, purpose, now) })
+}
+
+// render is the run's kind's rendering, with the copies of held records in
+// it made to show those records (copies.go) and every object completed
+// (complete.go): what every answer gets on its way out, done here once per
+// cached rendering.
+func (w *runs) render(x *run, sch *base.Schema, purpose string, now time.Time) (map[string]any, error) {
+	m, err := x.kind.render(x, sch, purpose, now)
+	if err != nil {
+		return nil, err
+	}
+	w.s.CopyRecords(sch, m, now)
+	w.s.fit.complete(sch, m)
+	return m, nil
 }
 
 func (w *runs) renderKeyOf(x *run, sch *base.Schema, purpose string, now time.Time) renderKey {

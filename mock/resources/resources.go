@@ -87,6 +87,8 @@ type Service struct {
 	users *memo.Map[decodedKey, seeded]
 	// refs holds the ids answers refer to (refs.go).
 	refs refIndex
+	// copies holds the records' views that copies of them show (copies.go).
+	copies copies
 	// nameMu serializes creates and renames in collections that refuse a
 	// duplicate name, so two concurrent creates cannot both pass the check.
 	nameMu sync.Mutex
@@ -124,6 +126,7 @@ func Register(doc *spec.Document, d Deps) (*Service, error) {
 		hash:     newHasher(),
 		heads:    memo.NewIn[headKey, *itemData](d.Caches, "item heads", 2),
 		users:    memo.NewIn[decodedKey, seeded](d.Caches, "seeded user", 1),
+		copies:   newCopies(d.Caches),
 		handlers: map[*spec.Operation]handler.Func{},
 		ids:      &idSource{r: d.Gen.Rand(fmt.Sprintf("record ids %d", d.Clock.Now().UnixNano()))},
 	}

@@ -226,7 +226,9 @@ func (k reportedRuns) tasks(x *run, req *handler.Request) (*handler.Response, er
 			if err != nil {
 				return nil, err
 			}
-			return wrapTask(t.s.bases, entry, func(s *base.Schema) map[string]any { return k.renderTask(s, task) }), nil
+			m := wrapTask(t.s.bases, entry, func(s *base.Schema) map[string]any { return k.renderTask(s, task) })
+			t.s.fit.complete(entry, m)
+			return m, nil
 		})
 		if err != nil {
 			return nil, err

@@ -296,7 +296,7 @@ func (w *runs) list(req *handler.Request) (*handler.Response, error) {
 	root := w.s.bases.frame(sch, "workflow list", key)
 	items := make([]json.RawMessage, 0, len(recs))
 	for i, x := range page {
-		b, err := renderOnce(w.renders, keys[i], func() (any, error) { return x.kind.render(x, item, "entry", req.Now) })
+		b, err := renderOnce(w.renders, keys[i], func() (any, error) { return w.render(x, item, "entry", req.Now) })
 		if err != nil {
 			return nil, err
 		}
