@@ -252,7 +252,7 @@ func (s *Service) copyFlat(os objSchema, obj map[string]any, now time.Time) {
 			if strings.HasPrefix(name, stem) {
 				key = name
 			}
-			if _, shown := obj[key]; shown {
+			if _, shown := obj[key]; shown || os.member(key) != nil {
 				named[key] = v
 			}
 		}

@@ -69,6 +69,9 @@ func (s *Service) reply(err error) error {
 func (s *Service) replying(h handler.Func) handler.Func {
 	return func(req *handler.Request) (*handler.Response, error) {
 		s.syncRefs() // refindex.go
+		if err := s.checkContext(req); err != nil { // held.go
+			return nil, s.reply(err)
+		}
 		resp, err := h(req)
 		if err == nil && resp != nil && resp.Body != nil {
 			sch := successSchema(req.Op)

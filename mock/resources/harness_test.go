@@ -3,6 +3,7 @@ package resources
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http/httptest"
 	"net/url"
 	"strings"
@@ -258,4 +259,16 @@ func (f *fixture) storedRun(id string) *workflow.Run {
 		f.t.Fatal(err)
 	}
 	return wf
+}
+
+// seedWorkspace adds a workspace with this id to the seeded organization,
+// as a seed file would (the embedded document cannot create one).
+func (f *fixture) seedWorkspace(id int64) {
+	f.t.Helper()
+	err := f.svc.Seed(&Seed{Collections: map[string][]map[string]any{
+		"/orgs/1001/workspaces": {{"id": id, "name": fmt.Sprintf("workspace-%d", id)}},
+	}})
+	if err != nil {
+		f.t.Fatal(err)
+	}
 }
