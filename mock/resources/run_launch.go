@@ -4,6 +4,9 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"strings"
+	"time"
+
+	"github.com/pb33f/libopenapi/datamodel/high/base"
 
 	"github.com/wmsmock/wmsmock/internal/workflow"
 	"github.com/wmsmock/wmsmock/mock/handler"
@@ -26,6 +29,18 @@ type launchBody struct {
 		Resume         bool     `json:"resume"`
 		ConfigProfiles []string `json:"configProfiles"`
 	} `json:"launch"`
+	// extra is the launch's other members, nulls left out, as a JSON
+	// object; nil when there are none.
+	extra json.RawMessage
+}
+
+// launchKept names the launch members the run record keeps in fields of
+// its own; every other member the client wrote is kept as written
+// (launchBody.extra), except those the service decides itself.
+var launchKept = map[string]bool{
+	"pipeline": true, "runName": true, "revision": true, "commitId": true, "workDir": true, "computeEnvId": true,
+	"configText": true, "paramsText": true, "sessionId": true, "resume": true, "configProfiles": true,
+	"id": true, "dateCreated": true,
 }
 
 // readLaunch decodes a launch request. A document whose launch fields have
@@ -33,15 +48,27 @@ type launchBody struct {
 // through a map, keeping the values that have the expected types.
 func readLaunch(raw []byte) (*launchBody, error) {
 	var b launchBody
-	if json.Unmarshal(raw, &b) == nil {
-		return &b, nil
-	}
-	b = launchBody{} // a failed decode leaves what it had read
+	typed := json.Unmarshal(raw, &b) == nil
 	body, err := decodeObject(raw)
 	if err != nil {
 		return nil, err
 	}
 	l, _ := body["launch"].(map[string]any)
+	extra := map[string]any{}
+	for k, v := range l {
+		if !launchKept[k] && v != nil {
+			extra[k] = dropNulls(v, 0)
+		}
+	}
+	if len(extra) > 0 {
+		if b.extra, err = json.Marshal(extra); err != nil {
+			return nil, err
+		}
+	}
+	if typed {
+		return &b, nil
+	}
+	b = launchBody{extra: b.extra} // a failed decode leaves what it had read
 	str := func(k string) string { v, _ := l[k].(string); return v }
 	b.Launch.Pipeline, b.Launch.RunName, b.Launch.Revision = str("pipeline"), str("runName"), str("revision")
 	b.Launch.CommitID, b.Launch.WorkDir, b.Launch.ComputeEnvID = str("commitId"), str("workDir"), str("computeEnvId")
@@ -107,6 +134,7 @@ func (w *runs) launch(req *handler.Request) (*handler.Response, error) {
 		SubmittedFor:   prof.SubmittedFor,
 		RunningFor:     prof.RunningFor,
 		UserName:       w.s.userName(), // the seeded user's (user.yaml)
+		Launch:         body.extra,
 	}
 	givenName := wf.RunName
 	givenSession := wf.SessionID
@@ -194,4 +222,121 @@ func paramsOf(text string) map[string]any {
 		return nil
 	}
 	return m
+}
+
+// launched is what a run's answer shows of the launch that made it: the
+// platform of the compute environment it runs on, and its labels.
+func (w *runs) launched(wf *workflow.Run, now time.Time) map[string]any {
+	f := map[string]any{"platform": nil}
+	if ce, ok := w.computeEnv(wf, now); ok {
+		if id, _ := ce["platform"].(string); id != "" {
+			f["platform"] = map[string]any{"id": id}
+		}
+	}
+	if ids := launchExtra(wf)["labelIds"]; ids != nil {
+		var labels []any
+		if l, ok := ids.([]any); ok {
+			for _, id := range l {
+				labels = append(labels, map[string]any{"id": id})
+			}
+		}
+		f["labels"] = labels
+	}
+	return f
+}
+
+// computeEnv is the describe view of the compute environment a run was
+// launched on, when the fake holds it.
+func (w *runs) computeEnv(wf *workflow.Run, now time.Time) (map[string]any, bool) {
+	if wf.ComputeEnvID == "" {
+		return nil, false
+	}
+	h, ok := w.s.heldBy("computeEnvId", wf.ComputeEnvID, nil, now)
+	return h.view, ok
+}
+
+// workDir is a run's work directory: the one its launch gave, else the one
+// of the compute environment it runs on, as the service fills it in.
+func (w *runs) workDir(wf *workflow.Run, now time.Time) string {
+	if wf.WorkDir != "" {
+		return wf.WorkDir
+	}
+	if ce, ok := w.computeEnv(wf, now); ok {
+		if cfg, ok := ce["config"].(map[string]any); ok {
+			dir, _ := cfg["workDir"].(string)
+			return dir
+		}
+	}
+	return ""
+}
+
+// launchExtra decodes the launch members a run keeps as written.
+func launchExtra(wf *workflow.Run) map[string]any {
+	if len(wf.Launch) == 0 {
+		return nil
+	}
+	m, err := decodeObject(wf.Launch)
+	if err != nil {
+		return nil
+	}
+	return m
+}
+
+// launchView answers the launch that made a run (GET
+// /workflow/{workflowId}/launch, and GET /launch/{launchId}, since a run's
+// launch goes by the run's id): what the client wrote with it, read back as
+// written, and what the launch derived (the compute environment it runs
+// on, shown as that environment is; its work directory and session).
+func (w *runs) launchView(param string) handler.Func {
+	return func(req *handler.Request) (*handler.Response, error) {
+		x, err := w.find(req, req.PathParams[param])
+		if err != nil {
+			return nil, err
+		}
+		sch := successSchema(req.Op)
+		root := w.s.bases.bare(sch, "launch of a run")
+		obj, osch := root, sch
+		if inner := prop(sch, "launch"); isObject(inner) {
+			obj, osch = w.s.bases.bare(inner, "launch of a run"), inner
+			root["launch"] = obj
+		}
+		w.s.fit.merge(osch, obj, w.launchFields(x, osch, req.Now), 0)
+		return success(req.Op, root), nil
+	}
+}
+
+// launchFields are the members of a run's launch, for a launch schema sch.
+func (w *runs) launchFields(x *run, sch *base.Schema, now time.Time) map[string]any {
+	wf := x.wf
+	opt := func(s string) any {
+		if s == "" {
+			return nil
+		}
+		return s
+	}
+	f := launchExtra(wf)
+	if f == nil {
+		f = map[string]any{}
+	}
+	for k, v := range map[string]any{
+		"id": x.id, "pipeline": opt(wf.Pipeline), "revision": opt(wf.Revision), "commitId": opt(wf.CommitID),
+		"workDir": opt(w.workDir(wf, now)), "configText": opt(wf.ConfigText), "paramsText": opt(wf.ParamsText),
+		"sessionId": opt(wf.SessionID), "resume": wf.Resume, "dateCreated": stamp(wf.Submit),
+	} {
+		f[k] = v
+	}
+	if len(wf.ConfigProfiles) > 0 {
+		ps := make([]any, len(wf.ConfigProfiles))
+		for i, p := range wf.ConfigProfiles {
+			ps[i] = p
+		}
+		f["configProfiles"] = ps
+	}
+	f["computeEnv"] = nil
+	if wf.ComputeEnvID != "" {
+		if h, ok := w.s.heldBy("computeEnvId", wf.ComputeEnvID, prop(sch, "computeEnv"), now); ok {
+			f["computeEnv"] = h.view
+		}
+	}
+	return f
 }

@@ -16,9 +16,13 @@ import (
 
 // A run the fake launched follows a plan on the fake's clock: its shape
 // (processes and tasks) comes from its id (workflow.PlanFor), its status
-// and times from when it was launched and the profile's durations. What
-// its record does not determine is synthesized under keys of the run's
-// id alone, so every answer that shows the run shows the same values.
+// and times from when it was launched and the profile's durations. It
+// plays the part of the Nextflow run the service would have launched, so
+// what that run reports is derived here: its status and times, command
+// line, manifest, engine version, tasks and their counts. Everything else
+// is what the launch said (the pipeline, revision, work directory,
+// parameters...) or null; only a run of the seeded account is built on
+// values synthesized under keys of its id, the same in every answer.
 
 // plannedRuns is the kind of a run the fake launched (or seeded).
 type plannedRuns struct{ w *runs }
@@ -27,29 +31,31 @@ type plannedRuns struct{ w *runs }
 // element of the list answer.
 func (p plannedRuns) render(x *run, sch *base.Schema, purpose string, now time.Time) (map[string]any, error) {
 	w, r, wf := p.w, x.rec, x.wf
+	fr := w.s.bases.frames(wf.Seeded)
 	key := "workflow/" + r.ID + "/" + purpose
-	root := w.s.bases.object(sch, key)
+	root := fr.object(sch, key)
 	w.s.fixRefs(root, &wf.WorkspaceID, nil) // refs.go
 	v := wf.At(now)
-	// The run itself is synthesized from its id alone, so the list and
+	// The run itself is built under its id alone, so the list and
 	// describe show the same run.
 	if wsch := prop(sch, "workflow"); wsch != nil {
-		obj := w.s.bases.object(wsch, "workflow/"+r.ID)
-		w.s.fit.overlay(wsch, obj, p.workflowFields(r.ID, wf, v))
-		p.details(wsch, obj, r.ID, wf, v)
+		obj := fr.object(wsch, "workflow/"+r.ID)
+		w.s.fit.overlay(wsch, obj, p.workflowFields(x, v, now))
+		p.details(fr, wsch, obj, r.ID, wf, v)
 		root["workflow"] = obj
 	}
 	if ps := prop(sch, "progress"); ps != nil {
 		root["progress"] = p.progress(x, ps, v, purpose != "entry")
 	}
-	p.headJob(sch, root, r.ID, v)
+	p.headJob(fr, sch, root, r.ID, v)
 	w.s.fit.overlay(sch, root, contextFields(wf.WorkspaceID))
+	w.s.fit.overlay(sch, root, w.launched(wf, now))
 	return root, nil
 }
 
 // headJob makes the answer's head job (jobInfo, next to the run or in
 // it) say what the run's status says; its ids stay as synthesized.
-func (p plannedRuns) headJob(sch *base.Schema, root map[string]any, id string, v workflow.View) {
+func (p plannedRuns) headJob(fr framer, sch *base.Schema, root map[string]any, id string, v workflow.View) {
 	j := v.HeadJob()
 	var code, msg any
 	if j.ExitCode != nil {
@@ -66,7 +72,7 @@ func (p plannedRuns) headJob(sch *base.Schema, root map[string]any, id string, v
 		if at.obj == nil || at.sch == nil {
 			continue
 		}
-		if job, js := p.w.s.bases.child(at.sch, at.obj, "jobInfo", "workflow/"+id); js != nil && job != nil {
+		if job, js := fr.child(at.sch, at.obj, "jobInfo", "workflow/"+id); js != nil && job != nil {
 			p.w.s.fit.overlay(js, job, fields)
 			p.w.s.fit.set(at.sch, at.obj, "jobInfo", job)
 		}
@@ -78,7 +84,8 @@ func asObject(v any) map[string]any {
 	return m
 }
 
-func (p plannedRuns) workflowFields(id string, wf *workflow.Run, v workflow.View) map[string]any {
+func (p plannedRuns) workflowFields(x *run, v workflow.View, now time.Time) map[string]any {
+	id, wf := x.id, x.wf
 	opt := func(s string) any {
 		if s == "" {
 			return nil
@@ -99,7 +106,7 @@ func (p plannedRuns) workflowFields(id string, wf *workflow.Run, v workflow.View
 		cmd += " -resume"
 	}
 	f := map[string]any{
-		"id": id, "ownerId": int64(1), "status": v.Status, "runName": wf.RunName,
+		"id": id, "ownerId": p.w.s.ownerID(), "status": v.Status, "runName": wf.RunName,
 		"projectName": wf.ProjectName, "commandLine": cmd, "scriptName": "main.nf",
 		"submit": stamp(wf.Submit), "dateCreated": stamp(wf.Submit), "lastUpdated": stamp(v.LastUpdated),
 		"start": at(v.Start), "complete": at(v.Complete),
@@ -113,8 +120,8 @@ func (p plannedRuns) workflowFields(id string, wf *workflow.Run, v workflow.View
 	if wf.SessionID != "" {
 		f["sessionId"] = wf.SessionID
 	}
-	if wf.WorkDir != "" {
-		f["workDir"] = wf.WorkDir
+	if dir := p.w.workDir(wf, now); dir != "" {
+		f["workDir"] = dir
 	}
 	if wf.ConfigText != "" {
 		f["configText"] = wf.ConfigText
@@ -151,15 +158,15 @@ func (p plannedRuns) workflowFields(id string, wf *workflow.Run, v workflow.View
 // statistics of a finished run come from its task counts, and the manifest
 // and Nextflow version from what was launched, where synthesis alone would
 // give a succeeded run failed tasks, or another pipeline's home page.
-func (p plannedRuns) details(sch *base.Schema, obj map[string]any, id string, wf *workflow.Run, v workflow.View) {
+func (p plannedRuns) details(fr framer, sch *base.Schema, obj map[string]any, id string, wf *workflow.Run, v workflow.View) {
 	key := "workflow/" + id
 	if workflow.Final(v.Status) {
-		if st, sts := p.w.s.bases.child(sch, obj, "stats", key); sts != nil {
+		if st, sts := fr.child(sch, obj, "stats", key); sts != nil {
 			p.w.s.fit.overlay(sts, st, statsFields(workflow.CountsAt(v, workflow.PlanFor(id).Total)))
 			p.w.s.fit.set(sch, obj, "stats", st)
 		}
 	}
-	if m, ms := p.w.s.bases.child(sch, obj, "manifest", key); ms != nil {
+	if m, ms := fr.child(sch, obj, "manifest", key); ms != nil {
 		fields := map[string]any{"name": wf.ProjectName, "mainScript": "main.nf", "nextflowVersion": "!>=" + workflow.NextflowVersion[:5]}
 		if strings.Contains(wf.Pipeline, "://") {
 			fields["homePage"] = wf.Pipeline
@@ -170,7 +177,7 @@ func (p plannedRuns) details(sch *base.Schema, obj map[string]any, id string, wf
 		p.w.s.fit.overlay(ms, m, fields)
 		p.w.s.fit.set(sch, obj, "manifest", m)
 	}
-	if n, ns := p.w.s.bases.child(sch, obj, "nextflow", key); ns != nil {
+	if n, ns := fr.child(sch, obj, "nextflow", key); ns != nil {
 		p.w.s.fit.overlay(ns, n, map[string]any{"version": workflow.NextflowVersion, "build": strconv.Itoa(workflow.NextflowBuild)})
 		p.w.s.fit.set(sch, obj, "nextflow", n)
 	}
@@ -205,11 +212,12 @@ func statsFields(c workflow.Counts) map[string]any {
 // that shows a run's progress shows the same numbers.
 func (p plannedRuns) progress(x *run, sch *base.Schema, v workflow.View, perProcess bool) map[string]any {
 	w, id := p.w, x.id
+	fr := w.s.bases.frames(x.wf.Seeded)
 	key := "progress/" + id
-	m := w.s.bases.object(sch, key)
+	m := fr.object(sch, key)
 	plan := workflow.PlanFor(id)
 	c := workflow.CountsAt(v, plan.Total)
-	if wp, wps := w.s.bases.child(sch, m, "workflowProgress", key); wps != nil {
+	if wp, wps := fr.child(sch, m, "workflowProgress", key); wps != nil {
 		fields := loadFields(c)
 		fields["dateCreated"], fields["lastUpdated"] = stamp(v.Submit), stamp(v.LastUpdated)
 		w.s.fit.overlay(wps, wp, fields)
@@ -244,7 +252,7 @@ func (p plannedRuns) progress(x *run, sch *base.Schema, v workflow.View, perProc
 			if len(statuses) == 0 {
 				continue
 			}
-			e := w.s.bases.object(item, key+"/process/"+strconv.Itoa(i))
+			e := fr.object(item, key+"/process/"+strconv.Itoa(i))
 			fields := loadFields(pc)
 			fields["process"] = proc
 			fields["dateCreated"], fields["lastUpdated"] = stamp(v.Submit), stamp(v.LastUpdated)
@@ -299,7 +307,7 @@ func (p plannedRuns) tasks(x *run, req *handler.Request) (*handler.Response, err
 			return p.renderPlanned(s, r.ID, wf, req.Now, t)
 		}))
 	}
-	root := w.s.bases.object(sch, "tasks/"+r.ID)
+	root := w.s.bases.frames(wf.Seeded).object(sch, "tasks/"+r.ID)
 	root[key] = items
 	w.s.fit.set(sch, root, "total", int64(len(all)))
 	w.s.fit.set(sch, root, "totalSize", int64(len(all)))
@@ -333,7 +341,7 @@ func (p plannedRuns) plannedTasks(id string, wf *workflow.Run, now time.Time) []
 
 // renderPlanned lays one planned task over a task schema.
 func (p plannedRuns) renderPlanned(sch *base.Schema, id string, wf *workflow.Run, now time.Time, t plannedTask) map[string]any {
-	m := p.w.s.bases.object(sch, fmt.Sprintf("task/%s/%d", id, t.n))
+	m := p.w.s.bases.frames(wf.Seeded).object(sch, fmt.Sprintf("task/%s/%d", id, t.n))
 	p.w.s.fit.overlay(sch, m, p.taskFields(wf, wf.At(now), workflow.PlanFor(id).Total, t.n, t.process, t.name, t.status))
 	return m
 }
@@ -399,7 +407,8 @@ func (p plannedRuns) metrics(*run, *base.Schema) ([]any, error) { return []any{}
 // forget: a planned run keeps nothing beside its record.
 func (p plannedRuns) forget(*run) error { return nil }
 
-// frame synthesizes the frame of an answer about the run.
-func (p plannedRuns) frame(sch *base.Schema, key string) map[string]any {
-	return p.w.s.bases.object(sch, key)
+// frame is the frame of an answer about the run: synthesized for a run of
+// the seeded account, bare for one a client launched.
+func (p plannedRuns) frame(x *run, sch *base.Schema, key string) map[string]any {
+	return p.w.s.bases.frames(x.wf.Seeded).object(sch, key)
 }

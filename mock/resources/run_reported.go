@@ -64,7 +64,7 @@ func (k reportedRuns) render(x *run, sch *base.Schema, purpose string, now time.
 func (k reportedRuns) runFields(id string, wf *workflow.Run, v workflow.View) map[string]any {
 	tr := wf.Trace
 	f := map[string]any{
-		"id": id, "ownerId": int64(1), "status": v.Status, "runName": wf.RunName, "projectName": wf.ProjectName,
+		"id": id, "ownerId": k.w.s.ownerID(), "status": v.Status, "runName": wf.RunName, "projectName": wf.ProjectName,
 		"submit": stamp(wf.Submit), "dateCreated": stamp(wf.Submit), "lastUpdated": stamp(v.LastUpdated),
 		"start": nil, "complete": nil, "duration": nil, "deleted": false,
 	}
@@ -281,7 +281,7 @@ func (k reportedRuns) metrics(x *run, item *base.Schema) ([]any, error) {
 }
 
 // frame is bare: nothing made up beside what the client reported.
-func (k reportedRuns) frame(sch *base.Schema, key string) map[string]any {
+func (k reportedRuns) frame(_ *run, sch *base.Schema, key string) map[string]any {
 	return k.w.s.bases.bare(sch, key)
 }
 

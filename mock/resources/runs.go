@@ -86,7 +86,7 @@ type runKind interface {
 	task(x *run, sch *base.Schema, n int64, now time.Time) (map[string]any, error)
 	// frame is the frame of an answer about the run that is not the run
 	// itself (its progress): what of it the fake may make up.
-	frame(sch *base.Schema, key string) map[string]any
+	frame(x *run, sch *base.Schema, key string) map[string]any
 	// metrics lists the run's per-process metrics for the item schema.
 	metrics(x *run, item *base.Schema) ([]any, error)
 	// forget removes what the run keeps beside its own record, once the
@@ -145,6 +145,8 @@ func (s *Service) registerRuns() {
 	s.handle(s.op("GET", "/workflow/{workflowId}/tasks"), w.tasksOp)
 	s.handle(s.op("GET", "/workflow/{workflowId}/task/{taskId}"), w.taskOp)
 	s.handle(s.op("GET", "/workflow/{workflowId}/metrics"), w.metricsOp)
+	s.handle(s.op("GET", "/workflow/{workflowId}/launch"), w.launchView("workflowId"))
+	s.handle(s.op("GET", "/launch/{launchId}"), w.launchView("launchId"))
 }
 
 func decodeWorkflow(r store.Record) (*workflow.Run, error) {
@@ -360,7 +362,7 @@ func (w *runs) progressOp(req *handler.Request) (*handler.Response, error) {
 		return nil, err
 	}
 	sch := successSchema(req.Op)
-	root := x.kind.frame(sch, "progress/"+x.id)
+	root := x.kind.frame(x, sch, "progress/"+x.id)
 	if ps := prop(sch, "progress"); ps != nil {
 		root["progress"] = x.kind.progress(x, ps, x.wf.At(req.Now), true)
 	}

@@ -180,3 +180,12 @@ func (s *Service) userID() (any, bool) {
 	id, _, ok := s.seededUser()
 	return id, ok && id != nil
 }
+
+// ownerID is the id answers give as a record's owner: the seeded user's,
+// whom every token belongs to, or null without a seeded user.
+func (s *Service) ownerID() any {
+	if id, ok := s.userID(); ok {
+		return id
+	}
+	return nil
+}
