@@ -244,6 +244,9 @@ func answerCheck(doc *spec.Document, p *profile.Profile) func(*base.Schema, []by
 	if p.Answers.WithNulls() {
 		opts = append(opts, validate.WithNulls())
 	}
+	if p.Answers.ObjectsAsAny {
+		opts = append(opts, validate.WithAnyObjects())
+	}
 	return validate.New(doc, "", opts...).Answer
 }
 

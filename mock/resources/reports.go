@@ -316,6 +316,7 @@ func (t *reports) takeTasks(req *handler.Request) (*handler.Response, error) {
 		}
 		fields, _ := normalizeReported(tsch, m, 0).(map[string]any)
 		fields["taskId"] = id
+		deriveExitStatus(fields)
 		batch = append(batch, reportedTask{id, fields})
 	}
 	x, err := t.w.get(req)
@@ -330,8 +331,10 @@ func (t *reports) takeTasks(req *handler.Request) (*handler.Response, error) {
 		}
 		changes = append(changes, c)
 	}
+	run, processes := reportedPeaks(body["progress"])
 	wf, err := t.report(req, x, func(wf *workflow.Run) error {
 		wf.Trace.Apply(changes)
+		wf.Trace.TakePeaks(run, processes)
 		return nil
 	})
 	if err != nil {
@@ -340,16 +343,67 @@ func (t *reports) takeTasks(req *handler.Request) (*handler.Response, error) {
 	return t.processed(req, wf, false), nil
 }
 
+// notYet is the exit code Nextflow reports for a task that has not ended
+// (its TaskRun's default, Integer.MAX_VALUE).
+const notYet = 2147483647
+
+// deriveExitStatus gives a reported task its exitStatus, which the
+// service's Task shows and Nextflow never sends: the exit code it reports
+// as "exit", once the task has ended (before, "exit" is notYet).
+func deriveExitStatus(task map[string]any) {
+	if exit, ok := intOf(task["exit"]); ok && exit != notYet {
+		task["exitStatus"] = exit
+	}
+}
+
+// reportedPeaks reads the peaks a progress object (of a progress,
+// heartbeat or complete call) reports: the run's (peakRunning, peakCpus,
+// peakMemory) and each process's, from its processes entries by name.
+func reportedPeaks(v any) (workflow.Peaks, map[string]workflow.Peaks) {
+	p, _ := v.(map[string]any)
+	if p == nil {
+		return workflow.Peaks{}, nil
+	}
+	peaks := func(m map[string]any) workflow.Peaks {
+		at := func(k string) *int64 {
+			if n, ok := intOf(m[k]); ok {
+				return &n
+			}
+			return nil
+		}
+		return workflow.Peaks{Tasks: at("peakRunning"), Cpus: at("peakCpus"), Memory: at("peakMemory")}
+	}
+	var processes map[string]workflow.Peaks
+	list, _ := p["processes"].([]any)
+	for _, e := range list {
+		m, _ := e.(map[string]any)
+		name := textOf(m["name"])
+		if name == "" {
+			continue
+		}
+		if processes == nil {
+			processes = map[string]workflow.Peaks{}
+		}
+		processes[name] = peaks(m)
+	}
+	return peaks(p), processes
+}
+
 // heartbeat keeps a run alive while its client has nothing to report.
 func (t *reports) heartbeat(req *handler.Request) (*handler.Response, error) {
-	if _, err := decodeObject(req.Body); err != nil {
+	body, err := decodeObject(req.Body)
+	if err != nil {
 		return nil, err
 	}
 	x, err := t.w.get(req)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := t.report(req, x, func(*workflow.Run) error { return nil }); err != nil {
+	run, processes := reportedPeaks(body["progress"])
+	if _, err := t.report(req, x, func(wf *workflow.Run) error {
+		wf.Trace.TakePeaks(run, processes)
+		return nil
+	}); err != nil {
 		return nil, err
 	}
 	return success(req.Op, t.s.bases.bare(successSchema(req.Op), "trace/heartbeat")), nil
@@ -366,6 +420,10 @@ func (t *reports) complete(req *handler.Request) (*handler.Response, error) {
 	sch := requestSchema(req.Op)
 	reported, _ := normalizeReported(prop(sch, "workflow"), body["workflow"], 0).(map[string]any)
 	metrics, _ := normalizeReported(prop(sch, "metrics"), body["metrics"], 0).([]any)
+	// Nextflow's own statistics of the run are not kept: the service
+	// shows the run's statistics as it counts them from the tasks.
+	delete(reported, "stats")
+	run, processes := reportedPeaks(body["progress"])
 	x, err := t.w.get(req)
 	if err != nil {
 		return nil, err
@@ -400,6 +458,7 @@ func (t *reports) complete(req *handler.Request) (*handler.Response, error) {
 		}
 		tr.Ended = outcome(reported)
 		t.takeFields(wf, prop(sch, "workflow"), reported)
+		tr.TakePeaks(run, processes)
 		return nil
 	})
 	if err != nil {

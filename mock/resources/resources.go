@@ -113,6 +113,9 @@ func Register(doc *spec.Document, d Deps) (*Service, error) {
 		if nulls {
 			opts = append(opts, validate.WithNulls())
 		}
+		if d.Profile.Answers.ObjectsAsAny {
+			opts = append(opts, validate.WithAnyObjects())
+		}
 		d.Check = validate.New(doc, "", opts...).Answer
 	}
 	fit := newFitter(d.Check, strings.HasPrefix(doc.OpenAPI, "3.1"))

@@ -269,17 +269,16 @@ func loadFields(c workflow.Counts) map[string]any {
 	const gib = int64(1) << 30
 	done := int64(c.Succeeded + c.Failed)
 	running := int64(c.Running)
-	return map[string]any{
-		"pending": int64(c.Pending), "submitted": int64(0), "running": running,
-		"succeeded": int64(c.Succeeded), "failed": int64(c.Failed), "cached": int64(0),
-		"aborted": int64(c.Aborted), "ignored": int64(0), "retries": int64(0),
-		"loadCpus": running * 2, "loadMemory": running * 4 * gib, "loadTasks": running,
-		"peakCpus": max(running, 1) * 2, "peakMemory": max(running, 1) * 4 * gib, "peakTasks": max(running, 1),
-		"cpus": (done + running) * 2, "cpuTime": done * 90_000, "cpuLoad": done * 81_000,
-		"memoryRss": done * gib / 2, "memoryReq": (done + running) * 4 * gib,
-		"readBytes": done * 150 << 20, "writeBytes": done * 60 << 20,
-		"volCtxSwitch": done * 1_200, "invCtxSwitch": done * 300,
+	l := workflow.Load{
+		Pending: int64(c.Pending), Running: running, Succeeded: int64(c.Succeeded), Failed: int64(c.Failed), Aborted: int64(c.Aborted),
+		LoadCpus: running * 2, LoadMemory: running * 4 * gib,
+		PeakCpus: max(running, 1) * 2, PeakMemory: max(running, 1) * 4 * gib, PeakTasks: max(running, 1),
+		Cpus: (done + running) * 2, CpuTime: done * 90_000, CpuLoad: done * 81_000,
+		MemoryRss: done * gib / 2, MemoryReq: (done + running) * 4 * gib,
+		ReadBytes: done * 150 << 20, WriteBytes: done * 60 << 20,
+		VolCtxSwitch: done * 1_200, InvCtxSwitch: done * 300,
 	}
+	return loadFieldsOf(l)
 }
 
 // tasks answers a page of the tasks the run has got to.

@@ -121,9 +121,14 @@ func loadStats(l workflow.Load) map[string]any {
 	}
 }
 
-// loadFieldsOf are a Load's members as the progress answers name them.
+// loadFieldsOf are a Load's members as the progress answers name them,
+// with what the service works out from them (the efficiencies) and what
+// the fake cannot know, null (the cost: the service prices a task by the
+// machine it ran on).
 func loadFieldsOf(l workflow.Load) map[string]any {
+	cpu, mem := l.Efficiency()
 	return map[string]any{
+		"cpuEfficiency": cpu, "memoryEfficiency": mem, "cost": nil,
 		"pending": l.Pending, "submitted": l.Submitted, "running": l.Running, "succeeded": l.Succeeded,
 		"cached": l.Cached, "failed": l.Failed, "aborted": l.Aborted, "ignored": l.Ignored, "retries": l.Retries,
 		"loadCpus": l.LoadCpus, "loadMemory": l.LoadMemory, "loadTasks": l.Running,
@@ -147,7 +152,13 @@ func (k reportedRuns) progress(x *run, sch *base.Schema, v workflow.View, perPro
 	}
 	if wps := prop(sch, "workflowProgress"); wps != nil {
 		wp := t.s.bases.bare(wps, key)
-		t.s.fit.overlay(wps, wp, dates(loadFieldsOf(tr.Total)))
+		fields := dates(loadFieldsOf(tr.Total))
+		executors := make([]any, len(tr.Executors))
+		for i, e := range tr.Executors {
+			executors[i] = e
+		}
+		fields["executors"] = executors
+		t.s.fit.overlay(wps, wp, fields)
 		m["workflowProgress"] = wp
 	}
 	if pp := prop(sch, "processesProgress"); isArray(pp) {

@@ -64,7 +64,7 @@ func factsOf(m map[string]any) *workflow.TaskFacts {
 	n := func(k string) int64 { v, _ := intOf(m[k]); return v }
 	pcpu, _ := floatOf(m["pcpu"])
 	return &workflow.TaskFacts{
-		Process: textOf(m["process"]), Status: strings.ToUpper(textOf(m["status"])), ErrorAction: strings.ToUpper(textOf(m["errorAction"])),
+		Process: textOf(m["process"]), Executor: textOf(m["executor"]), Status: strings.ToUpper(textOf(m["status"])), ErrorAction: strings.ToUpper(textOf(m["errorAction"])),
 		Cpus: n("cpus"), Memory: n("memory"), Realtime: n("realtime"), Pcpu: pcpu, PeakRss: n("peakRss"),
 		Rchar: n("rchar"), Wchar: n("wchar"), VolCtxt: n("volCtxt"), InvCtxt: n("invCtxt"),
 	}
