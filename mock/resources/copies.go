@@ -35,6 +35,12 @@ import (
 // maxCopyDepth bounds the walk through an answer.
 const maxCopyDepth = 10
 
+// maxHops bounds how many records deep a copy is made of the records its
+// record names (a participant's member's user): a record's view shows its
+// own copies, to this depth, so that a cycle of records naming each other
+// ends.
+const maxHops = 3
+
 // aliases names the kinds whose members are not named after the id
 // parameter of their collection.
 var aliases = map[string]string{
@@ -76,6 +82,13 @@ type held struct {
 // as that view, so the copy is what the record's own views would show in
 // that shape.
 func (s *Service) heldBy(param string, id any, sch *base.Schema, now time.Time) (held, bool) {
+	return s.heldAt(param, id, sch, now, 0)
+}
+
+// heldAt is heldBy for a copy made hops records deep: only the views of
+// the first hop are cached (deeper ones are cut short at maxHops, and
+// would be cached cut short).
+func (s *Service) heldAt(param string, id any, sch *base.Schema, now time.Time, hops int) (held, bool) {
 	if id == nil {
 		return held{}, false
 	}
@@ -102,12 +115,19 @@ func (s *Service) heldBy(param string, id any, sch *base.Schema, now time.Time) 
 	if c.lifecycle {
 		status, _ = c.status(r, d, now)
 	}
-	k := canonKey{sch, coll, r.ID, r.Seq, s.hash.bytes(r.Data), status, s.refs.gen.Load()}
-	v, _ := s.copies.views.Do(k, func() (map[string]any, error) {
+	view := func() (map[string]any, error) {
 		m := c.renderItem(sch, coll, r, d, now)
+		s.copyIn(sch, m, now, 0, hops+1)
 		s.fit.complete(sch, m)
 		return m, nil
-	})
+	}
+	var v map[string]any
+	if hops == 0 {
+		k := canonKey{sch, coll, r.ID, r.Seq, s.hash.bytes(r.Data), status, s.refs.gen.Load()}
+		v, _ = s.copies.views.Do(k, view)
+	} else {
+		v, _ = view()
+	}
 	return held{view: v, parents: c.parentIDs(coll)}, true
 }
 
@@ -163,35 +183,37 @@ func (c *collection) parentIDs(coll string) map[string]any {
 // CopyRecords makes every object in v (an answer of schema sch) that names
 // a held record show that record's values (see the top of this file).
 func (s *Service) CopyRecords(sch *base.Schema, v any, now time.Time) {
-	s.copyIn(sch, v, now, 0)
+	s.copyIn(sch, v, now, 0, 0)
 }
 
-func (s *Service) copyIn(sch *base.Schema, v any, now time.Time, depth int) {
-	if depth > maxCopyDepth || v == nil {
+// copyIn does CopyRecords' work on v, depth levels into an answer, in a
+// view hops records deep.
+func (s *Service) copyIn(sch *base.Schema, v any, now time.Time, depth, hops int) {
+	if depth > maxCopyDepth || hops >= maxHops || v == nil {
 		return
 	}
 	switch x := v.(type) {
 	case []any:
 		it := itemsOf(sch)
 		for _, e := range x {
-			s.copyIn(it, e, now, depth+1)
+			s.copyIn(it, e, now, depth+1, hops)
 		}
 	case map[string]any:
 		os := objSchema{sch, branchOf(sch, x, 0)}
-		s.copyFlat(os, x, now)
+		s.copyFlat(os, x, now, hops)
 		for k, e := range x {
 			p := os.member(k)
 			switch ev := e.(type) {
 			case map[string]any:
-				s.copyEmbedded(p, k, ev, now)
+				s.copyEmbedded(p, k, ev, now, hops)
 			case []any:
 				for _, one := range ev {
 					if m, ok := one.(map[string]any); ok {
-						s.copyEmbedded(itemsOf(p), k, m, now)
+						s.copyEmbedded(itemsOf(p), k, m, now, hops)
 					}
 				}
 			}
-			s.copyIn(p, e, now, depth+1)
+			s.copyIn(p, e, now, depth+1, hops)
 		}
 	}
 }
@@ -210,7 +232,7 @@ func (o objSchema) member(k string) *base.Schema {
 
 // copyEmbedded lays the record that obj (the value of member k) names
 // over it, on the properties they share.
-func (s *Service) copyEmbedded(sch *base.Schema, k string, obj map[string]any, now time.Time) {
+func (s *Service) copyEmbedded(sch *base.Schema, k string, obj map[string]any, now time.Time, hops int) {
 	param, ok := aliases[k]
 	if !ok {
 		param = singular(k) + "Id"
@@ -219,7 +241,7 @@ func (s *Service) copyEmbedded(sch *base.Schema, k string, obj map[string]any, n
 	if id == nil {
 		id = obj[param]
 	}
-	h, ok := s.heldBy(param, id, sch, now)
+	h, ok := s.heldAt(param, id, sch, now, hops)
 	if !ok {
 		return
 	}
@@ -233,10 +255,10 @@ func (s *Service) copyEmbedded(sch *base.Schema, k string, obj map[string]any, n
 // (workspaceName, workspaceFullName) and the ids of its parents (orgId).
 // Ids are taken in an order that puts an item before the items above it,
 // so that a workspace's orgId is set before the organization's name is.
-func (s *Service) copyFlat(os objSchema, obj map[string]any, now time.Time) {
+func (s *Service) copyFlat(os objSchema, obj map[string]any, now time.Time, hops int) {
 	for _, param := range flatOrder(obj) {
 		stem := strings.TrimSuffix(param, "Id")
-		h, ok := s.heldBy(param, obj[param], nil, now)
+		h, ok := s.heldAt(param, obj[param], nil, now, hops)
 		if !ok {
 			continue
 		}
@@ -252,6 +274,11 @@ func (s *Service) copyFlat(os objSchema, obj map[string]any, now time.Time) {
 			if strings.HasPrefix(name, stem) {
 				key = name
 			}
+			if param == "memberId" {
+				if key = personFields[name]; key == "" {
+					continue
+				}
+			}
 			if _, shown := obj[key]; shown || os.member(key) != nil {
 				named[key] = v
 			}
@@ -259,6 +286,14 @@ func (s *Service) copyFlat(os objSchema, obj map[string]any, now time.Time) {
 		s.lay(os, obj, named)
 		s.lay(os, obj, h.parents)
 	}
+}
+
+// personFields map, for an object that names a member of an organization
+// by memberId (a participant), the member's properties to the object's:
+// a person's are named without the member prefix.
+var personFields = map[string]string{
+	"userName": "userName", "email": "email", "firstName": "firstName", "lastName": "lastName",
+	"avatar": "userAvatarUrl", "role": "orgRole", "userId": "userId",
 }
 
 // flatOrder lists obj's id properties, those of nested kinds first

@@ -13,6 +13,7 @@ import (
 	"github.com/pb33f/libopenapi/datamodel/high/base"
 
 	"github.com/wmsmock/wmsmock/fixtures"
+	"github.com/wmsmock/wmsmock/internal/testenv"
 	"github.com/wmsmock/wmsmock/internal/workflow"
 	"github.com/wmsmock/wmsmock/mock/apierror"
 	"github.com/wmsmock/wmsmock/mock/auth"
@@ -274,4 +275,14 @@ func (f *fixture) seedWorkspace(id int64) {
 	if err != nil {
 		f.t.Fatal(err)
 	}
+}
+
+// publishedDoc loads the service's published schema, or skips.
+func publishedDoc(tb testing.TB) *spec.Document {
+	tb.Helper()
+	doc, err := spec.LoadFile(testenv.PublishedSpec(tb, ""))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return doc
 }

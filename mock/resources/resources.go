@@ -146,6 +146,7 @@ func Register(doc *spec.Document, d Deps) (*Service, error) {
 		s.registerReports,
 		s.registerUser,
 		s.registerCollections,
+		s.registerAdds,
 		s.registerViews,
 		s.registerSubresources,
 	} {

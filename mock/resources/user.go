@@ -96,7 +96,7 @@ func (s *Service) userWorkspaces(req *handler.Request) (*handler.Response, error
 	root := s.bases.bare(sch, "user workspaces")
 	var orgEntries, wsEntries []any
 	if orgs != nil {
-		recs, _, err := s.d.Store.Page(orgs.listPath, store.Query{Limit: maxUserWorkspaces})
+		recs, err := listSome(s.d.Store, orgs.listPath)
 		if err != nil {
 			return nil, err
 		}
@@ -118,7 +118,7 @@ func (s *Service) userWorkspaces(req *handler.Request) (*handler.Response, error
 				continue
 			}
 			coll := concrete(wss.listPath, map[string]string{"orgId": r.ID})
-			ws, _, err := s.d.Store.Page(coll, store.Query{Limit: maxUserWorkspaces})
+			ws, err := listSome(s.d.Store, coll)
 			if err != nil {
 				return nil, err
 			}
@@ -188,4 +188,14 @@ func (s *Service) ownerID() any {
 		return id
 	}
 	return nil
+}
+
+// listSome lists at most maxUserWorkspaces records of coll, newest first:
+// for answers that list a collection without paging it.
+func listSome(st store.Store, coll string) ([]store.Record, error) {
+	recs, err := st.List(coll)
+	if len(recs) > maxUserWorkspaces {
+		recs = recs[:maxUserWorkspaces]
+	}
+	return recs, err
 }
