@@ -77,6 +77,7 @@ type collection struct {
 	opaqueCreate bool
 
 	lifecycle  bool // CREATING -> AVAILABLE, DELETING -> gone
+	versioned  bool // items show their version (versions.go)
 	uniqueName bool // a duplicate name is a 409, as the document declares
 	scoped     bool // items belong to a workspace (workspaceId parameter)
 }
@@ -931,6 +932,9 @@ func (c *collection) renderItem(sch *base.Schema, coll string, r store.Record, d
 		if p := prop(sch, idProp); c.numericID && p != nil && hasType(p, "string") && !hasType(p, "integer") {
 			server[idProp] = r.ID // a numeric id the entry's schema writes as a string
 		}
+	}
+	if c.versioned {
+		server["version"] = c.version(coll, r, d)
 	}
 	if c.lifecycle {
 		st, gone := c.status(r, d, now)

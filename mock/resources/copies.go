@@ -2,6 +2,7 @@ package resources
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"time"
 
@@ -257,6 +258,9 @@ func (s *Service) copyEmbedded(sch *base.Schema, k string, obj map[string]any, n
 // so that a workspace's orgId is set before the organization's name is.
 func (s *Service) copyFlat(os objSchema, obj map[string]any, now time.Time, hops int) {
 	for _, param := range flatOrder(obj) {
+		if s.isOwnID(os, param) {
+			continue // the object is the record itself (a member's memberId)
+		}
 		stem := strings.TrimSuffix(param, "Id")
 		h, ok := s.heldAt(param, obj[param], nil, now, hops)
 		if !ok {
@@ -297,7 +301,8 @@ var personFields = map[string]string{
 }
 
 // flatOrder lists obj's id properties, those of nested kinds first
-// (workspaceId before orgId).
+// (workspaceId before orgId), each group in name order, so that a copy
+// never depends on the order a map is walked in.
 func flatOrder(obj map[string]any) []string {
 	var first, rest []string
 	for k, v := range obj {
@@ -310,7 +315,18 @@ func flatOrder(obj map[string]any) []string {
 			first = append(first, k)
 		}
 	}
+	slices.Sort(first)
 	return append(first, rest...)
+}
+
+// isOwnID reports whether param is the id of the object itself: the object
+// is one of the collection param names, in its item or entry shape.
+func (s *Service) isOwnID(os objSchema, param string) bool {
+	c := s.namedBy(param)
+	if c == nil || os.s == nil || c.idProp != param {
+		return false
+	}
+	return sameSchema(os.s, c.item) || sameSchema(os.s, c.entry)
 }
 
 // lay sets each value of from in obj where obj's schema declares the

@@ -147,6 +147,7 @@ func Register(doc *spec.Document, d Deps) (*Service, error) {
 		s.registerUser,
 		s.registerCollections,
 		s.registerAdds,
+		s.registerVersions,
 		s.registerViews,
 		s.registerSubresources,
 	} {

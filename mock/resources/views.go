@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/pb33f/libopenapi/datamodel/high/base"
 
@@ -82,9 +83,13 @@ func (c *collection) viewOp(rest string) handler.Func {
 		if err != nil {
 			return nil, err
 		}
+		if v := req.Query.Get("versionId"); v != "" && c.versioned && v != c.versionID(coll, r, d) {
+			return nil, fail(errMissing, "no version %q of %s", v, r.ID)
+		}
 		sch := successSchema(req.Op)
 		m := c.frame(sch, recordKey(coll, r, d)+"/"+rest, d)
 		c.s.showWritten(sch, m, d)
+		c.s.launchDerived(sch, m, d, req.Now)
 		return success(req.Op, m), nil
 	}
 }
@@ -169,6 +174,46 @@ func (s *Service) showRefs(sch *base.Schema, m map[string]any, fields map[string
 				shown = []any{ref}
 			}
 			s.fit.set(sch, m, name, shown)
+		}
+	}
+}
+
+// launchDerived makes a view that holds launch settings (a pipeline's
+// launch, GET /pipelines/{pipelineId}/launch) say what the record implies
+// where nothing was written: the pipeline to run is the record's
+// repository, and the work directory is that of the compute environment
+// the launch runs on. A launch built for a record of the seeded account
+// is then the record's own, not another pipeline's.
+func (s *Service) launchDerived(sch *base.Schema, m map[string]any, d *itemData, now time.Time) {
+	launch, lsch := m, sch
+	if l, ok := m["launch"].(map[string]any); ok {
+		launch, lsch = l, prop(sch, "launch")
+	}
+	written, _ := d.Fields["launch"].(map[string]any)
+	if repo, ok := d.Fields["repository"]; ok && (written == nil || written["pipeline"] == nil) {
+		s.fit.set(lsch, launch, "pipeline", repo)
+	}
+	var ceID any
+	if ce, ok := launch["computeEnv"].(map[string]any); ok {
+		ceID = ce["id"]
+	}
+	if ceID == nil {
+		// A launch that names no compute environment runs on its
+		// context's primary one (CONTRACT.md, launch references).
+		if ce := s.namedBy("computeEnvId"); ce != nil {
+			if id, err := ce.primary(d.Workspace, now); err == nil && id != "" {
+				if h, ok := s.heldBy("computeEnvId", id, prop(lsch, "computeEnv"), now); ok {
+					launch["computeEnv"], ceID = cloneJSON(h.view), id
+				}
+			}
+		}
+	}
+	if written != nil && written["workDir"] != nil {
+		return
+	}
+	if h, ok := s.heldBy("computeEnvId", ceID, nil, now); ok {
+		if cfg, ok := h.view["config"].(map[string]any); ok && cfg["workDir"] != nil {
+			s.fit.set(lsch, launch, "workDir", cfg["workDir"])
 		}
 	}
 }
