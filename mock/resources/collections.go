@@ -592,6 +592,9 @@ func (c *collection) createOp(req *handler.Request) (*handler.Response, error) {
 	}
 	coll := concrete(c.listPath, req.PathParams)
 	d := &itemData{Fields: c.requestFields(req.Op, body)}
+	if err := checkPermissions(c, d.Fields); err != nil {
+		return nil, err
+	}
 	if c.scoped {
 		ws, given, err := workspaceOf(req.Query)
 		if err != nil {
@@ -664,6 +667,9 @@ func (c *collection) updateOp(req *handler.Request) (*handler.Response, error) {
 		return nil, err
 	}
 	fields := c.requestFields(req.Op, body)
+	if err := checkPermissions(c, fields); err != nil {
+		return nil, err
+	}
 	if c.lifecycle {
 		delete(fields, "status")
 	}

@@ -145,6 +145,7 @@ func Register(doc *spec.Document, d Deps) (*Service, error) {
 		s.registerRuns,
 		s.registerReports,
 		s.registerUser,
+		s.registerCatalogue,
 		s.registerCollections,
 		s.registerAdds,
 		s.registerVersions,

@@ -59,6 +59,9 @@ var vocabularies = []vocabulary{
 	{"", "region", regions},
 	{"", "regionid", regions},
 	{"computeregion", "id", regions},
+	// Seen: Seqera's documentation names one currency, the US dollar (a
+	// credit is one USD; billing in USD): a run's costCurrency.
+	{"", "costcurrency", []string{"USD"}},
 	// Seen: the instance types of the Terraform provider's AWS Batch and
 	// Azure Batch examples.
 	{"", "instancetype", []string{"m5.large", "c5.2xlarge", "r5.xlarge", "m6i.4xlarge", "n2-standard-4", "Standard_D4s_v3"}},
