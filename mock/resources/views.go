@@ -197,9 +197,11 @@ func (s *Service) launchDerived(sch *base.Schema, m map[string]any, d *itemData,
 	if ce, ok := launch["computeEnv"].(map[string]any); ok {
 		ceID = ce["id"]
 	}
-	if ceID == nil {
+	if ceID == nil && d.Seeded {
 		// A launch that names no compute environment runs on its
-		// context's primary one (CONTRACT.md, launch references).
+		// context's primary one (CONTRACT.md, launch references); a
+		// seeded pipeline's launch names it. (One a client wrote without
+		// one reads back without one.)
 		if ce := s.namedBy("computeEnvId"); ce != nil {
 			if id, err := ce.primary(d.Workspace, now); err == nil && id != "" {
 				if h, ok := s.heldBy("computeEnvId", id, prop(lsch, "computeEnv"), now); ok {
@@ -208,7 +210,7 @@ func (s *Service) launchDerived(sch *base.Schema, m map[string]any, d *itemData,
 			}
 		}
 	}
-	if written != nil && written["workDir"] != nil {
+	if written != nil && written["workDir"] != nil || !d.Seeded {
 		return
 	}
 	if h, ok := s.heldBy("computeEnvId", ceID, nil, now); ok {
