@@ -110,6 +110,15 @@ func Permissions() []Permission {
 	return out
 }
 
+// PermissionNames lists every permission's name.
+func PermissionNames() []string {
+	out := make([]string, len(permissions))
+	for i, p := range permissions {
+		out[i] = p.name
+	}
+	return out
+}
+
 // HasPermission reports whether name is one of the service's permissions.
 func HasPermission(name string) bool {
 	for _, p := range permissions {

@@ -234,6 +234,9 @@ func (o objSchema) member(k string) *base.Schema {
 // copyEmbedded lays the record that obj (the value of member k) names
 // over it, on the properties they share.
 func (s *Service) copyEmbedded(sch *base.Schema, k string, obj map[string]any, now time.Time, hops int) {
+	if owned[k] {
+		return
+	}
 	param, ok := aliases[k]
 	if !ok {
 		param = singular(k) + "Id"

@@ -386,7 +386,7 @@ func fixRefsIn(v any, rv refView, ws int64, keep map[string]any, depth int, own 
 				continue
 			}
 			if t == nil {
-				fixEmbedded(k, e, targets, ws)
+				fixEmbedded(k, e, targets, ws, rv.nulls)
 				fixRefsIn(e, rv, ws, nil, depth+1, false)
 				continue
 			}
@@ -417,7 +417,19 @@ func fixRefsIn(v any, rv refView, ws int64, keep map[string]any, depth int, own 
 // it shows (computeEnv: {id}, labels: [{id}], launch: {id}) at a held
 // item of that kind, unless the object names its own xId, which is the
 // reference then (a task's taskId).
-func fixEmbedded(k string, e any, targets map[string]*refTarget, ws int64) {
+func fixEmbedded(k string, e any, targets map[string]*refTarget, ws int64, nulls bool) {
+	if owned[k] {
+		// The fake holds no launch of an action's or a pipeline's own: the
+		// id such a launch was given names nothing a client can read.
+		if m, ok := e.(map[string]any); ok && m["id"] != nil {
+			if nulls {
+				m["id"] = nil
+			} else {
+				delete(m, "id")
+			}
+		}
+		return
+	}
 	param := singular(k) + "Id"
 	t := targets[param]
 	if t == nil {
@@ -441,6 +453,12 @@ func fixEmbedded(k string, e any, targets map[string]*refTarget, ws int64) {
 		}
 	}
 }
+
+// owned names the members that hold an object of their parent's own, not
+// a reference to a record held elsewhere, though their kind has an id
+// parameter: an action's or a pipeline's launch settings are its own
+// (GET /launch/{launchId} describes the launch of a run).
+var owned = map[string]bool{"launch": true}
 
 // contextParentsOnly reports a list path whose parameters, if any, name
 // the organization or workspace: items kept under another item (the

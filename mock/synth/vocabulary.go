@@ -3,6 +3,8 @@ package synth
 import (
 	"slices"
 	"strings"
+
+	"github.com/wmsmock/wmsmock/mock/catalogue"
 )
 
 // The service draws some strings from small sets that its schema does not
@@ -59,6 +61,10 @@ var vocabularies = []vocabulary{
 	{"", "region", regions},
 	{"", "regionid", regions},
 	{"computeregion", "id", regions},
+	// Seen: the service's permissions (mock/catalogue, with where each was
+	// seen): what a role grants.
+	{"role", "permissions", catalogue.PermissionNames()},
+	{"role", "permission", catalogue.PermissionNames()},
 	// Seen: Seqera's documentation names one currency, the US dollar (a
 	// credit is one USD; billing in USD): a run's costCurrency.
 	{"", "costcurrency", []string{"USD"}},
