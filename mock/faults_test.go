@@ -95,7 +95,6 @@ func lastRequests(t *testing.T, srv *mock.Server, n int) []control.RequestEntry 
 	return body.Requests
 }
 
-
 // Each failure status comes over HTTP with the profile's reply for it:
 // the service's 500 with an Error ID, the gateway's pages for 502, 503 and
 // 504, and the maintenance page with Retry-After; the call after it is
@@ -156,7 +155,6 @@ func TestFaultStatusesOverHTTP(t *testing.T) {
 		})
 	}
 }
-
 
 // Each connection fault over a real connection, and the error net/http's
 // client reports for it: a reset, an empty reply (EOF before the status
