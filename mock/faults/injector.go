@@ -9,7 +9,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-openapi/jsonpointer"
@@ -24,10 +24,14 @@ import (
 type Injector struct {
 	store Store
 	seed  uint64
+	// read is the rules last read and their version; nil until the first
+	// read. Swapped whole, so a call reads it without a lock.
+	read atomic.Pointer[versioned]
+}
 
-	mu      sync.Mutex
+type versioned struct {
 	version int64
-	rules   *Rules // nil until first read
+	rules   *Rules
 }
 
 // NewInjector returns an injector over st. seed draws the shares and the
@@ -75,13 +79,9 @@ func (in *Injector) Current() (*Rules, error) {
 	if err != nil {
 		return nil, err
 	}
-	in.mu.Lock()
-	if in.rules != nil && v == in.version {
-		rs := in.rules
-		in.mu.Unlock()
-		return rs, nil
+	if r := in.read.Load(); r != nil && r.version == v {
+		return r.rules, nil
 	}
-	in.mu.Unlock()
 	stored, v, err := in.store.Rules()
 	if err != nil {
 		return nil, err
@@ -90,12 +90,13 @@ func (in *Injector) Current() (*Rules, error) {
 	if err != nil {
 		return nil, err
 	}
-	in.mu.Lock()
-	if in.rules == nil || v >= in.version {
-		in.rules, in.version = rs, v
+	// Calls racing here each read the rules; the newest version stays.
+	for {
+		old := in.read.Load()
+		if old != nil && old.version > v || in.read.CompareAndSwap(old, &versioned{v, rs}) {
+			return rs, nil
+		}
 	}
-	in.mu.Unlock()
-	return rs, nil
 }
 
 func compile(stored []Stored) (*Rules, error) {

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"github.com/wmsmock/wmsmock/profile"
 )
@@ -65,8 +66,10 @@ type Store interface {
 
 // Memory is a Store in this process's memory.
 type Memory struct {
-	mu      sync.Mutex
-	version int64
+	mu sync.Mutex
+	// version is read on every call, without the lock; it is written
+	// under it.
+	version atomic.Int64
 	next    int64
 	rules   map[string]Stored
 	pinned  map[string]Stored
@@ -82,11 +85,7 @@ func NewMemory() *Memory {
 }
 
 // Version implements Store.
-func (m *Memory) Version() (int64, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.version, nil
-}
+func (m *Memory) Version() (int64, error) { return m.version.Load(), nil }
 
 // Rules implements Store.
 func (m *Memory) Rules() ([]Stored, int64, error) {
@@ -96,7 +95,7 @@ func (m *Memory) Rules() ([]Stored, int64, error) {
 	for _, r := range m.rules {
 		out = append(out, r)
 	}
-	return out, m.version, nil
+	return out, m.version.Load(), nil
 }
 
 // Add implements Store.
@@ -109,7 +108,7 @@ func (m *Memory) Add(r Stored) (Stored, error) {
 	m.next++
 	r.ID, r.Seq, r.Pinned = string(r.Kind)+"-"+strconv.FormatInt(m.next, 10), m.next, false
 	m.rules[r.ID] = r
-	m.version++
+	m.version.Add(1)
 	return r, nil
 }
 
@@ -134,7 +133,7 @@ func (m *Memory) Pin(rules []Stored) error {
 			m.drop(id)
 		}
 	}
-	m.version++
+	m.version.Add(1)
 	return nil
 }
 
@@ -157,7 +156,7 @@ func (m *Memory) Remove(id string) (bool, error) {
 	defer m.mu.Unlock()
 	ok := m.drop(id)
 	if ok {
-		m.version++
+		m.version.Add(1)
 	}
 	return ok, nil
 }
@@ -174,7 +173,7 @@ func (m *Memory) RemoveKind(k Kind) (int, error) {
 		}
 	}
 	if n > 0 {
-		m.version++
+		m.version.Add(1)
 	}
 	return n, nil
 }
@@ -190,7 +189,7 @@ func (m *Memory) Hit(id string, limit int64) (int64, error) {
 	n := m.hits[id]
 	if limit > 0 && n >= limit {
 		m.drop(id)
-		m.version++
+		m.version.Add(1)
 	}
 	return n, nil
 }
@@ -225,7 +224,7 @@ func (m *Memory) Reset() error {
 	for id, r := range m.pinned {
 		m.rules[id] = r
 	}
-	m.version++
+	m.version.Add(1)
 	return nil
 }
 
