@@ -3,6 +3,7 @@ package mock_test
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"io"
@@ -640,5 +641,55 @@ func faultsAcrossReplicas(t *testing.T, addr string) {
 	}
 	if r := call(t, a.Handler(), "GET", "/api/user-info", devToken, nil); bytes.Contains(r.body, []byte("pinned")) {
 		t.Error("the override outlived a reset on the other replica")
+	}
+}
+
+// Over HTTPS: with HTTP/1.1 the connection faults are those of plain HTTP
+// (the reset below TLS, so that it is not an orderly TLS close); with
+// HTTP/2 one connection carries many calls, so the call's stream is reset
+// instead, and the journal still records it.
+func TestConnectionFaultsOverHTTPS(t *testing.T) {
+	srv, _ := listening(t, mock.WithTLS())
+	h2 := srv.Client()
+	base := h2.Transport.(*http.Transport).Clone()
+	base.DisableKeepAlives = true
+	base.ForceAttemptHTTP2 = false
+	base.TLSNextProto = map[string]func(string, *tls.Conn) http.RoundTripper{} // HTTP/1.1 only
+	base.TLSClientConfig = base.TLSClientConfig.Clone()
+	base.TLSClientConfig.NextProtos = []string{"http/1.1"}
+	h1 := &http.Client{Timeout: 10 * time.Second, Transport: base}
+
+	addFault(t, srv, faults.Fault{Operation: "ListWorkflows", Connection: profile.ConnReset, Times: 1})
+	if _, err := get(t, h1, srv, "/workflow"); !errors.Is(err, syscall.ECONNRESET) {
+		t.Errorf("HTTP/1.1 reset: %v, want connection reset by peer", err)
+	}
+	addFault(t, srv, faults.Fault{Operation: "ListWorkflows", Connection: profile.ConnCut, Times: 1})
+	if resp, err := get(t, h1, srv, "/workflow"); err != nil {
+		t.Errorf("HTTP/1.1 cut: %v", err)
+	} else {
+		_, err = io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if !errors.Is(err, io.ErrUnexpectedEOF) {
+			t.Errorf("HTTP/1.1 cut: reading %v, want an unexpected EOF", err)
+		}
+	}
+	journaled(t, srv, 2)
+
+	addFault(t, srv, faults.Fault{Operation: "ListWorkflows", Connection: profile.ConnReset, Times: 1})
+	_, err := get(t, h2, srv, "/workflow")
+	if err == nil || !strings.Contains(err.Error(), "stream error") {
+		t.Errorf("HTTP/2 reset: %v, want the stream reset", err)
+	}
+	if e := journaled(t, srv, 3); e.Status != 0 || len(e.Injected) != 1 || e.Injected[0].What != "connection reset" {
+		t.Errorf("journal %+v", e)
+	}
+	// The connection itself is fine: the next call on it is answered.
+	resp, err := get(t, h2, srv, "/workflow")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 || resp.ProtoMajor != 2 {
+		t.Errorf("the call after the reset stream: %d %s", resp.StatusCode, resp.Proto)
 	}
 }

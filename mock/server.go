@@ -683,8 +683,9 @@ func bodyReadError(err error, got int, announced int64) *apierror.Error {
 // write encodes a handler's answer. In strict mode the answer is checked
 // against the document first, and an answer the document rejects is
 // replaced by a 500: the fake must never hand a client an invalid body.
-// A replayed answer is the exception: it is what the service itself sent;
-// so is an override's deliberate one.
+// Two answers are let through unchecked: a replayed one, which is what the
+// service itself sent, and an override's deliberate one, which a test
+// asked for as it stands.
 func (s *Server) write(w *recorder, r *http.Request, prog *progress, resp *handler.Response) {
 	body, mediaType, err := encodeBody(resp)
 	if err != nil {
