@@ -56,18 +56,20 @@ func get(t *testing.T, c *http.Client, srv *mock.Server, path string) (*http.Res
 	return c.Do(req)
 }
 
-// journaled waits until the newest journal entry is the call the test
-// just made (n calls journaled in all): a broken connection reaches the
-// client before the fake has finished, and journaled, the call.
-func journaled(t *testing.T, srv *mock.Server, n int) control.RequestEntry {
+// journaled waits until the journal holds the call the rule acted on, and
+// returns it: a client may have its answer, or its broken connection,
+// before the fake has journaled the call.
+func journaled(t *testing.T, srv *mock.Server, r *mock.Rule) control.RequestEntry {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		if got := lastRequests(t, srv, 1000); len(got) >= n {
-			return got[0]
+		for _, e := range lastRequests(t, srv, 1000) {
+			if len(e.Injected) > 0 && e.Injected[0].Rule == r.ID() {
+				return e
+			}
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("call %d was not journaled within 20s", n)
+			t.Fatalf("no call journaled as injected by %s within 20s", r.ID())
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
@@ -140,7 +142,7 @@ func TestFaultStatusesOverHTTP(t *testing.T) {
 			if got := resp.Header.Get("Retry-After"); got != tc.retryAfter {
 				t.Errorf("Retry-After %q, want %q", got, tc.retryAfter)
 			}
-			last := lastRequests(t, srv, 1)[0]
+			last := journaled(t, srv, r)
 			if len(last.Injected) != 1 || last.Injected[0].Rule != r.ID() || last.Injected[0].Hit != 1 ||
 				!strings.Contains(last.Injected[0].What, "status "+strconv.Itoa(tc.fault.Status)) || last.Injected[0].Note != tc.fault.Note {
 				t.Errorf("journal %+v", last)
@@ -164,28 +166,28 @@ func TestFaultStatusesOverHTTP(t *testing.T) {
 func TestConnectionFaultsOverHTTP(t *testing.T) {
 	srv, _ := listening(t)
 	t.Run("reset", func(t *testing.T) {
-		addFault(t, srv, faults.Fault{Operation: "ListWorkflows", Connection: profile.ConnReset, Times: 1})
-		_, err := get(t, freshClient(10*time.Second), srv, "/workflow")
+		r := addFault(t, srv, faults.Fault{Operation: "ListWorkflows", Connection: profile.ConnReset, Times: 1})
+		_, err := get(t, freshClient(time.Minute), srv, "/workflow")
 		if !errors.Is(err, syscall.ECONNRESET) {
 			t.Fatalf("error %v, want connection reset by peer", err)
 		}
-		if e := journaled(t, srv, 1); e.Status != 0 || len(e.Injected) != 1 || e.Injected[0].What != "connection reset" {
+		if e := journaled(t, srv, r); e.Status != 0 || len(e.Injected) != 1 || e.Injected[0].What != "connection reset" {
 			t.Errorf("journal %+v, want status 0 and the reset", e)
 		}
 	})
 	t.Run("empty", func(t *testing.T) {
-		addFault(t, srv, faults.Fault{Operation: "ListWorkflows", Connection: profile.ConnEmpty, Times: 1})
-		_, err := get(t, freshClient(10*time.Second), srv, "/workflow")
+		r := addFault(t, srv, faults.Fault{Operation: "ListWorkflows", Connection: profile.ConnEmpty, Times: 1})
+		_, err := get(t, freshClient(time.Minute), srv, "/workflow")
 		if !errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET) {
 			t.Fatalf("error %v, want EOF before any answer", err)
 		}
-		if e := journaled(t, srv, 2); e.Status != 0 || e.Injected[0].What != "connection empty" {
+		if e := journaled(t, srv, r); e.Status != 0 || e.Injected[0].What != "connection empty" {
 			t.Errorf("journal %+v, want status 0 and the empty reply", e)
 		}
 	})
 	t.Run("cut", func(t *testing.T) {
-		addFault(t, srv, faults.Fault{Operation: "ListWorkflows", Connection: profile.ConnCut, Times: 1})
-		resp, err := get(t, freshClient(10*time.Second), srv, "/workflow")
+		r := addFault(t, srv, faults.Fault{Operation: "ListWorkflows", Connection: profile.ConnCut, Times: 1})
+		resp, err := get(t, freshClient(time.Minute), srv, "/workflow")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -197,25 +199,36 @@ func TestConnectionFaultsOverHTTP(t *testing.T) {
 		if int64(len(body)) != resp.ContentLength/2 {
 			t.Errorf("read %d of %d bytes, want half", len(body), resp.ContentLength)
 		}
-		if e := journaled(t, srv, 3); e.Status != 200 || e.Injected[0].What != "connection cut" {
+		if e := journaled(t, srv, r); e.Status != 200 || e.Injected[0].What != "connection cut" {
 			t.Errorf("journal %+v", e)
 		}
 	})
 	t.Run("stall", func(t *testing.T) {
-		addFault(t, srv, faults.Fault{Operation: "ListWorkflows", Connection: profile.ConnStall, Stall: profile.MaxFaultDelay, Times: 1})
-		resp, err := get(t, freshClient(300*time.Millisecond), srv, "/workflow")
+		r := addFault(t, srv, faults.Fault{Operation: "ListWorkflows", Connection: profile.ConnStall, Stall: profile.MaxFaultDelay, Times: 1})
+		// The client gives up 300ms after the headers came (a read
+		// timeout of its own; a timeout on the whole call could run out
+		// before the headers on a loaded machine).
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, srv.BaseURL()+"/workflow", nil)
+		req.Header.Set("Authorization", "Bearer "+devToken)
+		resp, err := freshClient(0).Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer resp.Body.Close()
-		_, err = io.ReadAll(resp.Body)
-		var ne net.Error
-		if !errors.As(err, &ne) || !ne.Timeout() {
-			t.Fatalf("read %v, want the client's timeout", err)
+		half := make([]byte, resp.ContentLength/2)
+		if _, err := io.ReadFull(resp.Body, half); err != nil {
+			t.Fatalf("the first half of the body: %v", err)
+		}
+		stop := time.AfterFunc(300*time.Millisecond, cancel)
+		defer stop.Stop()
+		if _, err = io.ReadAll(resp.Body); !errors.Is(err, context.Canceled) {
+			t.Fatalf("read %v, want the client giving up while the body stalls", err)
 		}
 		// The stall ends when the client goes away, not a minute later:
 		// the call is journaled as soon as it does.
-		if e := journaled(t, srv, 4); len(e.Injected) != 1 || e.Injected[0].What != "connection stall" {
+		if e := journaled(t, srv, r); len(e.Injected) != 1 || e.Injected[0].What != "connection stall" {
 			t.Errorf("journal %+v", e)
 		}
 	})
@@ -657,9 +670,9 @@ func TestConnectionFaultsOverHTTPS(t *testing.T) {
 	base.TLSNextProto = map[string]func(string, *tls.Conn) http.RoundTripper{} // HTTP/1.1 only
 	base.TLSClientConfig = base.TLSClientConfig.Clone()
 	base.TLSClientConfig.NextProtos = []string{"http/1.1"}
-	h1 := &http.Client{Timeout: 10 * time.Second, Transport: base}
+	h1 := &http.Client{Timeout: time.Minute, Transport: base}
 
-	addFault(t, srv, faults.Fault{Operation: "ListWorkflows", Connection: profile.ConnReset, Times: 1})
+	r1 := addFault(t, srv, faults.Fault{Operation: "ListWorkflows", Connection: profile.ConnReset, Times: 1})
 	if _, err := get(t, h1, srv, "/workflow"); !errors.Is(err, syscall.ECONNRESET) {
 		t.Errorf("HTTP/1.1 reset: %v, want connection reset by peer", err)
 	}
@@ -673,14 +686,14 @@ func TestConnectionFaultsOverHTTPS(t *testing.T) {
 			t.Errorf("HTTP/1.1 cut: reading %v, want an unexpected EOF", err)
 		}
 	}
-	journaled(t, srv, 2)
+	journaled(t, srv, r1)
 
-	addFault(t, srv, faults.Fault{Operation: "ListWorkflows", Connection: profile.ConnReset, Times: 1})
+	r2 := addFault(t, srv, faults.Fault{Operation: "ListWorkflows", Connection: profile.ConnReset, Times: 1})
 	_, err := get(t, h2, srv, "/workflow")
 	if err == nil || !strings.Contains(err.Error(), "stream error") {
 		t.Errorf("HTTP/2 reset: %v, want the stream reset", err)
 	}
-	if e := journaled(t, srv, 3); e.Status != 0 || len(e.Injected) != 1 || e.Injected[0].What != "connection reset" {
+	if e := journaled(t, srv, r2); e.Status != 0 || len(e.Injected) != 1 || e.Injected[0].What != "connection reset" {
 		t.Errorf("journal %+v", e)
 	}
 	// The connection itself is fine: the next call on it is answered.

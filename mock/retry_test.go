@@ -57,7 +57,7 @@ func burst(t *testing.T, srv *mock.Server) {
 func TestClientWithoutRetriesSeesTheBurst(t *testing.T) {
 	srv, _ := listening(t)
 	burst(t, srv)
-	resp, err := get(t, freshClient(10*time.Second), srv, "/workflow")
+	resp, err := get(t, freshClient(time.Minute), srv, "/workflow")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +75,7 @@ func TestClientWithTheSDKsRetriesOutlastsTheBurst(t *testing.T) {
 	burst(t, srv)
 	var outcomes []string
 	for attempt := 1; ; attempt++ {
-		resp, err := get(t, freshClient(10*time.Second), srv, "/workflow")
+		resp, err := get(t, freshClient(time.Minute), srv, "/workflow")
 		if err == nil {
 			_, err = io.ReadAll(resp.Body)
 			resp.Body.Close()
@@ -108,7 +108,7 @@ func TestClientWithTheSDKsRetriesOutlastsTheBurst(t *testing.T) {
 func TestSDKPolicyDoesNotCoverACutAnswer(t *testing.T) {
 	srv, _ := listening(t)
 	addFault(t, srv, faults.Fault{Operation: "ListWorkflows", Connection: profile.ConnCut, Times: 1})
-	resp, err := get(t, freshClient(10*time.Second), srv, "/workflow")
+	resp, err := get(t, freshClient(time.Minute), srv, "/workflow")
 	if err != nil {
 		t.Fatal(err)
 	}
