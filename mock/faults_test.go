@@ -104,7 +104,7 @@ func lastRequests(t *testing.T, srv *mock.Server, n int) []control.RequestEntry 
 // answered as usual, and the journal names the rule.
 func TestFaultStatusesOverHTTP(t *testing.T) {
 	srv, _ := listening(t)
-	c := freshClient(10 * time.Second)
+	c := freshClient(time.Minute)
 	p := profile.Default()
 	for _, tc := range []struct {
 		name       string
