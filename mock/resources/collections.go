@@ -885,6 +885,26 @@ func (c *collection) renderAnswer(sch *base.Schema, coll string, r store.Record,
 // "deleted" and drops the resource from its state.
 var serverFields = []string{"dateCreated", "lastUpdated", "deleted"}
 
+// owner names, in an item a client created, who created it: the caller,
+// the seeded user, whom every token belongs to (the service records the
+// creator of a pipeline, a dataset...). A kind whose item is a person (a
+// member, a user) names its person instead, and is left alone.
+func (c *collection) owner(sch *base.Schema, server map[string]any) {
+	if c.param == "memberId" || c.param == "userId" || c.param == "participantId" {
+		return
+	}
+	id := c.s.ownerID()
+	if id == nil {
+		return
+	}
+	if prop(sch, "userId") != nil {
+		server["userId"] = id
+	}
+	if u := prop(sch, "user"); isObject(u) && prop(u, "id") != nil {
+		server["user"] = map[string]any{"id": id}
+	}
+}
+
 // recordKey names a record's synthesized values. Every view of the record
 // (its create, describe and update answers, its list entry, the views
 // below its path) is built on values of this one key, so what the fake
@@ -941,6 +961,16 @@ func (c *collection) renderItem(sch *base.Schema, coll string, r store.Record, d
 	}
 	if c.versioned {
 		server["version"] = c.version(coll, r, d)
+	}
+	// The items above it in its path (the workspace of
+	// /workspaces/{workspaceId}/datasets) are where it is.
+	for k, v := range c.parentIDs(coll) {
+		if prop(sch, k) != nil {
+			server[k] = v
+		}
+	}
+	if !d.Seeded {
+		c.owner(sch, server)
 	}
 	if c.lifecycle {
 		st, gone := c.status(r, d, now)

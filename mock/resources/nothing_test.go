@@ -215,21 +215,23 @@ var derivedBy = map[string][]string{
 	// member and owner.
 	"orgId": {"memberId", "memberRole"},
 	// A pipeline's repository is the pipeline its launch runs (the
-	// Terraform provider's pipeline resource computes it); its owner is
-	// the caller.
-	"pipelineId": {"repository", "userId", "userName", "userFirstName", "userLastName"},
+	// Terraform provider's pipeline resource computes it), its compute
+	// environment the one its launch runs on.
+	"pipelineId": {"repository", "computeEnv"},
 }
 
 // derivedFor reports a property every item's views may carry without a
 // client writing it: its ids and dates, its status where it has a
-// lifecycle, its context, its version, the owner the fake names, the names
+// lifecycle, its context, its version, its creator, the names
 // the copies of its context show (copies.go), and the kind's own list.
 func derivedFor(c *collection, k string) bool {
 	switch {
 	case k == c.idProp, k == c.param, k == "id", slices.Contains(serverFields, k),
 		k == "workspaceId", k == "orgId", k == "orgName", k == "workspaceName",
 		k == "status" && c.lifecycle, k == "version" && c.versioned,
-		k == "isPredefined" && c.nameKey:
+		k == "isPredefined" && c.nameKey,
+		// The creator, the caller (collection.owner), and its names (copies).
+		k == "user", k == "userId", k == "userName", k == "userFirstName", k == "userLastName":
 		return true
 	}
 	return slices.Contains(derivedBy[c.param], k)

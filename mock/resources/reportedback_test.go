@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/wmsmock/wmsmock/internal/testenv"
 	"github.com/wmsmock/wmsmock/mock/spec"
@@ -105,4 +106,27 @@ func normalizeNumbers(v any) any {
 	var out any
 	_ = json.Unmarshal(b, &out)
 	return out
+}
+
+// A launched run that has ended has metrics for each process that ran
+// tasks, in the shape Nextflow's completion reports them; before the end
+// it has none.
+func TestLaunchedRunMetrics(t *testing.T) {
+	f := newFixture(t, publishedDoc(t), true)
+	id := fmt.Sprint(f.ok("POST", "/workflow/launch", `{"launch":{"pipeline":"https://github.com/nf-core/rnaseq","computeEnvId":"5Fq2Xw8RtLmN3p"}}`).body["workflowId"])
+	if m := list(f.ok("GET", "/workflow/"+id+"/metrics", "").body, "metrics"); len(m) != 0 {
+		t.Errorf("a run just launched has metrics: %v", m)
+	}
+	f.clk.Advance(24 * time.Hour)
+	m := list(f.ok("GET", "/workflow/"+id+"/metrics", "").body, "metrics")
+	if len(m) == 0 {
+		t.Fatal("an ended run has no metrics")
+	}
+	for _, e := range m {
+		for _, fig := range []string{"cpu", "mem", "time", "reads", "writes"} {
+			if get(e, fig+".mean") == nil || get(e, fig+".maxLabel") == nil {
+				t.Errorf("metrics of %v: %s = %v, want the figure's summary", get(e, "process"), fig, get(e, fig))
+			}
+		}
+	}
 }

@@ -99,8 +99,10 @@ func (c *collection) viewOp(rest string) handler.Func {
 // what was written itself.
 func (s *Service) showWritten(sch *base.Schema, m map[string]any, d *itemData) {
 	s.fixRefs(m, d.Workspace, d.Fields)
+	derivedFields := derive(d.Fields)
+	s.showRefs(sch, m, derivedFields)
 	s.showRefs(sch, m, d.Fields)
-	s.fit.merge(sch, m, derive(d.Fields), 0)
+	s.fit.merge(sch, m, derivedFields, 0)
 	s.fit.merge(sch, m, d.Fields, 0)
 }
 
@@ -111,6 +113,9 @@ func (s *Service) showWritten(sch *base.Schema, m map[string]any, d *itemData) {
 // computed). A written value of the property itself wins.
 var derived = map[string][]string{
 	"repository": {"launch", "pipeline"},
+	// A pipeline's compute environment is the one its launch settings
+	// run on (the Terraform provider reads it back as the pipeline's).
+	"computeEnvId": {"launch", "computeEnvId"},
 }
 
 // derive returns the derived values a record's written fields give.
@@ -140,6 +145,14 @@ func derive(fields map[string]any) map[string]any {
 func (s *Service) showRefs(sch *base.Schema, m map[string]any, fields map[string]any) {
 	for k, v := range fields {
 		stem, isRef := strings.CutSuffix(k, "Id")
+		if ids, many := v.([]any); many {
+			// A written list of references (labelIds) shows as the list
+			// of what they name (labels).
+			if stem, isRefs := strings.CutSuffix(k, "Ids"); isRefs && stem != "" {
+				s.showRefList(sch, m, stem+"s", ids)
+			}
+			continue
+		}
 		if !isRef || stem == "" || v == nil {
 			continue
 		}
@@ -218,6 +231,21 @@ func (s *Service) launchDerived(sch *base.Schema, m map[string]any, d *itemData,
 			s.fit.set(lsch, launch, "workDir", cfg["workDir"])
 		}
 	}
+}
+
+// showRefList sets the view's list name (labels) to one object per id,
+// each the id alone: the copies of held records (copies.go) then show
+// each as its record is.
+func (s *Service) showRefList(sch *base.Schema, m map[string]any, name string, ids []any) {
+	p := prop(sch, name)
+	if !isArray(p) || prop(itemsOf(p), "id") == nil {
+		return
+	}
+	list := make([]any, 0, len(ids))
+	for _, id := range ids {
+		list = append(list, map[string]any{"id": id})
+	}
+	m[name] = list
 }
 
 // fmtID writes an id value as a path would name it (a stored number
