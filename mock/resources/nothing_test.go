@@ -218,6 +218,10 @@ var derivedBy = map[string][]string{
 	// Terraform provider's pipeline resource computes it), its compute
 	// environment the one its launch runs on.
 	"pipelineId": {"repository", "computeEnv"},
+	// A compute environment's short forms carry its configuration's
+	// region and work directory (views.go, derived); the configuration
+	// itself is held to what was written.
+	"computeEnvId": {"region", "workDir"},
 }
 
 // derivedFor reports a property every item's views may carry without a

@@ -116,6 +116,11 @@ var derived = map[string][]string{
 	// A pipeline's compute environment is the one its launch settings
 	// run on (the Terraform provider reads it back as the pipeline's).
 	"computeEnvId": {"launch", "computeEnvId"},
+	// A compute environment's short forms (ComputeEnvDbDto, in a
+	// pipeline, a studio) carry its region and work directory, which are
+	// its configuration's.
+	"region":  {"config", "region"},
+	"workDir": {"config", "workDir"},
 }
 
 // derive returns the derived values a record's written fields give.
