@@ -66,6 +66,21 @@ var noImport = map[string]string{
 	"seqera_pipeline_version":    "the provider has no import (an assignment)",
 }
 
+// importBroken holds the types whose import the provider has but cannot
+// carry out against any service, with why: the sweep skips their import
+// step rather than report the provider's fault as the fake's.
+var importBroken = map[string]string{
+	// Its Read fills the nested compute_env object, which an import leaves
+	// unset: a nil dereference for every answer that holds a computeEnv.
+	"seqera_compute_env": "the provider crashes reading an import (RefreshFromSharedDescribeComputeEnvResponse, computeenv_resource_sdk.go:32: writes into the unset compute_env)",
+	// Its Read sets only pipeline_info, workspace_id and
+	// intelligent_compute_enabled: the launch (pipeline, revision, work_dir,
+	// compute_env_id...) an import leaves null, so the plan replaces the run.
+	"seqera_workflows": "the provider reads back none of the launch (RefreshFromSharedDescribeWorkflowResponse, workflows_resource_sdk.go), so an imported run always plans a replacement",
+	// Likewise with configuration, which every studio's answer holds.
+	"seqera_studios": "the provider crashes reading an import (RefreshFromSharedDataStudioDto, studios_resource_sdk.go:51: writes into the unset configuration)",
+}
+
 func attrID(name string) func(map[string]any) (string, error) {
 	return func(v map[string]any) (string, error) { return scalar(v, name) }
 }

@@ -156,6 +156,10 @@ func run(ctx context.Context, cfg config, out io.Writer) (ok bool, err error) {
 	if err != nil {
 		return false, err
 	}
+	j, err := loadJudge(schema, cfg.spec)
+	if err != nil {
+		return false, err
+	}
 	kinds, err := listKinds(schema, cfg.kindsDir)
 	if err != nil {
 		return false, err
@@ -170,7 +174,7 @@ func run(ctx context.Context, cfg config, out io.Writer) (ok bool, err error) {
 			break
 		}
 		fmt.Fprintf(out, "== [%d/%d] %s\n", i+1, len(kinds), k.name)
-		r := runKind(ctx, cfg, schema, k, out)
+		r := runKind(ctx, cfg, j, k, out)
 		results = append(results, r)
 	}
 	fmt.Fprintln(out)

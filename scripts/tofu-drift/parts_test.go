@@ -81,6 +81,11 @@ func TestImportIDs(t *testing.T) {
 			t.Errorf("%s both imports and does not", typ)
 		}
 	}
+	for typ := range importBroken {
+		if _, ok := importIDs[typ]; !ok {
+			t.Errorf("%s: an import the provider cannot carry out, but no id format for it", typ)
+		}
+	}
 }
 
 func TestListKindsJoinsTheProviderAndTheConfigurations(t *testing.T) {
@@ -229,7 +234,7 @@ func TestParseConfig(t *testing.T) {
 func TestTofuRunKeepsBothStreams(t *testing.T) {
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "tofu")
-	script := "#!/bin/sh\nfor i in 1 2 3 4 5 6 7 8 9; do echo out$i; echo err$i >&2; done\nexit $1\n"
+	script := "#!/bin/sh\nfor i in 1 2 3 4 5 6 7 8 9; do echo out$i; echo err$i >&2; done\necho \"provider says $1\" >>\"$TF_LOG_PATH\"\nexit $1\n"
 	if err := os.WriteFile(bin, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -247,8 +252,11 @@ func TestTofuRunKeepsBothStreams(t *testing.T) {
 			t.Errorf("stdout is not stdout alone: %q", res.stdout)
 		}
 	}
-	if res := tf.run(t.Context(), "step", "2"); res.err == nil || res.code != 2 {
-		t.Errorf("exit 2 not allowed: %d, %v", res.code, res.err)
+	if string(res.providerLog) != "provider says 0\n" {
+		t.Errorf("provider log %q", res.providerLog)
+	}
+	if res := tf.run(t.Context(), "step", "2"); res.err == nil || res.code != 2 || string(res.providerLog) != "provider says 2\n" {
+		t.Errorf("exit 2 not allowed: %d, %v; provider log of this call only: %q", res.code, res.err, res.providerLog)
 	}
 	if res := tf.runAllowing(t.Context(), "step", []int{2}, "2"); res.err != nil || res.code != 2 {
 		t.Errorf("exit 2 allowed: %d, %v", res.code, res.err)
@@ -256,5 +264,67 @@ func TestTofuRunKeepsBothStreams(t *testing.T) {
 	log, err := os.ReadFile(filepath.Join(dir, "step.log"))
 	if err != nil || strings.Count(string(log), "$ tofu") != 3 || !strings.Contains(string(log), "err9") {
 		t.Errorf("log %q, %v", log, err)
+	}
+}
+
+// A provider's crash shows as its panic and the frame in its own code, not
+// only as tofu's "Plugin did not respond".
+func TestErrorLinesNameAProviderPanic(t *testing.T) {
+	log := `2026-11-27T01:04:24.098Z [ERROR] provider.terraform-provider-seqera_v99.0.0: panic: runtime error: invalid memory address or nil pointer dereference
+2026-11-27T01:04:24.099Z [ERROR] provider.terraform-provider-seqera_v99.0.0: goroutine 37 [running]:
+2026-11-27T01:04:24.099Z [ERROR] provider.terraform-provider-seqera_v99.0.0: github.com/seqeralabs/terraform-provider-seqera/internal/provider.(*TokensResourceModel).RefreshFromSharedCreateAccessTokenResponse(0x3f49162e3b00, {0x16136d0?, 0x3f49162f0360?}, 0x3f49161cfec0)
+2026-11-27T01:04:24.099Z [ERROR] provider.terraform-provider-seqera_v99.0.0: 	/root/.cache/wmsmock-tofu/src-provider/internal/provider/tokens_resource_sdk.go:34 +0xf2
+2026-11-27T01:04:24.099Z [ERROR] provider.terraform-provider-seqera_v99.0.0: github.com/seqeralabs/terraform-provider-seqera/internal/provider.(*TokensResource).Create(0x3f49161044e8)
+`
+	diag := `seqera_tokens.this: Creating...
+╷
+│ Error: Plugin did not respond
+│ 
+│ The plugin encountered an error, and failed to respond to the
+2026-11-27T01:05:28.650Z [ERROR] provider: plugin process exited: plugin=.terraform/x error="exit status 2"
+╵
+`
+	got := runResult{output: []byte(diag), providerLog: []byte(log)}.errorLines()
+	want := []string{
+		"Error: Plugin did not respond",
+		"The plugin encountered an error, and failed to respond to the",
+		"provider panic: runtime error: invalid memory address or nil pointer dereference",
+		"  in provider.(*TokensResourceModel).RefreshFromSharedCreateAccessTokenResponse (internal/provider/tokens_resource_sdk.go:34)",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("got\n%q\nwant\n%q", got, want)
+	}
+}
+
+func TestWriteTable(t *testing.T) {
+	ok := outcome{status: "ok"}
+	results := []result{
+		{kind: "seqera_orgs", steps: [nSteps]outcome{ok, ok, ok, ok}, took: 7 * time.Second},
+		{kind: "seqera_action", steps: [nSteps]outcome{ok, ok, {status: "ok", note: "set again, write-only: secret"}, ok}},
+		{kind: "seqera_teams", steps: [nSteps]outcome{ok, {status: "FAIL", detail: []string{"seqera_teams.this: to be updated", "  avatar_id: fake \"x\", written null"}}, ok, ok}},
+		{kind: "seqera_tokens", steps: [nSteps]outcome{{status: "skip"}, {status: "skip"}, {status: "skip"}, {status: "skip"}}, why: "the provider crashes"},
+		{kind: "seqera_studios", steps: [nSteps]outcome{ok, ok, {status: "skip", note: "import crashes"}, ok}},
+		{kind: "data.seqera_team", steps: [nSteps]outcome{{status: "FAIL", detail: []string{"Error: no"}}, {}, {}, ok}},
+	}
+	var b bytes.Buffer
+	writeTable(&b, results)
+	got := b.String()
+	for _, want := range []string{
+		"kind              apply  plan  import+plan  destroy  time",
+		"seqera_orgs       ok     ok    ok           ok       7s",
+		"data.seqera_team  FAIL   -     -            ok       0s",
+		"6 kinds: 3 passed, 2 failed, 1 skipped",
+		"seqera_action:\n  import+plan: ok, set again, write-only: secret\n",
+		"seqera_teams:\n  plan:\n    seqera_teams.this: to be updated\n      avatar_id: fake \"x\", written null\n",
+		"seqera_tokens:\n  skipped: the provider crashes\n",
+		"seqera_studios:\n  import+plan: skipped: import crashes\n",
+		"data.seqera_team:\n  apply:\n    Error: no\n",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the table lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "seqera_orgs:") {
+		t.Errorf("a kind that passed without a note has a section:\n%s", got)
 	}
 }

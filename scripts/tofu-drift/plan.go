@@ -29,15 +29,14 @@ type diff struct {
 	path    string
 	fake    any // before
 	written any // after
-	// secret marks a sensitive or write-only attribute the fake answered
-	// null for: the service never returns such a value, so a plan after an
-	// import always sets it again.
-	secret bool
+	// excuse says why a value the fake answered null for is not the fake's
+	// fault (see judge.excuse); "" when it is drift.
+	excuse string
 }
 
 // planChanges lists the resources the plan changes, data source reads
 // included.
-func planChanges(showJSON []byte, s *providerSchema) ([]change, error) {
+func planChanges(showJSON []byte, j *judge) ([]change, error) {
 	var plan struct {
 		ResourceChanges []struct {
 			Address string `json:"address"`
@@ -67,7 +66,10 @@ func planChanges(showJSON []byte, s *providerSchema) ([]change, error) {
 			c.replace = append(c.replace, pathString(p))
 		}
 		if c.updates() {
-			c.walk(nil, rc.Change.Before, rc.Change.After, rc.Change.AfterUnknown, s)
+			after, _ := rc.Change.After.(map[string]any)
+			c.walk(nil, rc.Change.Before, rc.Change.After, rc.Change.AfterUnknown, func(path []string) string {
+				return j.excuse(c.typ, path, after)
+			})
 		}
 		out = append(out, c)
 	}
@@ -81,7 +83,7 @@ func (c change) updates() bool {
 		slices.Contains(c.actions, "create") && slices.Contains(c.actions, "delete")
 }
 
-func (c *change) walk(path []string, before, after, unknown any, s *providerSchema) {
+func (c *change) walk(path []string, before, after, unknown any, excuse func([]string) string) {
 	if u, ok := unknown.(bool); ok && u {
 		c.unknown = append(c.unknown, strings.Join(path, "."))
 		return
@@ -97,7 +99,7 @@ func (c *change) walk(path []string, before, after, unknown any, s *providerSche
 				keys[k] = true
 			}
 			for _, k := range sortedKeys(keys) {
-				c.walk(append(slices.Clip(path), k), bm[k], am[k], um[k], s)
+				c.walk(append(slices.Clip(path), k), bm[k], am[k], um[k], excuse)
 			}
 			return
 		}
@@ -110,7 +112,7 @@ func (c *change) walk(path []string, before, after, unknown any, s *providerSche
 				if i < len(ul) {
 					u = ul[i]
 				}
-				c.walk(append(slices.Clip(path), strconv.Itoa(i)), bl[i], al[i], u, s)
+				c.walk(append(slices.Clip(path), strconv.Itoa(i)), bl[i], al[i], u, excuse)
 			}
 			return
 		}
@@ -118,22 +120,22 @@ func (c *change) walk(path []string, before, after, unknown any, s *providerSche
 	if reflect.DeepEqual(before, after) {
 		return
 	}
-	c.diffs = append(c.diffs, diff{
-		path:    strings.Join(path, "."),
-		fake:    before,
-		written: after,
-		secret:  before == nil && !c.data && s != nil && s.secret(c.typ, path),
-	})
+	d := diff{path: strings.Join(path, "."), fake: before, written: after}
+	if before == nil && !c.data {
+		d.excuse = excuse(path)
+	}
+	c.diffs = append(c.diffs, d)
 }
 
-// onlySecrets tells a change that sets again, and only sets again, values
-// the service never returns.
-func (c change) onlySecrets() bool {
+// excused tells a change that only sets again values the fake answered null
+// for and had to: secrets the service never returns, or attributes the
+// provider does not read back.
+func (c change) excused() bool {
 	if !c.updates() || len(c.diffs) == 0 {
 		return false
 	}
 	for _, d := range c.diffs {
-		if !d.secret {
+		if d.excuse == "" {
 			return false
 		}
 	}
@@ -147,8 +149,8 @@ func (c change) lines(max int) []string {
 		out[0] += " (forced by " + strings.Join(c.replace, ", ") + ")"
 	}
 	for _, d := range c.diffs {
-		if d.secret {
-			out = append(out, fmt.Sprintf("  %s: write-only, set again", d.path))
+		if d.excuse != "" {
+			out = append(out, fmt.Sprintf("  %s: set again (%s)", d.path, d.excuse))
 			continue
 		}
 		out = append(out, fmt.Sprintf("  %s: fake %s, written %s", d.path, short(d.fake), short(d.written)))

@@ -53,7 +53,7 @@ func (r result) failed() bool {
 const maxDetail = 12
 
 // runKind checks one kind on a fresh fake and prints each step as it ends.
-func runKind(ctx context.Context, cfg config, schema *providerSchema, k kind, out io.Writer) (r result) {
+func runKind(ctx context.Context, cfg config, j *judge, k kind, out io.Writer) (r result) {
 	r.kind = k.name
 	start := time.Now()
 	defer func() { r.took = time.Since(start).Round(100 * time.Millisecond) }()
@@ -117,13 +117,15 @@ func runKind(ctx context.Context, cfg config, schema *providerSchema, k kind, ou
 	res := t.run(ctx, "apply", "apply", "-input=false", "-auto-approve", "-no-color")
 	if res.err != nil {
 		say(stepApply, failed("", res), time.Since(began))
-		destroy(ctx, t, say)
+		// Clean up without reading again: a data source that failed the
+		// apply would fail the destroy's refresh the same way.
+		destroy(ctx, t, say, "-refresh=false")
 		return r
 	}
 	say(stepApply, outcome{status: "ok"}, time.Since(began))
 
 	began = time.Now()
-	say(stepPlan, planClean(ctx, t, schema, k), time.Since(began))
+	say(stepPlan, planClean(ctx, t, j), time.Since(began))
 
 	began = time.Now()
 	switch {
@@ -131,8 +133,10 @@ func runKind(ctx context.Context, cfg config, schema *providerSchema, k kind, ou
 		say(stepImport, outcome{status: "n/a", note: "a data source"}, 0)
 	case noImport[k.typ] != "":
 		say(stepImport, outcome{status: "n/a", note: noImport[k.typ]}, 0)
+	case importBroken[k.typ] != "":
+		say(stepImport, outcome{status: "skip", note: importBroken[k.typ]}, 0)
 	default:
-		say(stepImport, importAndPlan(ctx, cfg, t, schema, k), time.Since(began))
+		say(stepImport, importAndPlan(ctx, cfg, t, j, k), time.Since(began))
 	}
 	destroy(ctx, t, say)
 	return r
@@ -149,10 +153,11 @@ func failed(prefix string, res runResult) outcome {
 	return outcome{status: "FAIL", detail: lines}
 }
 
-func destroy(ctx context.Context, t tofu, say func(int, outcome, time.Duration)) {
+func destroy(ctx context.Context, t tofu, say func(int, outcome, time.Duration), flags ...string) {
 	began := time.Now()
 	o := outcome{status: "ok"}
-	if res := t.run(ctx, "destroy", "destroy", "-input=false", "-auto-approve", "-no-color"); res.err != nil {
+	args := append([]string{"destroy", "-input=false", "-auto-approve", "-no-color"}, flags...)
+	if res := t.run(ctx, "destroy", args...); res.err != nil {
 		o = failed("", res)
 	}
 	say(stepDestroy, o, time.Since(began))
@@ -181,8 +186,8 @@ func writeConfig(cfg config, k kind, work string) error {
 }
 
 // planClean plans right after the apply: nothing may change.
-func planClean(ctx context.Context, t tofu, schema *providerSchema, k kind) outcome {
-	changes, res := plan(ctx, t, schema, "plan")
+func planClean(ctx context.Context, t tofu, j *judge) outcome {
+	changes, res := plan(ctx, t, j, "plan")
 	if res.err != nil {
 		return failed("", res)
 	}
@@ -197,7 +202,7 @@ func planClean(ctx context.Context, t tofu, schema *providerSchema, k kind) outc
 }
 
 // plan runs `tofu plan -detailed-exitcode` and reads what it would change.
-func plan(ctx context.Context, t tofu, schema *providerSchema, label string) ([]change, runResult) {
+func plan(ctx context.Context, t tofu, j *judge, label string) ([]change, runResult) {
 	res := t.runAllowing(ctx, label, []int{2}, "plan", "-input=false", "-no-color", "-detailed-exitcode", "-out="+label+".tfplan")
 	if res.err != nil || res.code == 0 {
 		return nil, res
@@ -206,7 +211,7 @@ func plan(ctx context.Context, t tofu, schema *providerSchema, label string) ([]
 	if show.err != nil {
 		return nil, show
 	}
-	changes, err := planChanges(show.stdout, schema)
+	changes, err := planChanges(show.stdout, j)
 	if err != nil {
 		show.err = err
 		return nil, show
@@ -223,7 +228,7 @@ func plan(ctx context.Context, t tofu, schema *providerSchema, label string) ([]
 // removed, then plans. The kind's own resources must plan no change but
 // for values the service never returns; a change to another resource (a
 // parent) is shown as a note, as that resource's own kind fails for it.
-func importAndPlan(ctx context.Context, cfg config, applied tofu, schema *providerSchema, k kind) outcome {
+func importAndPlan(ctx context.Context, cfg config, applied tofu, j *judge, k kind) outcome {
 	show := applied.run(ctx, "state-show", "show", "-json")
 	if show.err != nil {
 		return failed("reading the state: ", show)
@@ -276,18 +281,18 @@ func importAndPlan(ctx context.Context, cfg config, applied tofu, schema *provid
 			}
 		}
 	}
-	changes, res := plan(ctx, t, schema, "plan")
+	changes, res := plan(ctx, t, j, "plan")
 	if res.err != nil {
 		f := failed("", res)
 		f.detail = append(o.detail, f.detail...)
 		return f
 	}
-	var secrets []string
+	excused := map[string][]string{} // paths by excuse
 	for _, c := range changes {
 		switch {
-		case c.typ == k.typ && c.onlySecrets():
+		case c.typ == k.typ && c.excused():
 			for _, d := range c.diffs {
-				secrets = append(secrets, d.path)
+				excused[d.excuse] = append(excused[d.excuse], d.path)
 			}
 		case c.typ == k.typ:
 			o.status = "FAIL"
@@ -296,8 +301,12 @@ func importAndPlan(ctx context.Context, cfg config, applied tofu, schema *provid
 			notes = append(notes, c.lines(4)...)
 		}
 	}
-	if len(secrets) > 0 {
-		o.note = "write-only, set again: " + strings.Join(dedupe(secrets), ", ")
+	var reasons []string
+	for _, why := range sortedKeys(excused) {
+		reasons = append(reasons, why+": "+strings.Join(dedupe(excused[why]), ", "))
+	}
+	if len(reasons) > 0 {
+		o.note = "set again, " + strings.Join(reasons, "; ")
 	}
 	if len(notes) > 0 {
 		// Shown with the kind's progress; the parent's own kind fails for it.
@@ -357,7 +366,7 @@ func dedupe(s []string) []string {
 }
 
 // writeTable prints one row per kind and then, for each kind that failed
-// or was skipped, why.
+// or was skipped, why, and what a passing import set again and why.
 func writeTable(out io.Writer, results []result) {
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "kind\tapply\tplan\timport+plan\tdestroy\ttime")
@@ -385,21 +394,26 @@ func writeTable(out io.Writer, results []result) {
 	tw.Flush()
 	fmt.Fprintf(out, "\n%d kinds: %d passed, %d failed, %d skipped\n", len(results), counts["passed"], counts["failed"], counts["skipped"])
 	for _, r := range results {
-		if !r.failed() && r.why == "" {
-			continue
-		}
-		fmt.Fprintf(out, "\n%s:\n", r.kind)
+		var lines []string
 		if r.why != "" && !r.failed() {
-			fmt.Fprintf(out, "  skipped: %s\n", r.why)
+			lines = append(lines, "  skipped: "+r.why)
 		}
 		for i, s := range r.steps {
-			if s.status != "FAIL" {
-				continue
+			switch {
+			case r.why != "" && !r.failed():
+			case s.status == "skip":
+				lines = append(lines, fmt.Sprintf("  %s: skipped: %s", stepNames[i], s.note))
+			case s.status == "FAIL":
+				lines = append(lines, fmt.Sprintf("  %s:", stepNames[i]))
+				for _, l := range s.detail {
+					lines = append(lines, "    "+l)
+				}
+			case s.status == "ok" && s.note != "":
+				lines = append(lines, fmt.Sprintf("  %s: ok, %s", stepNames[i], s.note))
 			}
-			fmt.Fprintf(out, "  %s:\n", stepNames[i])
-			for _, l := range s.detail {
-				fmt.Fprintf(out, "    %s\n", l)
-			}
+		}
+		if len(lines) > 0 {
+			fmt.Fprintf(out, "\n%s:\n%s\n", r.kind, strings.Join(lines, "\n"))
 		}
 	}
 }

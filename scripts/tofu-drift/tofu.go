@@ -16,7 +16,8 @@ import (
 )
 
 // tofu runs OpenTofu in one configuration directory, each call's output
-// kept in <dir>/<label>.log.
+// kept in <dir>/<label>.log and the provider's debug log (every request it
+// sends and every answer, bodies included) in <dir>/<label>.provider.log.
 type tofu struct {
 	bin, dir string
 	env      []string // added to this process's environment
@@ -24,10 +25,11 @@ type tofu struct {
 }
 
 type runResult struct {
-	code   int    // the exit code; -1 when it did not run to an end
-	stdout []byte // stdout alone (for -json)
-	output []byte // stdout and stderr as they came
-	err    error  // set when the code is not 0 (or 2 where allowed)
+	code        int    // the exit code; -1 when it did not run to an end
+	stdout      []byte // stdout alone (for -json)
+	output      []byte // stdout and stderr as they came
+	providerLog []byte // what the provider logged during this call
+	err         error  // set when the code is not 0 (or 2 where allowed)
 }
 
 // run calls tofu with args; codes lists the exit codes that count as
@@ -41,7 +43,10 @@ func (t tofu) runAllowing(ctx context.Context, label string, codes []int, args .
 	defer cancel()
 	cmd := exec.CommandContext(ctx, t.bin, args...)
 	cmd.Dir = t.dir
+	providerLog := filepath.Join(t.dir, label+".provider.log")
+	logged := fileSize(providerLog)
 	cmd.Env = append(os.Environ(), t.env...)
+	cmd.Env = append(cmd.Env, "TF_LOG_PROVIDER=DEBUG", "TF_LOG_PATH="+providerLog)
 	// tofu stops its provider on an interrupt; a kill would leave it running.
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGINT) }
 	cmd.WaitDelay = 30 * time.Second
@@ -68,6 +73,12 @@ func (t tofu) runAllowing(ctx context.Context, label string, codes []int, args .
 	}
 	if ctx.Err() == context.DeadlineExceeded {
 		res.err = fmt.Errorf("took longer than %s", t.timeout)
+	}
+	if f, err := os.Open(providerLog); err == nil {
+		if _, err := f.Seek(logged, io.SeekStart); err == nil {
+			res.providerLog, _ = io.ReadAll(f)
+		}
+		f.Close()
 	}
 	log := fmt.Sprintf("$ tofu %s\n%s", strings.Join(args, " "), res.output)
 	if res.err != nil {
@@ -114,13 +125,42 @@ func (r runResult) errorLines() []string {
 			in = false
 			continue
 		}
-		if !in || line == "" || isSourceLine(line) {
+		if !in || line == "" || isSourceLine(line) || isLogLine(line) {
 			continue
 		}
 		out = append(out, line)
 	}
+	out = append(out, r.panicLines()...)
 	if len(out) == 0 && r.err != nil {
 		out = append(strings.Split(r.tail(5), "\n"), r.err.Error())
+	}
+	return out
+}
+
+// panicLines name a provider's crash: tofu only says "Plugin did not
+// respond", and the provider's panic is in its log. They are the panic's
+// message and the innermost frame in the provider's own code, with its
+// file and line.
+func (r runResult) panicLines() []string {
+	var out []string
+	lines := strings.Split(string(r.providerLog), "\n")
+	for i, line := range lines {
+		if _, msg, ok := strings.Cut(line, "panic: "); ok && len(out) == 0 {
+			out = append(out, "provider panic: "+strings.TrimSpace(msg))
+			continue
+		}
+		if len(out) == 1 && strings.Contains(line, "terraform-provider-seqera/internal/") && i+1 < len(lines) {
+			_, frame, _ := strings.Cut(line, "terraform-provider-seqera/internal/")
+			if j := strings.LastIndex(frame, "("); j > 0 {
+				frame = frame[:j]
+			}
+			file := lines[i+1]
+			if j := strings.LastIndex(file, "/internal/"); j >= 0 {
+				file = file[j+1:] // the path inside the provider's repository
+			}
+			file, _, _ = strings.Cut(strings.TrimSpace(file), " ") // drop the "+0x1f2"
+			return append(out, "  in "+frame+" ("+file+")")
+		}
 	}
 	return out
 }
@@ -145,6 +185,21 @@ func isSourceLine(line string) bool {
 		}
 	}
 	return true
+}
+
+// isLogLine tells a line of tofu's or the provider's log ("2026-11-27T01:05:28.650Z
+// [ERROR] provider: ..."), which can land among a diagnostic's lines.
+func isLogLine(line string) bool {
+	stamp, rest, ok := strings.Cut(line, " [")
+	return ok && len(stamp) >= 20 && stamp[4] == '-' && stamp[10] == 'T' && strings.Contains(rest, "] ")
+}
+
+func fileSize(name string) int64 {
+	st, err := os.Stat(name)
+	if err != nil {
+		return 0
+	}
+	return st.Size()
 }
 
 func appendFile(name, s string) error {

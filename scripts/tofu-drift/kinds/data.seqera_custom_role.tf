@@ -20,7 +20,7 @@ data "seqera_custom_role" "this" {
 
   lifecycle {
     postcondition {
-      condition     = !self.is_predefined && self.description == seqera_custom_role.main.description && toset(self.permissions) == toset(seqera_custom_role.main.permissions)
+      condition     = self.is_predefined == false && self.description == seqera_custom_role.main.description && toset(self.permissions) == toset(seqera_custom_role.main.permissions)
       error_message = "the custom role looked up by name is not the one written"
     }
   }
@@ -32,7 +32,7 @@ data "seqera_custom_role" "maintain" {
 
   lifecycle {
     postcondition {
-      condition     = self.is_predefined && contains(self.permissions, "pipeline:read")
+      condition     = self.is_predefined == true && contains(self.permissions, "pipeline:read")
       error_message = "the predefined role maintain is not predefined or cannot read pipelines"
     }
   }

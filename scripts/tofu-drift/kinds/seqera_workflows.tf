@@ -40,4 +40,5 @@ resource "seqera_workflows" "this" {
   pipeline       = "https://github.com/nextflow-io/hello"
   revision       = "master"
   run_name       = "hello-tf-launch"
+  force          = true # destroy deletes the run while it is still active
 }
