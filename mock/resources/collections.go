@@ -975,7 +975,12 @@ func (c *collection) renderItem(sch *base.Schema, coll string, r store.Record, d
 	if c.lifecycle {
 		st, gone := c.status(r, d, now)
 		if gone { // kept describable (keepsDeleted)
+			// Documents before DELETED joined the status enum (1.140.0)
+			// can only say the deletion was under way.
 			st, server[serverFields[2]] = "DELETED", true
+			if ps := prop(sch, "status"); ps != nil && !enumHas(ps, st) && enumHas(ps, "DELETING") {
+				st = "DELETING"
+			}
 		}
 		server["status"] = st
 	}
