@@ -41,7 +41,8 @@ func TestPipelineVersionsCanBeActedOn(t *testing.T) {
 }
 
 // A seeded pipeline's launch settings run that pipeline, on a held
-// compute environment, in that environment's work directory.
+// compute environment, in that environment's work directory, and say
+// nothing else (Seqera's Node-RED nodes launch a pipeline with them).
 func TestSeededPipelineLaunchesItself(t *testing.T) {
 	f := newFixture(t, publishedDoc(t), true)
 	for _, p := range list(f.ok("GET", "/pipelines", "").body, "pipelines") {
@@ -49,6 +50,13 @@ func TestSeededPipelineLaunchesItself(t *testing.T) {
 		l := get(f.ok("GET", "/pipelines/"+id+"/launch", "").body, "launch")
 		if get(l, "pipeline") != get(p, "repository") {
 			t.Errorf("pipeline %s (%v): its launch runs %v", id, get(p, "repository"), get(l, "pipeline"))
+		}
+		// Settings nobody wrote are not made up: a launch of them is a
+		// fresh run of the pipeline, not a resumed session under a set name.
+		for _, k := range []string{"resume", "sessionId", "resumeLaunchId", "runName", "paramsText", "entryName", "towerConfig"} {
+			if v := get(l, k); v != nil && v != false {
+				t.Errorf("pipeline %s: launch %s = %v, which nobody wrote", id, k, v)
+			}
 		}
 		ce := fmt.Sprint(get(l, "computeEnv.id"))
 		d := f.ok("GET", "/compute-envs/"+ce, "")

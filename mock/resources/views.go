@@ -87,7 +87,11 @@ func (c *collection) viewOp(rest string) handler.Func {
 			return nil, fail(errMissing, "no version %q of %s", v, r.ID)
 		}
 		sch := successSchema(req.Op)
-		m := c.frame(sch, recordKey(coll, r, d)+"/"+rest, d)
+		// Even a seeded record's view starts empty: the seed says nothing
+		// of what it shows (a pipeline's launch settings), and generated
+		// settings would launch runs nobody asked for (resume: true, a
+		// session, a run name); what the record implies is derived below.
+		m := c.s.bases.bare(sch, recordKey(coll, r, d)+"/"+rest)
 		c.s.showWritten(sch, m, d)
 		c.s.launchDerived(sch, m, d, req.Now)
 		return success(req.Op, m), nil
@@ -204,8 +208,13 @@ func (s *Service) showRefs(sch *base.Schema, m map[string]any, fields map[string
 // is then the record's own, not another pipeline's.
 func (s *Service) launchDerived(sch *base.Schema, m map[string]any, d *itemData, now time.Time) {
 	launch, lsch := m, sch
-	if l, ok := m["launch"].(map[string]any); ok {
-		launch, lsch = l, prop(sch, "launch")
+	if ls := prop(sch, "launch"); isObject(ls) {
+		l, ok := m["launch"].(map[string]any)
+		if !ok {
+			l = map[string]any{}
+			m["launch"] = l
+		}
+		launch, lsch = l, ls
 	}
 	written, _ := d.Fields["launch"].(map[string]any)
 	if repo, ok := d.Fields["repository"]; ok && (written == nil || written["pipeline"] == nil) {
