@@ -519,7 +519,33 @@ func (c *run) object(n *node, fd field, depth int) map[string]any {
 	if n.disc != nil {
 		c.setDisc(n, m, n.disc.prop, n.discValue, depth)
 	}
+	c.bucketRef(n, m)
 	return m
+}
+
+// bucketSchemes are the URL schemes of a data link's bucket by its
+// provider (Seqera's data explorer documentation shows s3://, gs:// and
+// az:// references).
+var bucketSchemes = map[string]string{
+	"aws": "s3", "seqeracompute": "s3", "google": "gs", "azure": "az", "azure_entra": "az", "azure-cloud": "az",
+}
+
+// bucketRef makes a generated data link's resource reference the address
+// of the bucket it names (s3://NAME for an AWS link), as Nextflow and
+// Seqera's other clients read it, rather than an unrelated word. The
+// property's own schema still decides: a value it would refuse is left.
+func (c *run) bucketRef(n *node, m map[string]any) {
+	ref, ok := m["resourceRef"].(string)
+	name, _ := m["name"].(string)
+	provider, _ := m["provider"].(string)
+	scheme := bucketSchemes[provider]
+	if !ok || name == "" || scheme == "" {
+		return
+	}
+	p, declared := n.propNode("resourceRef")
+	if want := scheme + "://" + name; declared && want != ref && matches(p, want, c.mode, 0) {
+		m["resourceRef"] = want
+	}
 }
 
 // spareValue is value for a part that can be given up (spare) or not.

@@ -58,3 +58,28 @@ func TestAnswersHaveTheirPlatformsUsualShape(t *testing.T) {
 		t.Errorf("of 40 generated: %d compute environments on AWS Batch, %d configs with a Forge block, %d requests leaving a usual field out; want some of each", inCE, forged, leftOut)
 	}
 }
+
+// TestDataLinksNameTheirBucket generates data links from the published
+// schema: a link whose provider and name are known refers to that bucket
+// (s3://NAME for AWS), as the service's clients read resourceRef.
+func TestDataLinksNameTheirBucket(t *testing.T) {
+	d := loadSpecFile(t, sharedSpec(t, ""))
+	g := New(WithSeed(5))
+	link := componentSchema(t, d, "DataLinkDto")
+	checked := 0
+	for i := range 60 {
+		m, _ := g.Value(link, fmt.Sprint("link ", i), Response).(map[string]any)
+		name, _ := m["name"].(string)
+		scheme := bucketSchemes[fmt.Sprint(m["provider"])]
+		if m["resourceRef"] == nil || name == "" || scheme == "" {
+			continue
+		}
+		checked++
+		if want := scheme + "://" + name; m["resourceRef"] != want {
+			t.Errorf("a %v link named %q refers to %v; want %s", m["provider"], name, m["resourceRef"], want)
+		}
+	}
+	if checked == 0 {
+		t.Error("no generated link had a provider, a name and a reference")
+	}
+}
