@@ -106,7 +106,7 @@ func TestKnownIDsAreFound(t *testing.T) {
 					skipped = append(skipped, op.ID)
 					continue
 				}
-				c, err := callgen.Build(op, f.gen, "known "+op.ID, callgen.WithPathValues(values))
+				c, err := callgen.Build(op, f.gen, "known "+op.ID, callgen.WithPathValues(values), callgen.WithReferences(f.ref))
 				if err != nil {
 					t.Errorf("%s: building a call: %v", op.ID, err)
 					continue
@@ -135,6 +135,9 @@ type finder struct {
 	known   map[string]string // concrete list path → an id in it
 	byName  map[string]string // parameter name → an id found for it
 	created int               // items made so far, to give each a new name
+	// resolving holds the reference names being found (ref), so that a
+	// create naming its own kind does not recurse.
+	resolving map[string]bool
 }
 
 func (f *finder) send(c *callgen.Call) answer {
@@ -247,7 +250,7 @@ func (f *finder) ask(method, template, name string, values map[string]string, ke
 	if op == nil {
 		return "", false
 	}
-	c, err := callgen.Build(op, f.gen, key+" "+method+" "+fill(template, values), callgen.WithPathValues(values))
+	c, err := callgen.Build(op, f.gen, key+" "+method+" "+fill(template, values), callgen.WithPathValues(values), callgen.WithReferences(f.ref))
 	if err != nil {
 		return "", false
 	}
@@ -335,4 +338,39 @@ func operation(doc *spec.Document, method, template string) *spec.Operation {
 		}
 	}
 	return nil
+}
+
+// ref finds a held id for a body field that names records (computeEnvId,
+// labelIds), in the collection a path parameter of that name addresses:
+// the shortest such path whose list takes no other parameter.
+func (f *finder) ref(field string) (string, bool) {
+	name := field
+	if stem, many := strings.CutSuffix(field, "Ids"); many {
+		name = stem + "Id"
+	}
+	if id, ok := f.byName[name]; ok {
+		return id, true
+	}
+	if f.resolving[name] {
+		return "", false // a kind whose create names its own kind
+	}
+	if f.resolving == nil {
+		f.resolving = map[string]bool{}
+	}
+	f.resolving[name] = true
+	defer delete(f.resolving, name)
+	list := ""
+	stem := strings.ToLower(strings.TrimSuffix(name, "Id"))
+	for _, op := range f.doc.Operations {
+		prefix, ok := strings.CutSuffix(op.Path, "/{"+name+"}")
+		// The kind the field names (a launch's sessionId is not a studio).
+		kind := strings.ToLower(strings.ReplaceAll(prefix[strings.LastIndex(prefix, "/")+1:], "-", ""))
+		if ok && strings.HasPrefix(kind, stem) && !strings.Contains(prefix, "{") && (list == "" || len(prefix) < len(list)) {
+			list = prefix
+		}
+	}
+	if list == "" {
+		return "", false
+	}
+	return f.find(list, name, map[string]string{})
 }

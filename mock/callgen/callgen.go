@@ -75,12 +75,23 @@ type Option func(*options)
 
 type options struct {
 	path map[string]string
+	refs func(field string) (string, bool)
 }
 
 // WithPathValues gives path parameters their values instead of generated
 // ones, for calls that must address something that exists.
 func WithPathValues(values map[string]string) Option {
 	return func(o *options) { o.path = values }
+}
+
+// WithReferences gives the fields of a body that name records by id
+// (computeEnvId, labelIds) the id resolve returns for the field's name,
+// for calls that must name records that exist: the fake, like the
+// service, refuses a write that names nothing. A field resolve has no id
+// for keeps its generated value. A number where the generated value was a
+// number stays one.
+func WithReferences(resolve func(field string) (id string, ok bool)) Option {
+	return func(o *options) { o.refs = resolve }
 }
 
 // Build returns a call for op that its document accepts. key makes the
@@ -120,7 +131,7 @@ func Build(op *spec.Operation, gen *synth.Generator, key string, opts ...Option)
 		return nil, fmt.Errorf("%s %s: path parameters without a declaration", op.Method, op.Path)
 	}
 	c.Path = path
-	if err := c.body(op, gen, key); err != nil {
+	if err := c.body(op, gen, key, o.refs); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -210,7 +221,7 @@ func scalarValues(v any) []string {
 	}
 }
 
-func (c *Call) body(op *spec.Operation, gen *synth.Generator, key string) error {
+func (c *Call) body(op *spec.Operation, gen *synth.Generator, key string, refs func(string) (string, bool)) error {
 	rb := op.Op.RequestBody
 	if rb == nil || rb.Content == nil || rb.Content.Len() == 0 {
 		return nil
@@ -227,6 +238,9 @@ func (c *Call) body(op *spec.Operation, gen *synth.Generator, key string) error 
 		schema = media.Schema.Schema()
 	}
 	v := gen.Value(schema, key+"#body", synth.Request)
+	if refs != nil {
+		nameHeld(v, refs, 0)
+	}
 	switch {
 	case spec.IsJSON(mediaType):
 		b, err := json.Marshal(v)
@@ -240,6 +254,47 @@ func (c *Call) body(op *spec.Operation, gen *synth.Generator, key string) error 
 		c.Body, c.ContentType = []byte(fmt.Sprint(v)), mediaType
 	}
 	return nil
+}
+
+// nameHeld sets the reference fields of a generated value (see
+// WithReferences), a few objects deep.
+func nameHeld(v any, refs func(string) (string, bool), depth int) {
+	m, ok := v.(map[string]any)
+	if !ok || depth > 3 {
+		return
+	}
+	for k, val := range m {
+		if _, ok := val.(map[string]any); ok {
+			nameHeld(val, refs, depth+1)
+			continue
+		}
+		if !strings.HasSuffix(k, "Id") && !strings.HasSuffix(k, "Ids") {
+			continue
+		}
+		if l, many := val.([]any); many && len(l) == 0 {
+			continue // names nothing
+		}
+		id, ok := refs(k)
+		if !ok {
+			continue
+		}
+		var one any = id
+		sample := val
+		if l, many := val.([]any); many && len(l) > 0 {
+			sample = l[0]
+		}
+		switch sample.(type) {
+		case float64, int, int64, json.Number:
+			if n, err := strconv.ParseInt(id, 10, 64); err == nil {
+				one = n
+			}
+		}
+		if _, many := val.([]any); many {
+			m[k] = []any{one}
+		} else {
+			m[k] = one
+		}
+	}
 }
 
 // multipart encodes a generated object as form fields, one part a property.

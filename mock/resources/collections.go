@@ -607,6 +607,9 @@ func (c *collection) createOp(req *handler.Request) (*handler.Response, error) {
 	if c.lifecycle {
 		delete(d.Fields, "status")
 	}
+	if err := c.s.checkWrittenRefs(c, d.Fields, d.Workspace, req.Now); err != nil {
+		return nil, err
+	}
 	if name, ok := d.Fields["name"].(string); ok && c.uniqueName {
 		c.s.nameMu.Lock()
 		defer c.s.nameMu.Unlock()
@@ -675,6 +678,9 @@ func (c *collection) updateOp(req *handler.Request) (*handler.Response, error) {
 	}
 	if c.nameKey {
 		delete(fields, "name") // the name is the item's address
+	}
+	if err := c.s.checkWrittenRefs(c, fields, d.Workspace, req.Now); err != nil {
+		return nil, err
 	}
 	if name, ok := fields["name"].(string); ok && c.uniqueName {
 		c.s.nameMu.Lock()

@@ -286,3 +286,48 @@ func publishedDoc(tb testing.TB) *spec.Document {
 	}
 	return doc
 }
+
+// heldRefs makes a generated body name what the fake holds: every field
+// that names records of a held kind (computeEnvId, labelIds; writtenrefs.go)
+// gets the id of a live record of that kind in the context ws (nil: the
+// personal one), or is dropped where the context holds none, since the
+// fake refuses a reference to nothing as the service does.
+func (f *fixture) heldRefs(c *collection, body map[string]any, ws *int64) {
+	var walk func(m map[string]any, depth int)
+	walk = func(m map[string]any, depth int) {
+		for k, v := range m {
+			if inner, ok := v.(map[string]any); ok && depth < 3 {
+				walk(inner, depth+1)
+				continue
+			}
+			named := f.svc.writtenRef(c, k)
+			if named == nil || v == nil {
+				continue
+			}
+			id := f.heldIn(named, ws)
+			switch {
+			case id == "":
+				delete(m, k)
+			case strings.HasSuffix(k, "Ids"):
+				m[k] = []any{named.idValue(id)}
+			default:
+				m[k] = named.idValue(id)
+			}
+		}
+	}
+	walk(body, 0)
+}
+
+// heldIn finds a live record of collection c in context ws, or "".
+func (f *fixture) heldIn(c *collection, ws *int64) string {
+	recs, _, err := f.svc.d.Store.Page(c.listPath, store.Query{Limit: 200})
+	if err != nil {
+		return ""
+	}
+	for _, r := range recs {
+		if c.visible(r.ID, ws, f.clk.Now()) == nil {
+			return r.ID
+		}
+	}
+	return ""
+}

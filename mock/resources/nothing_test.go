@@ -44,7 +44,7 @@ func TestNothingInvented(t *testing.T) {
 				if hasQueryParam(c.create, "workspaceId") {
 					q.Set("workspaceId", "2001")
 				}
-				body := minimalBody(gen, c)
+				body := rb.nameHeld(minimalBody(gen, c), q)
 				resp, err := rb.do(c.create, vars, q, body)
 				if err != nil {
 					t.Logf("%s: minimal create refused: %v (%s)", c.create.ID, err, body)

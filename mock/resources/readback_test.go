@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -173,7 +174,7 @@ func (rb *readBack) build(op *spec.Operation, vars map[string]string) *callgen.C
 	if err != nil {
 		rb.t.Fatal(err)
 	}
-	call.Body = b
+	call.Body = rb.nameHeld(b, call.Query)
 	return call
 }
 
@@ -547,4 +548,23 @@ func mergeQuery(a, b url.Values) url.Values {
 		}
 	}
 	return out
+}
+
+// nameHeld makes a generated body's references name records the fake
+// holds in the context the query gives (fixture.heldRefs).
+func (rb *readBack) nameHeld(body []byte, q url.Values) []byte {
+	m, err := decodeObject(body)
+	if err != nil || len(body) == 0 {
+		return body
+	}
+	var ws *int64
+	if v, err := strconv.ParseInt(q.Get("workspaceId"), 10, 64); err == nil {
+		ws = &v
+	}
+	rb.f.heldRefs(rb.c, m, ws)
+	b, err := json.Marshal(m)
+	if err != nil {
+		rb.t.Fatal(err)
+	}
+	return b
 }

@@ -108,6 +108,24 @@ func (s *Service) showWritten(sch *base.Schema, m map[string]any, d *itemData) {
 	s.showRefs(sch, m, d.Fields)
 	s.fit.merge(sch, m, derivedFields, 0)
 	s.fit.merge(sch, m, d.Fields, 0)
+	// References written inside an object (a pipeline's launch names its
+	// compute environment) show as what they name there too.
+	for k, v := range d.Fields {
+		wm, ok := v.(map[string]any)
+		ps := prop(sch, k)
+		if !ok || !isObject(ps) {
+			continue
+		}
+		mm, _ := cloneJSON(m[k]).(map[string]any)
+		if mm == nil {
+			mm = map[string]any{}
+		}
+		before := len(mm)
+		s.showRefs(ps, mm, wm)
+		if _, was := m[k].(map[string]any); was || len(mm) > before {
+			m[k] = mm
+		}
+	}
 }
 
 // derived names item properties the service works out from what was

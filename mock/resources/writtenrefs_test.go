@@ -1,0 +1,56 @@
+package resources
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/wmsmock/wmsmock/mock/apierror"
+	"github.com/wmsmock/wmsmock/mock/spec"
+)
+
+// A record a client writes names other records only as the fake holds
+// them in the record's context: a compute environment in a pipeline's
+// launch settings, the credentials of a compute environment, on create
+// and on update; a name of nothing, or of a record of another workspace,
+// is refused like any missing resource, and nothing is stored.
+func TestWrittenReferencesNameHeldRecords(t *testing.T) {
+	for name, load := range map[string]func(testing.TB) *spec.Document{"embedded": embeddedDoc, "published": publishedDoc} {
+		t.Run(name, func(t *testing.T) {
+			f := newFixture(t, load(t), true)
+			ce := list(f.ok("GET", "/compute-envs?workspaceId=2001", "").body, "computeEnvs")
+			if len(ce) == 0 {
+				t.Fatal("no seeded compute environment in workspace 2001")
+			}
+			held := fmt.Sprint(get(ce[0], "id"))
+			pipelines := func() int { return len(list(f.ok("GET", "/pipelines?workspaceId=2001", "").body, "pipelines")) }
+			before := pipelines()
+			body := func(name, ce string) string {
+				return `{"name":"` + name + `","launch":{"pipeline":"https://github.com/nf-core/rnaseq","computeEnvId":"` + ce + `"}}`
+			}
+			f.refused(apierror.Forbidden, "POST", "/pipelines?workspaceId=2001", body("nowhere", "nosuchce"))
+			f.refused(apierror.Forbidden, "POST", "/pipelines", body("elsewhere", held)) // held in 2001, not in the personal context
+			if n := pipelines(); n != before {
+				t.Errorf("refused creates stored pipelines: %d listed, %d before", n, before)
+			}
+			made := f.ok("POST", "/pipelines?workspaceId=2001", body("here", held)).body
+			id := fmt.Sprint(get(made, "pipeline.pipelineId"))
+			if got := get(made, "pipeline.computeEnv.id"); got != nil && got != held {
+				t.Errorf("the pipeline's compute environment is %v; want %s", got, held)
+			}
+			if !slices.ContainsFunc(f.doc.Operations, func(op *spec.Operation) bool { return op.Path == "/pipelines/{pipelineId}/launch" }) {
+				f.refused(apierror.Forbidden, "PUT", "/pipelines/"+id+"?workspaceId=2001", body("here", "nosuchce"))
+				return // the document has no view of a pipeline's launch settings
+			}
+			if got := get(f.ok("GET", "/pipelines/"+id+"/launch?workspaceId=2001", "").body, "launch.computeEnv.id"); got != held {
+				t.Errorf("the pipeline's launch runs on %v; want %s", got, held)
+			}
+			f.refused(apierror.Forbidden, "PUT", "/pipelines/"+id+"?workspaceId=2001", body("here", "nosuchce"))
+			if got := get(f.ok("GET", "/pipelines/"+id+"/launch?workspaceId=2001", "").body, "launch.computeEnv.id"); got != held {
+				t.Errorf("after a refused update the launch runs on %v; want %s", got, held)
+			}
+			f.refused(apierror.Forbidden, "POST", "/compute-envs?workspaceId=2001",
+				`{"computeEnv":{"name":"ce-x","platform":"aws-batch","credentialsId":"nosuchcreds","config":{"region":"eu-west-1","workDir":"s3://b/w"}}}`)
+		})
+	}
+}
