@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/wmsmock/wmsmock/conformance"
-	"github.com/wmsmock/wmsmock/profile/calibrate"
+	"github.com/wmsmock/wmsmock/conformance/calibrate"
 )
 
 // calibrateConfig is everything `wmsmock calibrate` is told, before

@@ -4,7 +4,7 @@
 // records the session, secrets redacted, for `wmsmock serve --replay`.
 //
 // It lives with the contract-regression tools (conformance/fidelity,
-// profile/calibrate) but, unlike the judge in package conformance, it uses
+// conformance/calibrate) but, unlike the judge in package conformance, it uses
 // the fake's own validator (mock/validate): the judge's model compiles every
 // schema of the document up front (seconds on the published schema), checks
 // answers only and does so under one lock, where a proxy must start at once,

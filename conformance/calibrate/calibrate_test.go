@@ -13,12 +13,12 @@ import (
 	"time"
 
 	"github.com/wmsmock/wmsmock/conformance"
+	"github.com/wmsmock/wmsmock/conformance/calibrate"
 	"github.com/wmsmock/wmsmock/fixtures"
 	"github.com/wmsmock/wmsmock/mock"
 	"github.com/wmsmock/wmsmock/mock/auth"
 	"github.com/wmsmock/wmsmock/mock/clock"
 	"github.com/wmsmock/wmsmock/profile"
-	"github.com/wmsmock/wmsmock/profile/calibrate"
 )
 
 const (
