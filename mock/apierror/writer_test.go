@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
@@ -297,5 +298,22 @@ func TestWriterConcurrent(t *testing.T) {
 		if _, ok := w.Journal().Get(id); !ok {
 			t.Errorf("journal lost ID %q", id)
 		}
+	}
+}
+
+// TestLogNamesAnErrorIDOnlyWhenThereIsOne: the "request failed" line of a
+// refusal without an Error ID (a 403) has no error_id="" in it; a Bad
+// Request's line names its ID.
+func TestLogNamesAnErrorIDOnlyWhenThereIsOne(t *testing.T) {
+	var log strings.Builder
+	w := NewWriter(PolicyFrom(profile.Default()), nil, NewJournal(16), slog.New(slog.NewTextHandler(&log, nil)), func() time.Time { return writerNow })
+	w.Write(httptest.NewRecorder(), httptest.NewRequest("GET", "/api/workflow", nil), Forbiddenf("authentication failed: missing"))
+	id := w.Write(httptest.NewRecorder(), httptest.NewRequest("GET", "/api/workflow?max=x", nil), New(BadRequest, "max: not a number"))
+	lines := strings.Split(strings.TrimSpace(log.String()), "\n")
+	if len(lines) != 2 || strings.Contains(lines[0], "error_id") || !strings.Contains(lines[0], "reason=") {
+		t.Errorf("the 403's log line: %q", lines[0])
+	}
+	if id == "" || len(lines) < 2 || !strings.Contains(lines[1], "error_id="+id) {
+		t.Errorf("the Bad Request's log line does not name %q: %q", id, lines)
 	}
 }
