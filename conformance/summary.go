@@ -59,7 +59,7 @@ func (r *Result) WriteSummary(w io.Writer) {
 	fmt.Fprintf(w, " in %s\n", r.Duration.Round(time.Millisecond))
 	r.writeHabits(w)
 	if r.Seed != 0 {
-		fmt.Fprintf(w, "Scenarios ran in a shuffled order; --seed %d repeats it.\n", r.Seed)
+		fmt.Fprintf(w, "Scenarios ran in a shuffled order; --order-seed %d repeats it.\n", r.Seed)
 	}
 }
 

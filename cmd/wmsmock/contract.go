@@ -51,6 +51,10 @@ func runContract(ctx context.Context, args []string, getenv func(string) string,
 		return 0
 	case errors.As(err, &exit) && exit.ExitCode() >= 0:
 		return exit.ExitCode()
+	case cmd.ProcessState != nil && cmd.ProcessState.Exited():
+		// Stopped by a signal to this process: the command was told, and
+		// ended on its own terms (a proxy writes its report).
+		return cmd.ProcessState.ExitCode()
 	}
 	fmt.Fprintf(stderr, "wmsmock %s: running %s: %v\n", args[0], name, err)
 	return 1
