@@ -49,6 +49,10 @@ func TestConformPassesAgainstTheFake(t *testing.T) {
 			t.Errorf("summary lacks %q:\n%s", want, out)
 		}
 	}
+	// One summary, wmsmock's: none of godog's counts after the progress.
+	if strings.Contains(out, " scenarios (") || strings.Contains(out, " steps (") || strings.Count(out, "scenarios: ") != 1 {
+		t.Errorf("more than one summary:\n%s", out)
+	}
 	b, err := os.ReadFile(junit)
 	if err != nil || !bytes.Contains(b, []byte(`<testcase name="A call without a token is refused" status="passed"`)) {
 		t.Errorf("JUnit report: %v\n%s", err, b)

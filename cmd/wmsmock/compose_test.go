@@ -107,8 +107,11 @@ func TestComposeFile(t *testing.T) {
 	}
 }
 
-// The Dockerfile must build what the compose file runs: a static binary at
-// the path the health check calls, as a non-root user.
+// The Dockerfile must build what the compose file runs: static binaries at
+// the path the health check calls, the second binary beside the first
+// (where wmsmock looks for it), as a non-root user; with the build cache
+// in a cache mount, so a source change does not recompile every
+// dependency.
 func TestDockerfile(t *testing.T) {
 	b, err := os.ReadFile(filepath.Join(testenv.RepoRoot(t), "Dockerfile"))
 	if err != nil {
@@ -122,7 +125,9 @@ func TestDockerfile(t *testing.T) {
 	if final := froms[len(froms)-1][1]; !strings.Contains(final, "distroless") && final != "scratch" {
 		t.Errorf("final image %s: want distroless or scratch", final)
 	}
-	for _, want := range []string{"CGO_ENABLED=0", `ENTRYPOINT ["/usr/local/bin/wmsmock"]`, "USER 65532"} {
+	for _, want := range []string{"CGO_ENABLED=0", `ENTRYPOINT ["/usr/local/bin/wmsmock"]`, "USER 65532",
+		"./cmd/wmsmock ./cmd/wmsmock-contract", "/out/wmsmock /out/wmsmock-contract /usr/local/bin/",
+		"--mount=type=cache,target=/root/.cache/go-build", "--mount=type=cache,target=/go/pkg/mod"} {
 		if !strings.Contains(d, want) {
 			t.Errorf("Dockerfile lacks %s", want)
 		}
