@@ -51,3 +51,28 @@ func TestWatchURLShowsTheRun(t *testing.T) {
 		}
 	}
 }
+
+// TestJournalSaysWhyACallWasRefused: a 403 has no Error ID to look up, so
+// the request journal says why the call was refused.
+func TestJournalSaysWhyACallWasRefused(t *testing.T) {
+	srv, _ := newServer(t, embedded(t))
+	defer srv.Close()
+	h := srv.Handler()
+	if a := call(t, h, "GET", "/api/workflow", "", nil); a.status != http.StatusForbidden {
+		t.Fatalf("a call without a token: %d", a.status)
+	}
+	j := adminCall(t, h, "GET", "/_mock/admin/requests?n=1", "", nil)
+	var got struct {
+		Requests []struct {
+			Status  int    `json:"status"`
+			Reason  string `json:"reason"`
+			ErrorID string `json:"errorId"`
+		} `json:"requests"`
+	}
+	if err := json.Unmarshal(j.body, &got); err != nil || len(got.Requests) != 1 {
+		t.Fatalf("journal: %v %s", err, j.body)
+	}
+	if r := got.Requests[0]; r.Status != http.StatusForbidden || r.ErrorID != "" || r.Reason != "forbidden: authentication failed: missing" {
+		t.Errorf("journal entry %+v: want the 403 with its reason", r)
+	}
+}
