@@ -9,6 +9,7 @@ require (
 	github.com/cucumber/messages/go/v21 v21.0.1
 	github.com/dlclark/regexp2 v1.12.0
 	github.com/getkin/kin-openapi v0.151.0
+	github.com/go-openapi/jsonpointer v1.0.2
 	github.com/gorilla/mux v1.8.1
 	github.com/oasdiff/oasdiff v1.35.0
 	github.com/pb33f/libopenapi v0.40.1
@@ -28,7 +29,6 @@ require (
 	github.com/chromedp/cdproto v0.159.0 // indirect
 	github.com/cucumber/gherkin/go/v26 v26.2.0 // indirect
 	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
-	github.com/go-openapi/jsonpointer v1.0.2 // indirect
 	github.com/gofrs/uuid v4.3.1+incompatible // indirect
 	github.com/hashicorp/go-immutable-radix v1.3.1 // indirect
 	github.com/hashicorp/go-memdb v1.3.4 // indirect

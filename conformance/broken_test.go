@@ -133,6 +133,10 @@ func TestBrokenFakesFailTheirScenarios(t *testing.T) {
 			res, err := conformance.Run(context.Background(), conformance.Options{
 				Target: inprocess.New(c.opts),
 				Output: io.Discard,
+				// The fault scenarios judge the fake's own control, and
+				// the wrappers that break a rule hold every answer, which
+				// no broken connection gets through (faults.feature).
+				Tags: "~@faults",
 			})
 			if res == nil {
 				t.Fatalf("the suite did not run: %v", err)

@@ -13,8 +13,8 @@ import (
 
 // readCall builds a GET of op the way a client reading the document would:
 // each path parameter from the identifiers seen in earlier answers, and the
-// others (path parameters no answer named, required query and header
-// parameters) from the document's example, default or first enum value,
+// others (path and required query parameters no answer named, required
+// header parameters) from the document's example, default or first enum value,
 // else the plainest value their schema allows. A made-up identifier is
 // most likely refused as not held, which the sweep allows. It returns the path (after the base URL, with the query) and the
 // headers.
@@ -43,8 +43,15 @@ func readCall(op *Operation, ids identifiers) (string, http.Header) {
 			}
 			path = strings.ReplaceAll(path, "{"+p.Name+"}", url.PathEscape(v))
 		case "query":
+			// A required identifier in the query (the organization a
+			// role list is of) is one seen in an earlier answer, as for
+			// the path: a made-up one names nothing the server holds.
 			if p.Required != nil && *p.Required {
-				query.Set(p.Name, paramValue(p))
+				v, ok := ids[p.Name]
+				if !ok || !fits(p, v) {
+					v = paramValue(p)
+				}
+				query.Set(p.Name, v)
 			}
 		case "header":
 			if p.Required != nil && *p.Required {

@@ -34,6 +34,10 @@ func matchReply(r profile.Reply, a *answer) error {
 		if !templatePattern(want).MatchString(msg) {
 			return fmt.Errorf("message %q, want %q", msg, want)
 		}
+	case profile.BodyText:
+		if !templatePattern(r.Message).MatchString(string(a.body)) {
+			return fmt.Errorf("body %q, want %q", excerpt(a.body), r.Message)
+		}
 	default:
 		if len(bytes.TrimSpace(a.body)) != 0 {
 			return fmt.Errorf("a body, want none")
@@ -64,6 +68,12 @@ func profileReply(p *profile.Profile, key string) (profile.Reply, error) {
 		"rate_limit.reject": p.RateLimit.Reject,
 		"versions.unserved": p.Versions.Unserved,
 		"missing_resource":  p.MissingResource,
+		// Injected faults (docs/faults.md).
+		"faults.internal_error":  p.Faults.InternalError,
+		"faults.bad_gateway":     p.Faults.BadGateway,
+		"faults.unavailable":     p.Faults.Unavailable,
+		"faults.gateway_timeout": p.Faults.GatewayTimeout,
+		"faults.maintenance":     p.Faults.Maintenance,
 	}
 	r, ok := replies[key]
 	if !ok {

@@ -69,6 +69,9 @@ func registerSteps(sc *godog.ScenarioContext, w *world) {
 	// Runs a client reports on (trace.feature).
 	sc.Step(`^I GET "([^"]*)" until the response field "([^"]*)" is "([^"]*)"$`, w.getUntil)
 	sc.Step(`^the run's client stays silent for longer than the profile's workflows\.unknown_after$`, w.silentPastLimit)
+
+	// Faults and overrides asked of the fake (faults_steps.go).
+	registerFaultSteps(sc, w)
 }
 
 // --- who is calling -------------------------------------------------------

@@ -72,6 +72,9 @@ type Conn struct {
 	// calls in a row take longer than the second they must fall in. Where
 	// the clock stands still they go in a row, which fixes which is refused.
 	RunningClock bool
+	// AdminToken opens the fake's admin endpoints from another host
+	// (RemoteOptions.AdminToken); "" on loopback.
+	AdminToken string
 	// Close releases what Open took.
 	Close func() error
 }
@@ -242,6 +245,7 @@ func (t *remote) Open(context.Context) (*Conn, error) {
 		Pace:         t.pacer.wait,
 		Advance:      t.advance,
 		RunningClock: true,
+		AdminToken:   t.opts.AdminToken,
 		Close:        func() error { return nil },
 	}
 	if t.fake {

@@ -3,6 +3,7 @@ package mock
 import (
 	"errors"
 	"fmt"
+	"net/http"
 	"time"
 
 	"github.com/wmsmock/wmsmock/internal/memo"
@@ -10,6 +11,7 @@ import (
 	"github.com/wmsmock/wmsmock/mock/apierror"
 	"github.com/wmsmock/wmsmock/mock/control"
 	"github.com/wmsmock/wmsmock/mock/control/docs"
+	"github.com/wmsmock/wmsmock/mock/faults"
 	"github.com/wmsmock/wmsmock/mock/ratelimit"
 	"github.com/wmsmock/wmsmock/mock/resources"
 	"github.com/wmsmock/wmsmock/mock/spec"
@@ -27,6 +29,7 @@ type admin struct {
 var (
 	_ control.Backend      = admin{}
 	_ control.AdminBackend = admin{}
+	_ control.RulesBackend = admin{}
 	_ docs.Source          = admin{}
 )
 
@@ -104,3 +107,33 @@ func (a admin) RecentRequests(n int) []control.RequestEntry { return a.s.request
 func (a admin) RateCounters() ([]ratelimit.Counter, error) { return a.s.backend.Limiter().Counters() }
 
 func (a admin) CacheStats() []memo.Stat { return a.s.caches.Stats() }
+
+// AddFault takes a fault from the admin API (faults.go).
+func (a admin) AddFault(f faults.Fault) (faults.Entry, error) {
+	return a.s.addFault(f, faults.SourceAdmin)
+}
+
+// AddOverride takes an override from the admin API (faults.go).
+func (a admin) AddOverride(o faults.Override) (faults.Entry, error) {
+	return a.s.addOverride(o, faults.SourceAdmin)
+}
+
+func (a admin) Rules(k faults.Kind) ([]faults.Entry, error) {
+	return faults.List(a.s.backend.Faults(), k)
+}
+
+// RemoveRule removes a rule of kind k only: a fault's endpoint does not
+// remove an override.
+func (a admin) RemoveRule(k faults.Kind, id string) (bool, error) {
+	e, ok, err := faults.Lookup(a.s.backend.Faults(), id)
+	if err != nil || !ok || e.Kind != k {
+		return false, err
+	}
+	return a.s.backend.Faults().Remove(id)
+}
+
+func (a admin) RemoveRules(k faults.Kind) (int, error) { return a.s.backend.Faults().RemoveKind(k) }
+
+func (a admin) RefuseRule(w http.ResponseWriter, r *http.Request, err error) {
+	a.s.refuseRule(w, r, err)
+}

@@ -44,6 +44,9 @@ func newAPI(version string, doc *spec.Document, basePath string, seed int64, cac
 		vopts = append(vopts, validate.WithNulls())
 		gopts = append(gopts, synth.WithNulls())
 	}
+	if answers.ObjectsAsAny {
+		vopts = append(vopts, validate.WithAnyObjects())
+	}
 	a := &api{
 		version:   version,
 		basePath:  basePath,

@@ -109,6 +109,7 @@ func TestGeneratedKeysCarryOneBranch(t *testing.T) {
 	doc := published(t)
 	srv, _ := newServer(t, doc, mock.WithState(mock.NoRecords()))
 	branchProps := map[string][]string{} // discriminator value -> properties of its branch
+	secrets := map[string][]string{}     // discriminator value -> its writeOnly properties
 	keysProxy, _ := doc.Model.Components.Schemas.Get("SecurityKeys")
 	for k, ref := range keysProxy.Schema().Discriminator.Mapping.FromOldest() {
 		name := ref[strings.LastIndex(ref, "/")+1:]
@@ -117,6 +118,7 @@ func TestGeneratedKeysCarryOneBranch(t *testing.T) {
 			t.Fatalf("mapping %s names missing %s", k, name)
 		}
 		branchProps[k] = propertyNames(p.Schema())
+		secrets[k] = writeOnlyNames(p.Schema())
 	}
 	seen := map[string]bool{}
 	for i := range 40 {
@@ -172,12 +174,36 @@ func TestGeneratedKeysCarryOneBranch(t *testing.T) {
 		if d != c.Provider {
 			t.Errorf("seeded %s credentials carry keys of kind %q", c.Provider, d)
 		}
+		// Every property of their own branch, null where the seed gave
+		// none (the service writes every property), and none of another.
 		for name, v := range c.Keys {
-			if !slices.Contains(branchProps[d], name) || v == nil {
-				t.Errorf("seeded %s keys carry %q = %v, not a value of their own branch", c.Provider, name, v)
+			if !slices.Contains(branchProps[d], name) {
+				t.Errorf("seeded %s keys carry %q = %v, not a property of their own branch", c.Provider, name, v)
+			}
+		}
+		for _, name := range branchProps[d] {
+			if _, ok := c.Keys[name]; !ok && !slices.Contains(secrets[d], name) {
+				t.Errorf("seeded %s keys lack %q: an unset property is null, not absent", c.Provider, name)
 			}
 		}
 	}
+}
+
+// writeOnlyNames lists the properties s marks writeOnly (secrets, never
+// answered), directly or through allOf.
+func writeOnlyNames(s *base.Schema) []string {
+	var out []string
+	if s.Properties != nil {
+		for k, p := range s.Properties.FromOldest() {
+			if ps := p.Schema(); ps != nil && ps.WriteOnly != nil && *ps.WriteOnly {
+				out = append(out, k)
+			}
+		}
+	}
+	for _, p := range s.AllOf {
+		out = append(out, writeOnlyNames(p.Schema())...)
+	}
+	return out
 }
 
 func propertyNames(s *base.Schema) []string {

@@ -127,6 +127,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	// What the calls built lazily may have put in libopenapi's global
 	// memo would keep this server's document alive after it is gone.
 	defer oasdoc.ReleaseCaches()
+	s.stopFaults() // stalled answers are not calls Shutdown waits for (faults.go)
 	s.listening.mu.Lock()
 	srv := s.listening.httpSrv
 	s.listening.mu.Unlock()

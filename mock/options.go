@@ -43,6 +43,7 @@ type settings struct {
 	state       stateSettings // state_options.go
 	replay      string        // replay.go
 	tls         tlsSettings   // tls.go
+	faultRules  faultSettings // faults.go
 
 	startupReport func([]StartupPhase) // lifecycle.go
 

@@ -44,6 +44,7 @@ import (
 	"github.com/wmsmock/wmsmock/mock/backend"
 	"github.com/wmsmock/wmsmock/mock/clock"
 	"github.com/wmsmock/wmsmock/mock/control"
+	"github.com/wmsmock/wmsmock/mock/faults"
 	"github.com/wmsmock/wmsmock/mock/handler"
 	"github.com/wmsmock/wmsmock/mock/leniency"
 	"github.com/wmsmock/wmsmock/mock/ratelimit"
@@ -90,6 +91,8 @@ type Server struct {
 	listening listening
 	// references are the reference page's documents (reference.go).
 	references referenceCache
+	// faultRules inject the faults and overrides asked for (faults.go).
+	faultRules faultState
 }
 
 // New builds a Server from options. With none it serves the embedded
@@ -148,6 +151,9 @@ func New(opts ...Option) (*Server, error) {
 		return nil, err
 	}
 	if err := srv.openBackend(s); err != nil {
+		return nil, err
+	}
+	if err := srv.setupFaults(s); err != nil { // faults.go
 		return nil, err
 	}
 	if err := srv.setupTLS(s); err != nil { // tls.go
@@ -281,6 +287,10 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	defer func() {
 		if v := recover(); v != nil {
 			if v == http.ErrAbortHandler {
+				// A connection fault that cannot take the connection
+				// over aborts the stream (faults.go); it is recorded all
+				// the same.
+				s.recordRequest(r, rec, prog, time.Since(start))
 				panic(v)
 			}
 			err := &apierror.Error{Kind: apierror.Internal, Reason: fmt.Sprintf("panic: %v", v)}
@@ -307,13 +317,18 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	if w, ok := control.WatchRequest(r, s.basePath, DevToken); ok {
 		r = w
 	}
+	ctx := r.Context()
 	r, resp, err := s.serveWithin(rec, r, prog)
+	// A fault's delay and broken connection act on the writing of the
+	// answer, whatever the answer is (faults.go).
+	out := s.faultWriter(ctx, rec, prog)
 	if err != nil {
-		rec.errorID = s.errors.Write(rec, r, err)
+		out.errorID = s.errors.Write(out, r, err)
 		rec.reason = err.Error() // for the journal: a 403 has no Error ID to look up
-		return
+	} else {
+		s.write(out, r, prog, resp)
 	}
-	s.write(rec, r, prog, resp)
+	s.breakAnswer(ctx, rec, out, prog)
 }
 
 // serveWithin runs serveAPI under the server's deadline. The call's
@@ -406,6 +421,13 @@ type progress struct {
 	api *api
 	// replayed: the answer is a recorded one, served as recorded.
 	replayed bool
+	// rules, call, injected and pinned are the fault rules of the call,
+	// what they select on, the fault acting on it and the override that
+	// answers it (faults.go); nil when none.
+	rules    *faults.Rules
+	call     *faults.Call
+	injected *faults.Injection
+	pinned   *faults.Pinned
 	// deviations are where the body differed from the document, refused
 	// ones first (readLeniently); moreDeviations counts those not listed.
 	deviations     []leniency.Deviation
@@ -418,13 +440,14 @@ const (
 	stageRateLimit
 	stageVersion
 	stageRoute
+	stageFaults
 	stageInput
 	stageLeniency
 	stageValidation
 	stageAnswer
 )
 
-var stageNames = [...]string{"authentication", "rate limit", "version", "route", "reading the request", "reading the body as the service does", "validation", "answer"}
+var stageNames = [...]string{"authentication", "rate limit", "version", "route", "faults", "reading the request", "reading the body as the service does", "validation", "answer"}
 
 func (p *progress) at(stage int32) { p.phase.Store(stage) }
 
@@ -505,6 +528,14 @@ func (s *Server) serveAPI(r *http.Request, prog *progress) (*handler.Response, e
 	}
 	prog.api = a
 	prog.op.Store(op)
+
+	// 4b. Faults a test asked for (faults.go, mock/faults): a failure
+	//     status is answered here; a delay or a broken connection acts on
+	//     the writing of the answer, whatever it turns out to be.
+	prog.at(stageFaults)
+	if err := s.injectFault(prog, op, tok, result, now); err != nil {
+		return nil, err
+	}
 	prog.at(stageInput)
 
 	// 5. Query and body: the query must decode (a malformed escape or a ";"
@@ -543,15 +574,18 @@ func (s *Server) serveAPI(r *http.Request, prog *progress) (*handler.Response, e
 		return nil, apierror.BadRequestf("%s: %s", op.ID, strings.Join(problems, "; "))
 	}
 
-	// 8. The answer: the service's own behaviour where it has some,
-	//    otherwise a body synthesized from the document. The handler gets
-	//    the body as read in step 6.
+	// 8. The answer: one an override pins (faults.go), else the service's
+	//    own behaviour where it has some, otherwise a body synthesized
+	//    from the document. The handler gets the body as read in step 6.
 	prog.at(stageAnswer)
 	req := &handler.Request{
 		HTTP: r, Version: a.version, Op: op, PathParams: vars, Query: query,
 		Body: body, TokenID: tok.ID, Now: now, Key: requestKey(r, query, a.basePath, body),
 	}
-	resp, err := s.handleWithin(a, req)
+	resp, err := s.pinnedAnswer(req, prog)
+	if resp == nil && err == nil {
+		resp, err = s.handleWithin(a, req)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -654,14 +688,16 @@ func bodyReadError(err error, got int, announced int64) *apierror.Error {
 // write encodes a handler's answer. In strict mode the answer is checked
 // against the document first, and an answer the document rejects is
 // replaced by a 500: the fake must never hand a client an invalid body.
-// A replayed answer is the exception: it is what the service itself sent.
+// Two answers are let through unchecked: a replayed one, which is what the
+// service itself sent, and an override's deliberate one, which a test
+// asked for as it stands.
 func (s *Server) write(w *recorder, r *http.Request, prog *progress, resp *handler.Response) {
 	body, mediaType, err := encodeBody(resp)
 	if err != nil {
 		w.errorID = s.errors.Write(w, r, &apierror.Error{Kind: apierror.Internal, Reason: "encoding the answer", Cause: err})
 		return
 	}
-	if s.strict && !prog.replayed {
+	if s.strict && !prog.replayed && (prog.pinned == nil || !prog.pinned.Override.Deliberate) {
 		if problems := checkAnswer(r, prog, resp, body, mediaType); problems != nil {
 			w.errorID = s.errors.Write(w, r, &apierror.Error{Kind: apierror.Internal,
 				Reason: "the answer does not match the document: " + strings.Join(problems, "; ")})
@@ -774,6 +810,7 @@ func (s *Server) recordRequest(r *http.Request, rec *recorder, prog *progress, t
 		e.Operation = op.ID
 	}
 	e.Deviations, e.MoreDeviations = prog.deviations, prog.moreDeviations
+	e.Injected = prog.injections()
 	s.requests.Add(e)
 }
 
@@ -802,7 +839,7 @@ func (r *recorder) Write(b []byte) (int, error) {
 }
 
 func (r *recorder) statusCode() int {
-	if r.status == 0 {
+	if r.status == 0 && !r.wrote { // wrote and 0: no answer reached the client
 		return http.StatusOK
 	}
 	return r.status

@@ -6,6 +6,9 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
+
+	"github.com/pb33f/libopenapi/datamodel/high/base"
 
 	"github.com/wmsmock/wmsmock/internal/memo"
 	"github.com/wmsmock/wmsmock/internal/workflow"
@@ -25,7 +28,7 @@ type synthesizer struct {
 
 	// refs points the identifiers in a generated answer at items the
 	// fake holds (resources.Service.FixRefs); nil leaves them as made.
-	refs func(v any, workspaceID int64)
+	refs func(sch *base.Schema, v any, workspaceID int64, now time.Time)
 	// refGen is the generation of the ids refs names
 	// (resources.Service.RefGeneration): an answer cached under an older
 	// one may name an item deleted since, so the cache is keyed by it.
@@ -78,7 +81,7 @@ func (s *synthesizer) body(req *handler.Request) (body []byte, timed bool, err e
 		}
 		if s.refs != nil {
 			ws, _ := strconv.ParseInt(req.Query.Get("workspaceId"), 10, 64)
-			s.refs(v, ws)
+			s.refs(succ.Schema.Schema(), v, ws, req.Now)
 		}
 		b, err := json.Marshal(v)
 		return b, false, err

@@ -5,6 +5,11 @@ package profile
 type Answers struct {
 	// Nulls is NullsService or NullsOmit.
 	Nulls string `yaml:"nulls"`
+	// ObjectsAsAny: a property whose schema says only "type: object" (the
+	// document's rendering of a Java Object: a run's params, whose values
+	// are text, numbers and lists) holds whatever the record holds, as the
+	// service's JSON layer writes it. Off: only objects, as the schema says.
+	ObjectsAsAny bool `yaml:"objects_as_any"`
 }
 
 // What an answer does with a property it has no value for.

@@ -47,6 +47,7 @@ type Profile struct {
 	Tokens          []TokenSpec `yaml:"tokens"`
 	Requests        Requests    `yaml:"requests"`
 	Answers         Answers     `yaml:"answers"` // answers.go
+	Faults          Faults      `yaml:"faults"`  // faults.go
 }
 
 // MethodReply is how a call with a method its path does not define is
@@ -73,6 +74,10 @@ const (
 	// filled in (see Placeholders); an Error ID is minted, logged and
 	// journaled only when the template names one.
 	BodyTemplate Body = "template"
+	// BodyText sends Message as it stands, placeholders filled in, with
+	// the Content-Type its headers give (text/plain without one): the
+	// HTML page a gateway in front of the service answers with.
+	BodyText Body = "text"
 )
 
 // The placeholders a template message or a reply header may hold.
@@ -105,7 +110,7 @@ func (r Reply) NeedsErrorID() bool {
 	switch r.Body {
 	case BodyMessage:
 		return true
-	case BodyTemplate:
+	case BodyTemplate, BodyText:
 		return strings.Contains(r.Message, PlaceErrorID)
 	}
 	for _, v := range r.Headers {
@@ -116,14 +121,14 @@ func (r Reply) NeedsErrorID() bool {
 	return false
 }
 
-// Text is the message field of the reply's body ("" for an empty body),
-// with the placeholders filled from values (keyed by placeholder, such as
-// PlaceRetryAfter) and the Error ID.
+// Text is the message field of the reply's body, or the whole body of a
+// text reply ("" for an empty body), with the placeholders filled from
+// values (keyed by placeholder, such as PlaceRetryAfter) and the Error ID.
 func (r Reply) Text(errorID string, values map[string]string) string {
 	switch r.Body {
 	case BodyMessage:
 		return r.Message + " - Error ID: " + errorID
-	case BodyTemplate:
+	case BodyTemplate, BodyText:
 		return Fill(r.Message, errorID, values)
 	}
 	return ""
@@ -394,5 +399,6 @@ func (p *Profile) Clone() *Profile {
 		}
 	}
 	c.Requests.RequiredExceptions = slices.Clone(p.Requests.RequiredExceptions)
+	c.Faults = p.Faults.clone()
 	return &c
 }

@@ -143,6 +143,7 @@ func (p *Profile) Validate() error {
 		v.add("compute_envs.after_delete", "%q: use %q (describable, status DELETED) or %q (the missing-resource reply)", a, AfterDeleteDeleted, AfterDeleteMissing)
 	}
 	p.Answers.validate(&v)
+	p.Faults.validate(&v)
 
 	for i, t := range p.Tokens {
 		key := fmt.Sprintf("tokens[%d]", i)
@@ -189,14 +190,14 @@ func (v *validator) reply(key string, r Reply) {
 	}
 	switch r.Body {
 	case BodyEmpty:
-	case BodyMessage, BodyTemplate:
+	case BodyMessage, BodyTemplate, BodyText:
 		if strings.TrimSpace(r.Message) == "" {
 			v.add(key+".message", "must not be empty when body is %q", r.Body)
 		}
 	default:
-		v.add(key+".body", "%q is not a body kind (%q, %q or %q)", r.Body, BodyEmpty, BodyMessage, BodyTemplate)
+		v.add(key+".body", "%q is not a body kind (%q, %q, %q or %q)", r.Body, BodyEmpty, BodyMessage, BodyTemplate, BodyText)
 	}
-	if r.Body == BodyTemplate {
+	if r.Body == BodyTemplate || r.Body == BodyText {
 		v.placeholders(key+".message", r.Message)
 	}
 	for name, value := range r.Headers {
@@ -311,6 +312,10 @@ func walk(n *yaml.Node, t reflect.Type, path string, lines map[string]int, errs 
 	case reflect.Int, reflect.Int64:
 		if _, err := strconv.ParseInt(n.Value, 0, 64); n.Kind != yaml.ScalarNode || n.Tag != "!!int" || err != nil {
 			fail("%s is not a whole number", kindName(n))
+		}
+	case reflect.Float64:
+		if _, err := strconv.ParseFloat(n.Value, 64); n.Kind != yaml.ScalarNode || (n.Tag != "!!float" && n.Tag != "!!int") || err != nil {
+			fail("%s is not a number", kindName(n))
 		}
 	case reflect.Bool:
 		if n.Kind != yaml.ScalarNode || n.Tag != "!!bool" {

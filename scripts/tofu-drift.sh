@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
-# Drift check with the service's own Terraform provider, outside CI: start
-# the fake, apply a small configuration (scripts/tofu-drift/main.tf: an
-# organization, a workspace, AWS credentials, an AWS Batch compute
-# environment with Forge, a label, a pipeline with launch settings, a data
-# link, a team, an action), then `tofu plan -detailed-exitcode`, which must
-# find no changes, then destroy. It prints a summary and exits non-zero on
-# drift or on any failed step.
+# Drift check with the service's own Terraform provider, outside CI: every
+# resource kind and data source of the provider, each on a new fake, is
+# applied, planned (no change allowed), imported into a fresh state and
+# planned again (no change but for write-only secrets), and destroyed. The
+# sweep itself is a Go program (scripts/tofu-drift/*.go); this script builds
+# what it needs and runs it. See docs/tofu-drift.md.
 #
-#   scripts/tofu-drift.sh            # uses the published schema in ../shared/specs
-#   SPEC=path/to/openapi.yaml PORT=18089 scripts/tofu-drift.sh
+#   SPEC=path/to/seqera-api.yaml scripts/tofu-drift.sh        # every kind
+#   SPEC=... KINDS='seqera_*_credential,data.*' scripts/tofu-drift.sh
+#   SPEC=... WMSMOCK_BIN=/path/to/wmsmock scripts/tofu-drift.sh -kinds seqera_pipeline
+#
+# SPEC is the OpenAPI document each fake serves: the service's published
+# schema. WMSMOCK_BIN is the fake to check; without it the fake is built
+# from this checkout. Arguments go to the sweep (-h lists them).
 #
 # Nothing here needs the internet beyond the Go module proxy, and only the
 # first time: OpenTofu (a Go module whose go.mod has a `replace`, so it is
@@ -17,7 +21,9 @@
 # mirror in /work/.mirror, else GitHub) are built once, niced, and cached
 # with the module copy under CACHE (default $HOME/.cache/wmsmock-tofu);
 # delete that directory to rebuild. `tofu init` then installs the provider
-# from a filesystem mirror in the cache, offline.
+# from a filesystem mirror in the cache, offline, and links it from a plugin
+# cache rather than copying it into each kind's directory. The logs of the
+# last sweep, one directory per kind, are in $CACHE/last-run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
@@ -27,9 +33,13 @@ TOFU_VERSION=${TOFU_VERSION:-v1.12.6}
 PROVIDER_REPO=${PROVIDER_REPO:-/work/.mirror/seqeralabs+terraform-provider-seqera/repo}
 [ -d "$PROVIDER_REPO" ] || PROVIDER_REPO=https://github.com/seqeralabs/terraform-provider-seqera
 PROVIDER_VERSION=99.0.0 # the mirror's version for the locally built provider
-PORT=${PORT:-18089}
-SPEC=${SPEC:-$repo/../shared/specs/seqera-api-cloud.yaml}
-TOKEN=wmsmock-dev-token # the fake's development token (mock/auth)
+if [ -z "${SPEC:-}" ] && [ -f "$repo/../shared/specs/seqera-api-cloud.yaml" ]; then
+  SPEC=$repo/../shared/specs/seqera-api-cloud.yaml # the development workspace's copy
+fi
+if [ -z "${SPEC:-}" ]; then
+  echo "tofu-drift: set SPEC to the path of the service's published OpenAPI schema" >&2
+  exit 2
+fi
 
 say() { printf '== %s\n' "$*"; }
 mkdir -p "$CACHE/bin"
@@ -50,14 +60,17 @@ if [ ! -x "$CACHE/bin/terraform-provider-seqera" ]; then
 fi
 
 # A filesystem mirror holding the provider, and a CLI configuration that
-# installs it from there and from nowhere else.
+# installs it from there and from nowhere else, through a plugin cache.
 target=$(go env GOOS)_$(go env GOARCH)
 mirror=$CACHE/mirror
 pdir=$mirror/registry.opentofu.org/seqeralabs/seqera/$PROVIDER_VERSION/$target
-mkdir -p "$pdir"
-cp "$CACHE/bin/terraform-provider-seqera" "$pdir/terraform-provider-seqera_v$PROVIDER_VERSION"
-work=$(mktemp -d)
-cat >"$work/tofurc" <<CONF
+mkdir -p "$pdir" "$CACHE/plugin-cache"
+if ! cmp -s "$CACHE/bin/terraform-provider-seqera" "$pdir/terraform-provider-seqera_v$PROVIDER_VERSION"; then
+  cp "$CACHE/bin/terraform-provider-seqera" "$pdir/terraform-provider-seqera_v$PROVIDER_VERSION"
+  rm -rf "$CACHE/plugin-cache" && mkdir -p "$CACHE/plugin-cache" # a rebuilt provider, same version
+fi
+cat >"$CACHE/tofurc" <<CONF
+plugin_cache_dir = "$CACHE/plugin-cache"
 provider_installation {
   filesystem_mirror {
     path    = "$mirror"
@@ -65,49 +78,14 @@ provider_installation {
   }
 }
 CONF
-export TF_CLI_CONFIG_FILE=$work/tofurc TF_IN_AUTOMATION=1 CHECKPOINT_DISABLE=1
-export TF_VAR_server_url=http://127.0.0.1:$PORT/api TF_VAR_token=$TOKEN
-cp scripts/tofu-drift/main.tf "$work/"
-tofu() { "$CACHE/bin/tofu" -chdir="$work" "$@"; }
+export TF_CLI_CONFIG_FILE=$CACHE/tofurc
 
-say "starting the fake on 127.0.0.1:$PORT ($SPEC)"
-go build -o "$work/wmsmock" ./cmd/wmsmock
-"$work/wmsmock" serve --addr "127.0.0.1:$PORT" --spec "$SPEC" --log-level debug >"$work/fake.log" 2>&1 &
-fake=$!
-# The logs of the last run (the fake's, with every request, and each tofu
-# step's) are kept in $CACHE/last-run.
-trap 'kill $fake 2>/dev/null || true; rm -rf "$CACHE/last-run"; mkdir -p "$CACHE/last-run"; cp "$work"/*.log "$CACHE/last-run/" 2>/dev/null; rm -rf "$work"' EXIT
-for _ in $(seq 100); do
-  curl -fsS -o /dev/null -H "Authorization: Bearer $TOKEN" "http://127.0.0.1:$PORT/api/user-info" 2>/dev/null && break
-  kill -0 $fake 2>/dev/null || { cat "$work/fake.log"; exit 1; }
-  sleep 0.2
-done
+# The fake: the one given, or this checkout's.
+if [ -z "${WMSMOCK_BIN:-}" ]; then
+  say "building the fake from $repo"
+  nice -n 10 go build -o "$CACHE/bin/wmsmock" ./cmd/wmsmock
+  WMSMOCK_BIN=$CACHE/bin/wmsmock
+fi
 
-result=0
-say "tofu init (offline, from $mirror)"
-tofu init -input=false -no-color >"$work/init.log" || { cat "$work/init.log"; exit 1; }
-say "tofu apply"
-if ! tofu apply -input=false -auto-approve -no-color >"$work/apply.log" 2>&1; then
-  cat "$work/apply.log"; exit 1
-fi
-grep -E '^Apply complete' "$work/apply.log"
-say "tofu plan -detailed-exitcode (no changes expected)"
-set +e
-tofu plan -input=false -detailed-exitcode -no-color -out="$work/plan" >"$work/plan.log" 2>&1
-plan=$?
-set -e
-case $plan in
-0) echo "no changes: every resource reads back as written" ;;
-2) result=1
-   echo "DRIFT: the plan wants to change what was just applied:"
-   tofu show -no-color "$work/plan" | grep -E '^\s*(#|[~+-] |-/\+)' ;;
-*) result=1; cat "$work/plan.log" ;;
-esac
-say "tofu destroy"
-if tofu destroy -input=false -auto-approve -no-color >"$work/destroy.log" 2>&1; then
-  grep -E '^Destroy complete' "$work/destroy.log"
-else
-  result=1; tail -30 "$work/destroy.log"
-fi
-if [ $result = 0 ]; then say "PASS: applied, no drift, destroyed"; else say "FAIL"; fi
-exit $result
+exec go run ./scripts/tofu-drift -tofu "$CACHE/bin/tofu" -wmsmock "$WMSMOCK_BIN" -spec "$SPEC" \
+  -logs "$CACHE/last-run" "$@"

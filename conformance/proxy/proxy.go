@@ -128,7 +128,7 @@ func New(o Options) (*Proxy, error) {
 	}
 	vopts := []validate.Option{validate.WithRegexpEngine(synth.RegexpEngine)}
 	if !o.StrictSchema {
-		vopts = append(vopts, validate.WithNulls())
+		vopts = append(vopts, validate.WithNulls(), validate.WithAnyObjects())
 	}
 	p := &Proxy{
 		o:         o,

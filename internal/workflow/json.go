@@ -83,6 +83,14 @@ func (w *Run) AppendJSON(b []byte) []byte {
 			b = append(b, t...)
 		}
 	}
+	if len(w.Launch) > 0 {
+		b = appendField(b, "launch", false)
+		b = append(b, w.Launch...)
+	}
+	if w.Seeded {
+		b = appendField(b, "seeded", false)
+		b = append(b, "true"...)
+	}
 	return append(b, '}')
 }
 

@@ -49,7 +49,14 @@ type Trace struct {
 	// the client named its processes, then the order tasks named new ones.
 	Total     Load          `json:"total"`
 	Processes []ProcessLoad `json:"processes,omitempty"`
+	// Executors are the executors the run's tasks reported (awsbatch,
+	// local...), in the order first seen, at most MaxExecutors.
+	Executors []string `json:"executors,omitempty"`
 }
+
+// MaxExecutors bounds the executors a run keeps: a pipeline uses a few,
+// and a client cannot grow a run's record without end.
+const MaxExecutors = 16
 
 // NewTrace starts the trace of a run announced at now.
 func NewTrace(now time.Time, silentAfter time.Duration) *Trace {
@@ -63,6 +70,27 @@ func NewTrace(now time.Time, silentAfter time.Duration) *Trace {
 func (t *Trace) Restart(now time.Time, silentAfter time.Duration) {
 	*t = Trace{Created: now, LastReport: now, SilentAfter: silentAfter, Rev: t.Rev + 1,
 		Total: t.Total, Processes: t.Processes}
+}
+
+// Announce makes the run one its client reports on, as of now: a new trace
+// for a run that had none, or the trace restarted (see Restart) for a run
+// announced again.
+func (w *Run) Announce(now time.Time, silentAfter time.Duration) {
+	if w.Trace == nil {
+		w.Trace = NewTrace(now, silentAfter)
+		return
+	}
+	w.Trace.Restart(now, silentAfter)
+}
+
+// Reporting returns the run's trace, starting one as of now for a run
+// reported on without having been announced (a client that lost its create
+// answer, or a run the fake launched itself).
+func (w *Run) Reporting(now time.Time, silentAfter time.Duration) *Trace {
+	if w.Trace == nil {
+		w.Trace = NewTrace(now, silentAfter)
+	}
+	return w.Trace
 }
 
 // view is the run as its reports leave it at the moment at.
@@ -178,6 +206,7 @@ const (
 // TaskFacts is what of one reported task its run's progress depends on.
 type TaskFacts struct {
 	Process     string  `json:"process,omitempty"`
+	Executor    string  `json:"executor,omitempty"`
 	Status      string  `json:"status,omitempty"`
 	ErrorAction string  `json:"errorAction,omitempty"`
 	Cpus        int64   `json:"cpus,omitempty"`
@@ -266,6 +295,56 @@ func (t *Trace) Apply(changes []Change) {
 	for i := range touched {
 		t.Processes[i].notePeaks()
 	}
+	for _, c := range changes {
+		if c.New != nil && c.New.Executor != "" && !slices.Contains(t.Executors, c.New.Executor) && len(t.Executors) < MaxExecutors {
+			t.Executors = append(t.Executors, c.New.Executor)
+		}
+	}
+}
+
+// Peaks are the highest loads a client measured, as it reports them with
+// its progress (Nextflow's peakRunning, peakCpus, peakMemory): nil where it
+// said nothing.
+type Peaks struct {
+	Tasks, Cpus, Memory *int64
+}
+
+// TakePeaks puts the peaks the client reported in place of those the fake
+// worked out from the tasks: the client measures them as they happen,
+// between reports, which a count from the reported tasks cannot reproduce.
+// run holds the run's peaks, processes those of each process by name.
+func (t *Trace) TakePeaks(run Peaks, processes map[string]Peaks) {
+	t.Total.takePeaks(run)
+	for name, p := range processes {
+		t.Processes[t.process(name)].takePeaks(p)
+	}
+}
+
+func (l *Load) takePeaks(p Peaks) {
+	if p.Tasks != nil {
+		l.PeakTasks = *p.Tasks
+	}
+	if p.Cpus != nil {
+		l.PeakCpus = *p.Cpus
+	}
+	if p.Memory != nil {
+		l.PeakMemory = *p.Memory
+	}
+}
+
+// Efficiency is the used share of what the tasks asked for, in percent:
+// CPU (the load over the CPU time, cpus x realtime) and memory (the peak
+// resident set over the memory requested), 0 when nothing was asked. The
+// formula is that of the service's open-source predecessor (nf-tower,
+// ProgressRecord, 2020); nothing public says the service has changed it.
+func (l Load) Efficiency() (cpu, memory float64) {
+	if l.CpuTime > 0 {
+		cpu = float64(l.CpuLoad) / float64(l.CpuTime) * 100
+	}
+	if l.MemoryReq > 0 {
+		memory = float64(l.MemoryRss) / float64(l.MemoryReq) * 100
+	}
+	return cpu, memory
 }
 
 // NameProcesses adds the processes the client named, in its order, to

@@ -12,6 +12,7 @@
 package workflow
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -86,6 +87,15 @@ type Run struct {
 	// Trace is what the run's client reported, for a run a client drives
 	// (see Trace); nil for a run that follows the lifecycle simulation.
 	Trace *Trace `json:"trace,omitempty"`
+	// Launch holds the members of the launch that made the run beyond
+	// those above (pullLatest, stubRun, mainScript, headJobCpus...), as
+	// the client wrote them (nulls left out), a JSON object; nil when
+	// there were none.
+	Launch json.RawMessage `json:"launch,omitempty"`
+	// Seeded marks a run of the seeded account, whose answers may carry
+	// values the fake makes up; a run a client launched or reported shows
+	// only what was written and what its run derives.
+	Seeded bool `json:"seeded,omitempty"`
 }
 
 // Force pins status from now on and/or sets the status the run ends in;

@@ -215,6 +215,7 @@ func TestRunJSON(t *testing.T) {
 		ParamsText: "{\"x\":1}", Resume: true, SessionID: "s", UserName: "u", WorkspaceID: 42,
 		Submit: t0.Add(123456789), SubmittedFor: 30 * time.Second, RunningFor: 2 * time.Minute,
 		EndStatus: Failed, Pinned: Cancelled, PinnedAt: at(90 * time.Second),
+		Launch: json.RawMessage(`{"pullLatest":true,"headJobCpus":2}`), Seeded: true,
 	}
 	for _, w := range []Run{full, {Pipeline: "p", Submit: t0, EndStatus: Succeeded}, {RunName: "bad \xff utf8"}} {
 		want, err := json.Marshal(&w)

@@ -39,6 +39,10 @@ const (
 	// proxies use for it (nginx's "client closed request"), as the
 	// recording proxy does.
 	ClientClosed
+	// Injected is a failure the fake was asked to give (mock/faults): an
+	// answer chosen on purpose, so it is logged as information, not as
+	// the fake failing. Its Reason names the rule.
+	Injected
 )
 
 // StatusClientClosed is the status recorded for a call whose client went
@@ -59,6 +63,8 @@ func (k Kind) String() string {
 		return "internal"
 	case ClientClosed:
 		return "client_closed"
+	case Injected:
+		return "injected"
 	}
 	return "unknown"
 }

@@ -23,6 +23,7 @@ func PolicyFrom(p *profile.Profile) Policy {
 		Conflict:        {Status: http.StatusConflict, Body: profile.BodyMessage, Message: "Conflict"},
 		Internal:        p.InternalError,
 		ClientClosed:    {Status: StatusClientClosed, Body: profile.BodyEmpty},
+		Injected:        p.Faults.InternalError,
 	}
 }
 
@@ -70,18 +71,24 @@ func (w *Writer) Write(rw http.ResponseWriter, r *http.Request, err error) strin
 		id = w.ids.New()
 	}
 	var body []byte
-	if reply.Body == profile.BodyMessage || reply.Body == profile.BodyTemplate {
+	contentType := "application/json"
+	switch reply.Body {
+	case profile.BodyMessage, profile.BodyTemplate:
 		body = encode(reply.Text(id, e.Values))
+	case profile.BodyText:
+		body, contentType = []byte(reply.Text(id, e.Values)), "text/plain; charset=utf-8"
 	}
 	h := rw.Header()
 	for k, vs := range e.Header {
 		h[k] = vs
 	}
+	if body != nil {
+		h.Set("Content-Type", contentType)
+	}
+	// The reply's own headers come last: a text reply names its
+	// Content-Type there.
 	for k, v := range reply.Headers {
 		h.Set(k, profile.Fill(v, id, e.Values))
-	}
-	if body != nil {
-		h.Set("Content-Type", "application/json")
 	}
 	h.Set("Cache-Control", "no-store")
 	rw.WriteHeader(status)

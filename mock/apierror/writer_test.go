@@ -317,3 +317,49 @@ func TestLogNamesAnErrorIDOnlyWhenThereIsOne(t *testing.T) {
 		t.Errorf("the Bad Request's log line does not name %q: %q", id, lines)
 	}
 }
+
+// A text reply is sent as it stands, with the Content-Type its headers
+// name (a gateway's HTML page), and an injected failure is logged as what
+// it is, at information level, naming its rule.
+func TestWriterTextReplyOfAnInjectedFault(t *testing.T) {
+	var log strings.Builder
+	logger := slog.New(slog.NewTextHandler(&log, nil))
+	w := NewWriter(PolicyFrom(profile.Default()), nil, NewJournal(16), logger, func() time.Time { return writerNow })
+	page, _ := profile.Default().Faults.Reply(503, true)
+	rec := httptest.NewRecorder()
+	id := w.Write(rec, httptest.NewRequest("GET", "/api/workflow", nil), &Error{Kind: Injected,
+		Reason: "fault fault-1", Reply: &page, Values: map[string]string{profile.PlaceRetryAfter: "30"}})
+	if rec.Code != 503 || id != "" {
+		t.Fatalf("status %d, ID %q; want 503 and no ID", rec.Code, id)
+	}
+	if got := rec.Header().Get("Content-Type"); got != "text/html" {
+		t.Errorf("Content-Type %q, want the reply's text/html", got)
+	}
+	if got := rec.Header().Get("Retry-After"); got != "30" {
+		t.Errorf("Retry-After %q", got)
+	}
+	if !strings.HasPrefix(rec.Body.String(), "<html>") || !strings.Contains(rec.Body.String(), "503 Service Temporarily Unavailable") {
+		t.Errorf("body %q", rec.Body.String())
+	}
+	if !strings.Contains(log.String(), "level=INFO") || !strings.Contains(log.String(), "kind=injected") ||
+		!strings.Contains(log.String(), "fault fault-1") {
+		t.Errorf("log %q", log.String())
+	}
+
+	// Without a Content-Type of its own, a text body is plain text.
+	rec = httptest.NewRecorder()
+	w.Write(rec, httptest.NewRequest("GET", "/", nil), &Error{Kind: Injected, Reply: &profile.Reply{Status: 502, Body: profile.BodyText, Message: "down"}})
+	if rec.Body.String() != "down" || rec.Header().Get("Content-Type") != "text/plain; charset=utf-8" {
+		t.Errorf("%q %q", rec.Body.String(), rec.Header().Get("Content-Type"))
+	}
+	// The default for the kind is the profile's injected 500: a message
+	// with an Error ID, journaled.
+	rec = httptest.NewRecorder()
+	id = w.Write(rec, httptest.NewRequest("GET", "/", nil), &Error{Kind: Injected, Reason: "fault fault-2"})
+	if rec.Code != 500 || !IsID(id) || !strings.HasSuffix(decodeMessage(t, rec.Body.Bytes()), "Error ID: "+id) {
+		t.Errorf("%d %q %s", rec.Code, id, rec.Body.String())
+	}
+	if e, ok := w.Journal().Get(id); !ok || e.Kind != "injected" || !strings.Contains(e.Reason, "fault fault-2") {
+		t.Errorf("journal: %+v", e)
+	}
+}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/wmsmock/wmsmock/mock/auth"
 	"github.com/wmsmock/wmsmock/mock/clock"
+	"github.com/wmsmock/wmsmock/mock/faults"
 	"github.com/wmsmock/wmsmock/mock/ratelimit"
 	"github.com/wmsmock/wmsmock/mock/store"
 )
@@ -41,6 +42,10 @@ type Backend struct {
 	limiter ratelimit.Limiter
 	clock   *clock.Offset
 	logger  *slog.Logger
+	// faults keeps the fault and override rules and their use counts,
+	// shared like the rate counters. They are a test's setting, not state
+	// to keep: a state file does not save them.
+	faults faults.Store
 	// configured are the tokens the fake was started with (built-in,
 	// profile and --token ones), pinned, as first created: a reset goes
 	// back to them. This is their one copy.
@@ -113,7 +118,7 @@ func newConfig(opts []Option) config {
 // caller's store with WithRecords): it is gone when the process ends.
 func NewMemory(opts ...Option) (*Backend, error) {
 	cf := newConfig(opts)
-	b := &Backend{clock: clock.NewOffset(cf.clock), logger: cf.logger}
+	b := &Backend{clock: clock.NewOffset(cf.clock), logger: cf.logger, faults: faults.NewMemory()}
 	if !cf.noRecords {
 		b.records, b.shared = cf.records, cf.records != nil
 		if b.records == nil {
@@ -155,6 +160,9 @@ func (b *Backend) Tokens() auth.Store { return b.tokens }
 
 // Limiter counts calls per key over the configured windows.
 func (b *Backend) Limiter() ratelimit.Limiter { return b.limiter }
+
+// Faults keeps the fault and override rules (mock/faults).
+func (b *Backend) Faults() faults.Store { return b.faults }
 
 // Clock is the fake's clock: the base clock plus the advance the control
 // API gave it, which replicas on one Redis share.
@@ -231,8 +239,9 @@ func (b *Backend) Save() error {
 }
 
 // Reset puts the fake back as it started: the seed's records, the
-// configured tokens only, no call counted. The clock is left where it is.
-// On a shared store every replica sees the reset.
+// configured tokens only, no call counted, no fault or override but the
+// pinned ones (profile, options). The clock is left where it is. On a
+// shared store every replica sees the reset.
 func (b *Backend) Reset() error {
 	if b.records != nil {
 		if err := b.records.Restore(store.Snapshot{}); err != nil {
@@ -243,6 +252,9 @@ func (b *Backend) Reset() error {
 		}
 	}
 	if err := b.tokens.Restore(b.configured); err != nil {
+		return err
+	}
+	if err := b.faults.Reset(); err != nil {
 		return err
 	}
 	return b.limiter.Reset()

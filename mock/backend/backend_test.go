@@ -18,6 +18,7 @@ import (
 	"github.com/wmsmock/wmsmock/mock/auth"
 	"github.com/wmsmock/wmsmock/mock/backend"
 	"github.com/wmsmock/wmsmock/mock/clock"
+	"github.com/wmsmock/wmsmock/mock/faults"
 	"github.com/wmsmock/wmsmock/mock/store"
 )
 
@@ -351,5 +352,50 @@ func TestFileConfigurationWins(t *testing.T) {
 	}
 	if tok, found, _ := b.Tokens().Lookup(mine); !found || tok.Pinned {
 		t.Errorf("the user's token: found %v, %+v", found, tok)
+	}
+}
+
+// TestFaultRules: every kind keeps fault rules; on Redis a second replica
+// sees and spends the same ones, a state file does not save them (they
+// are a test's setting), and a reset leaves only the pinned ones.
+func TestFaultRules(t *testing.T) {
+	for _, k := range kinds(t) {
+		t.Run(k.name, func(t *testing.T) {
+			b, _ := load(t, k, clock.NewFake(epoch))
+			if err := faults.Pin(b.Faults(), faults.Pinning{Source: faults.SourceProfile, Faults: []faults.Fault{{Status: 500}}}); err != nil {
+				t.Fatal(err)
+			}
+			e, err := faults.AddFault(b.Faults(), faults.Fault{Status: 503, Times: 2}, faults.SourceAdmin)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n, err := b.Faults().Hit(e.ID, 2); n != 1 || err != nil {
+				t.Fatalf("first use: %d %v", n, err)
+			}
+			if err := b.Save(); err != nil {
+				t.Fatal(err)
+			}
+			if k.redis != nil {
+				b2, _ := load(t, k, clock.NewFake(epoch))
+				if n, err := b2.Faults().Hit(e.ID, 2); n != 2 || err != nil {
+					t.Errorf("the second replica's use of the rule: %d %v, want the second", n, err)
+				}
+			} else if k.persistent {
+				b2, _ := load(t, k, clock.NewFake(epoch))
+				if rules, _, _ := b2.Faults().Rules(); len(rules) != 0 {
+					t.Errorf("a state file brought back %d fault rules", len(rules))
+				}
+			}
+			if _, err := faults.AddFault(b.Faults(), faults.Fault{Status: 502}, faults.SourceAdmin); err != nil {
+				t.Fatal(err)
+			}
+			if err := b.Reset(); err != nil {
+				t.Fatal(err)
+			}
+			rules, _, err := b.Faults().Rules()
+			if err != nil || len(rules) != 1 || rules[0].ID != "profile-fault-1" {
+				t.Errorf("after a reset: %+v %v, want the pinned rule alone", rules, err)
+			}
+		})
 	}
 }

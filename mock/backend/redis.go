@@ -12,6 +12,7 @@ import (
 
 	"github.com/wmsmock/wmsmock/mock/auth"
 	"github.com/wmsmock/wmsmock/mock/clock"
+	"github.com/wmsmock/wmsmock/mock/faults"
 	"github.com/wmsmock/wmsmock/mock/ratelimit"
 	"github.com/wmsmock/wmsmock/mock/store"
 	"github.com/wmsmock/wmsmock/mock/store/redisstore"
@@ -23,8 +24,9 @@ const redisTimeout = 2 * time.Second
 
 // NewRedis keeps everything replicas of a fake must share in Redis, under
 // keys starting with prefix: the records (prefix:records:*), the tokens
-// (prefix:tokens:*, their SHA-256 only), the rate counters (prefix:rate:*)
-// and the clock's advance (prefix:clock). Replicas given the same Redis
+// (prefix:tokens:*, their SHA-256 only), the rate counters (prefix:rate:*),
+// the clock's advance (prefix:clock) and the fault and override rules with
+// their use counts (prefix:faults:*). Replicas given the same Redis
 // and prefix are one fake: the first to start on an empty Redis seeds it,
 // and every one puts the configured tokens in place, idempotently.
 //
@@ -46,7 +48,8 @@ func NewRedis(c redis.UniversalClient, prefix string, opts ...Option) (*Backend,
 		return nil, errors.New("redis keeps the records: no records does not go with it")
 	}
 	records := redisstore.New(c, prefix+":records", redisTimeout)
-	b := &Backend{records: records, shared: true, ping: records.Ping, logger: cf.logger}
+	b := &Backend{records: records, shared: true, ping: records.Ping, logger: cf.logger,
+		faults: faults.NewRedis(c, prefix+":faults", redisTimeout)}
 	b.clock = clock.NewOffset(cf.clock)
 	b.clock.Share(&redisSkew{c: c, key: prefix + ":clock"})
 	if err := b.clock.Sync(); err != nil {

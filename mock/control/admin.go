@@ -98,6 +98,21 @@ type RequestEntry struct {
 	// is under the Error ID). MoreDeviations counts those past the list.
 	Deviations     []leniency.Deviation `json:"deviations,omitempty"`
 	MoreDeviations int                  `json:"moreDeviations,omitempty"`
+	// Injected are the fault and the override that acted on the call,
+	// when a test asked for them (mock/faults).
+	Injected []Injection `json:"injected,omitempty"`
+}
+
+// Injection is a fault or override that acted on a call: which rule, its
+// how-manieth use, and what it did ("delay 200ms, then status 503",
+// "connection reset", "status 200").
+type Injection struct {
+	Rule   string `json:"rule"`
+	Kind   string `json:"kind"`
+	Source string `json:"source"`
+	Hit    int64  `json:"hit"`
+	What   string `json:"what"`
+	Note   string `json:"note,omitempty"`
 }
 
 // RequestJournal keeps the most recent calls, bounded.
@@ -140,6 +155,9 @@ func registerAdmin(r *mux.Router, b AdminBackend) {
 	sub.HandleFunc("/ratelimit", a.rateLimit).Methods(http.MethodGet)
 	sub.HandleFunc("/state/save", a.save).Methods(http.MethodPost)
 	sub.HandleFunc("/caches", a.caches).Methods(http.MethodGet)
+	if rb, ok := b.(RulesBackend); ok {
+		registerRules(sub, rb) // rules.go: faults and overrides
+	}
 }
 
 // guard lets a call through from loopback, or from anywhere with the admin

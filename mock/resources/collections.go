@@ -30,8 +30,10 @@ import (
 // dozens of such pairs in the published one, with one piece of code.
 //
 // A stored item keeps only the values a client (or the seed) gave that fit
-// the item's schema; answers are a synthesized valid item with those values
-// laid over it. An item whose status can be CREATING and AVAILABLE (compute
+// the item's schema. An item a client created is answered with those values
+// and what the service derives (its id, dates, status, workspace), every
+// other property null (see frame and complete.go); an item of the seeded
+// account is a synthesized valid item with its seeded values laid over it. An item whose status can be CREATING and AVAILABLE (compute
 // environments) is CREATING for the profile's creating_for after it is
 // created, and DELETING for deleting_for after a delete before it is gone.
 
@@ -75,6 +77,7 @@ type collection struct {
 	opaqueCreate bool
 
 	lifecycle  bool // CREATING -> AVAILABLE, DELETING -> gone
+	versioned  bool // items show their version (versions.go)
 	uniqueName bool // a duplicate name is a 409, as the document declares
 	scoped     bool // items belong to a workspace (workspaceId parameter)
 }
@@ -84,6 +87,11 @@ type itemData struct {
 	Fields     map[string]any `json:"fields"`
 	Workspace  *int64         `json:"workspaceId,omitempty"`
 	DeletingAt *time.Time     `json:"deletingAt,omitempty"`
+	// Seeded marks an item of the seeded account, whose views may show
+	// values the fake makes up for it (the same in every view); an item a
+	// client created shows only what was written and what the service
+	// derives, null elsewhere.
+	Seeded bool `json:"seeded,omitempty"`
 }
 
 type v3Parameter = v3.Parameter
@@ -584,6 +592,9 @@ func (c *collection) createOp(req *handler.Request) (*handler.Response, error) {
 	}
 	coll := concrete(c.listPath, req.PathParams)
 	d := &itemData{Fields: c.requestFields(req.Op, body)}
+	if err := checkPermissions(c, d.Fields); err != nil {
+		return nil, err
+	}
 	if c.scoped {
 		ws, given, err := workspaceOf(req.Query)
 		if err != nil {
@@ -656,6 +667,9 @@ func (c *collection) updateOp(req *handler.Request) (*handler.Response, error) {
 		return nil, err
 	}
 	fields := c.requestFields(req.Op, body)
+	if err := checkPermissions(c, fields); err != nil {
+		return nil, err
+	}
 	if c.lifecycle {
 		delete(fields, "status")
 	}
@@ -782,7 +796,7 @@ func (c *collection) listOp(req *handler.Request) (*handler.Response, error) {
 	}
 	page, hasMore := Slice(matched, pg)
 	sch := successSchema(req.Op)
-	root := c.s.bases.object(sch, "list "+coll)
+	root := c.s.bases.bare(sch, "list "+coll)
 	entries := make([]any, 0, len(page))
 	for _, it := range page {
 		entries = append(entries, c.renderEntry(c.entry, coll, it.r, it.d, req.Now))
@@ -810,7 +824,7 @@ func (c *collection) matches(d *itemData, search string) bool {
 func (c *collection) renderEntry(sch *base.Schema, coll string, r store.Record, d *itemData, now time.Time) map[string]any {
 	if c.itemKey != "" {
 		if p := prop(sch, c.itemKey); isObject(p) && !isArray(p) && prop(sch, c.idProp) == nil {
-			root := c.s.bases.object(sch, recordKey(coll, r))
+			root := c.frame(sch, recordKey(coll, r, d), d)
 			root[c.itemKey] = c.renderItem(p, coll, r, d, now)
 			return root
 		}
@@ -825,10 +839,10 @@ func (c *collection) renderAnswer(sch *base.Schema, coll string, r store.Record,
 	if sch == nil {
 		return nil
 	}
-	key := recordKey(coll, r)
+	key := recordKey(coll, r, d)
 	if c.itemKey != "" {
 		if p := prop(sch, c.itemKey); isObject(p) && !isArray(p) {
-			root := c.s.bases.object(sch, key)
+			root := c.frame(sch, key, d)
 			root[c.itemKey] = c.renderItem(p, coll, r, d, now)
 			return root
 		}
@@ -836,7 +850,7 @@ func (c *collection) renderAnswer(sch *base.Schema, coll string, r store.Record,
 	if sameSchema(sch, c.item) {
 		return c.renderItem(sch, coll, r, d, now)
 	}
-	root := c.s.bases.object(sch, key)
+	root := c.frame(sch, key, d)
 	names := propNames(sch)
 	for _, name := range names {
 		if p := prop(sch, name); sameSchema(p, c.item) {
@@ -871,14 +885,50 @@ func (c *collection) renderAnswer(sch *base.Schema, coll string, r store.Record,
 // "deleted" and drops the resource from its state.
 var serverFields = []string{"dateCreated", "lastUpdated", "deleted"}
 
+// owner names, in an item a client created, who created it: the caller,
+// the seeded user, whom every token belongs to (the service records the
+// creator of a pipeline, a dataset...). A kind whose item is a person (a
+// member, a user) names its person instead, and is left alone.
+func (c *collection) owner(sch *base.Schema, server map[string]any) {
+	if c.param == "memberId" || c.param == "userId" || c.param == "participantId" {
+		return
+	}
+	id := c.s.ownerID()
+	if id == nil {
+		return
+	}
+	if prop(sch, "userId") != nil {
+		server["userId"] = id
+	}
+	if u := prop(sch, "user"); isObject(u) && prop(u, "id") != nil {
+		server["user"] = map[string]any{"id": id}
+	}
+}
+
 // recordKey names a record's synthesized values. Every view of the record
 // (its create, describe and update answers, its list entry, the views
 // below its path) is built on values of this one key, so what the fake
-// makes up for a record is fixed when it is created and shown alike
-// everywhere; the creation time makes an item created again under the
-// same id (a role's name) a new one.
-func recordKey(coll string, r store.Record) string {
+// makes up for a record is fixed and shown alike everywhere. A seeded
+// item's key is its place in the account alone, so that the same seed
+// gives the same account whenever the fake starts; the creation time makes
+// an item a client created again under the same id (a role's name) a new
+// one.
+func recordKey(coll string, r store.Record, d *itemData) string {
+	if d.Seeded {
+		return "seeded " + coll + "/" + r.ID
+	}
 	return "rec " + coll + "/" + r.ID + "@" + strconv.FormatInt(r.Created.UnixNano(), 36)
+}
+
+// frame is what a view of a record is built on: for an item of the seeded
+// account, values synthesized under its key; for an item a client wrote,
+// only what the schema requires, so that nothing made up stands beside
+// what was written (the answer is completed with nulls, complete.go).
+func (c *collection) frame(sch *base.Schema, key string, d *itemData) map[string]any {
+	if d.Seeded {
+		return c.s.bases.object(sch, key)
+	}
+	return c.s.bases.bare(sch, key)
 }
 
 // renderItem lays a record over a synthesized item of schema sch: the
@@ -886,7 +936,12 @@ func recordKey(coll string, r store.Record) string {
 // another shape takes where they fit), then what was written, then what the
 // fake keeps itself.
 func (c *collection) renderItem(sch *base.Schema, coll string, r store.Record, d *itemData, now time.Time) map[string]any {
-	m := c.s.bases.view(sch, c.item, recordKey(coll, r))
+	var m map[string]any
+	if d.Seeded {
+		m = c.s.bases.view(sch, c.item, recordKey(coll, r, d))
+	} else {
+		m = c.frame(sch, "", d)
+	}
 	c.s.showWritten(sch, m, d)
 	idProp := c.idProp
 	if prop(sch, idProp) == nil {
@@ -904,10 +959,28 @@ func (c *collection) renderItem(sch *base.Schema, coll string, r store.Record, d
 			server[idProp] = r.ID // a numeric id the entry's schema writes as a string
 		}
 	}
+	if c.versioned {
+		server["version"] = c.version(coll, r, d)
+	}
+	// The items above it in its path (the workspace of
+	// /workspaces/{workspaceId}/datasets) are where it is.
+	for k, v := range c.parentIDs(coll) {
+		if prop(sch, k) != nil {
+			server[k] = v
+		}
+	}
+	if !d.Seeded {
+		c.owner(sch, server)
+	}
 	if c.lifecycle {
 		st, gone := c.status(r, d, now)
 		if gone { // kept describable (keepsDeleted)
+			// Documents before DELETED joined the status enum (1.140.0)
+			// can only say the deletion was under way.
 			st, server[serverFields[2]] = "DELETED", true
+			if ps := prop(sch, "status"); ps != nil && !enumHas(ps, st) && enumHas(ps, "DELETING") {
+				st = "DELETING"
+			}
 		}
 		server["status"] = st
 	}

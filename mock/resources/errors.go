@@ -68,8 +68,16 @@ func (s *Service) reply(err error) error {
 // replying wraps a handler so its errors leave through reply.
 func (s *Service) replying(h handler.Func) handler.Func {
 	return func(req *handler.Request) (*handler.Response, error) {
-		s.syncRefs() // refindex.go
+		s.syncRefs()                                // refindex.go
+		if err := s.checkContext(req); err != nil { // held.go
+			return nil, s.reply(err)
+		}
 		resp, err := h(req)
+		if err == nil && resp != nil && resp.Body != nil {
+			sch := successSchema(req.Op)
+			s.CopyRecords(sch, resp.Body, req.Now) // copies.go
+			s.fit.complete(sch, resp.Body)         // complete.go
+		}
 		return resp, s.reply(err)
 	}
 }

@@ -6,8 +6,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wmsmock/wmsmock/internal/testenv"
 	"github.com/wmsmock/wmsmock/mock/apierror"
 	"github.com/wmsmock/wmsmock/mock/auth"
+	"github.com/wmsmock/wmsmock/mock/spec"
 	"github.com/wmsmock/wmsmock/profile"
 )
 
@@ -234,12 +236,22 @@ func TestComputeEnvLifecycle(t *testing.T) {
 		t.Run(after, func(t *testing.T) {
 			p := profile.Default()
 			p.ComputeEnvs.AfterDelete = after
-			computeEnvLifecycle(t, newFixture(t, embeddedDoc(t), true, withProfile(p)))
+			computeEnvLifecycle(t, newFixture(t, embeddedDoc(t), true, withProfile(p)), "DELETED")
 		})
 	}
+	// The 1.140.0 schema's status enum has no DELETED: a deleted
+	// environment kept describable says the deletion was under way, never
+	// a status from the start of its life.
+	t.Run("1.140.0", func(t *testing.T) {
+		doc, err := spec.LoadFile(testenv.PublishedSpec(t, "seqera-api-1.140.0.yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		computeEnvLifecycle(t, newFixture(t, doc, true), "DELETING")
+	})
 }
 
-func computeEnvLifecycle(t *testing.T, f *fixture) {
+func computeEnvLifecycle(t *testing.T, f *fixture, deleted string) {
 	body := `{"computeEnv":{"name":"ce-new","platform":"aws-batch","config":{"region":"eu-west-1","workDir":"s3://b/w"}}}`
 	created := f.call("POST", "/compute-envs", body)
 	if created.err != nil {
@@ -265,8 +277,8 @@ func computeEnvLifecycle(t *testing.T, f *fixture) {
 		f.refused(apierror.Forbidden, "GET", "/compute-envs/"+id, "")
 	} else {
 		ce := f.ok("GET", "/compute-envs/"+id, "").body
-		if s, d := get(ce, "computeEnv.status"), get(ce, "computeEnv.deleted"); s != "DELETED" || d != true {
-			t.Errorf("deleted: status %v, deleted %v; want DELETED, true", s, d)
+		if s, d := get(ce, "computeEnv.status"), get(ce, "computeEnv.deleted"); s != deleted || d != true {
+			t.Errorf("deleted: status %v, deleted %v; want %s, true", s, d, deleted)
 		}
 	}
 	f.refused(apierror.Forbidden, "DELETE", "/compute-envs/"+id, "")

@@ -3,6 +3,7 @@ package resources
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http/httptest"
 	"net/url"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/pb33f/libopenapi/datamodel/high/base"
 
 	"github.com/wmsmock/wmsmock/fixtures"
+	"github.com/wmsmock/wmsmock/internal/testenv"
 	"github.com/wmsmock/wmsmock/internal/workflow"
 	"github.com/wmsmock/wmsmock/mock/apierror"
 	"github.com/wmsmock/wmsmock/mock/auth"
@@ -243,6 +245,9 @@ func answerCheck(doc *spec.Document, p *profile.Profile) func(*base.Schema, []by
 	if p.Answers.WithNulls() {
 		opts = append(opts, validate.WithNulls())
 	}
+	if p.Answers.ObjectsAsAny {
+		opts = append(opts, validate.WithAnyObjects())
+	}
 	return validate.New(doc, "", opts...).Answer
 }
 
@@ -258,4 +263,26 @@ func (f *fixture) storedRun(id string) *workflow.Run {
 		f.t.Fatal(err)
 	}
 	return wf
+}
+
+// seedWorkspace adds a workspace with this id to the seeded organization,
+// as a seed file would (the embedded document cannot create one).
+func (f *fixture) seedWorkspace(id int64) {
+	f.t.Helper()
+	err := f.svc.Seed(&Seed{Collections: map[string][]map[string]any{
+		"/orgs/1001/workspaces": {{"id": id, "name": fmt.Sprintf("workspace-%d", id)}},
+	}})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+// publishedDoc loads the service's published schema, or skips.
+func publishedDoc(tb testing.TB) *spec.Document {
+	tb.Helper()
+	doc, err := spec.LoadFile(testenv.PublishedSpec(tb, ""))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return doc
 }

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/wmsmock/wmsmock/mock/handler"
+	"github.com/wmsmock/wmsmock/mock/spec"
 	"github.com/wmsmock/wmsmock/mock/store"
 )
 
@@ -34,10 +36,48 @@ func (s *Service) registerSubresources() {
 		if _, taken := s.handlers[op]; taken {
 			continue
 		}
-		if checks := s.holders(op.Path); len(checks) > 0 {
+		if checks := s.holders(op.Path); len(checks) > 0 || s.contextParams(op) != nil {
 			s.handle(op, s.ifHeld(checks))
 		}
 	}
+}
+
+// contextQuery are the query parameters that name the context a call acts
+// in: a workspace or an organization the fake must hold, like any other
+// resource a call names (a list of runs in a workspace that does not
+// exist is refused, not empty).
+var contextQuery = []string{"workspaceId", "orgId"}
+
+// contextParams lists the context parameters op takes in its query, nil
+// when none.
+func (s *Service) contextParams(op *spec.Operation) []string {
+	var out []string
+	for _, name := range contextQuery {
+		if hasQueryParam(op, name) && s.namedBy(name) != nil {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// checkContext answers the missing-resource reply when the call names, in
+// its query, a workspace or organization the fake does not hold.
+func (s *Service) checkContext(req *handler.Request) error {
+	for _, name := range contextQuery {
+		v := req.Query.Get(name)
+		if v == "" {
+			continue
+		}
+		if c := s.namedBy(name); c != nil && hasQueryParam(req.Op, name) {
+			if _, err := strconv.ParseInt(v, 10, 64); c.numericID && err != nil {
+				continue // not an id at all: the handler's own reading refuses it (400)
+			}
+			if err := c.locate(v); err != nil {
+				return fail(errMissing, "the call names %s %s, which the fake does not hold", name, v)
+			}
+		}
+	}
+	return nil
 }
 
 // holders lists the checks for the ids a path template names, left to
@@ -88,8 +128,8 @@ func (s *Service) holderOf(prefix, param string, first bool) (holder, bool) {
 		}
 	}
 	switch {
-	case (param == "workflowId" || param == "launchId") && s.wf != nil:
-		return func(req *handler.Request) error { return s.wf.exists(req, req.PathParams[param]) }, false
+	case (param == "workflowId" || param == "launchId") && s.runs != nil:
+		return func(req *handler.Request) error { return s.runs.exists(req, req.PathParams[param]) }, false
 	case param == "userId":
 		return func(req *handler.Request) error { return s.userExists(req.PathParams[param]) }, false
 	case !first:
@@ -194,27 +234,55 @@ func (c *collection) remember(coll, id string) error {
 }
 
 // locate answers the missing-resource reply unless an item with this id
-// exists (and is not deleted) somewhere in the collection.
+// exists (and is not deleted) somewhere in the collection. It reads the
+// item's head only, once per version of the record (the heads cache):
+// lists check the workspace they are asked about on every call.
 func (c *collection) locate(id string) error {
-	_, _, err := c.find(id)
-	return err
+	coll, err := c.where(id)
+	if err != nil {
+		return err
+	}
+	r, err := c.s.d.Store.Get(coll, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return fail(errMissing, "no item %q in %s", id, coll)
+	}
+	if err != nil {
+		return err
+	}
+	d, err := c.s.heads.Do(headKey{coll, id, c.s.hash.bytes(r.Data)}, func() (*itemData, error) { return decodeHead(r) })
+	if err != nil {
+		return err
+	}
+	if _, gone := c.status(r, d, c.s.d.Clock.Now()); c.lifecycle && gone {
+		return fail(errMissing, "item %q in %s was deleted", id, coll)
+	}
+	return nil
+}
+
+// where is the store collection holding item id: the list path, or for a
+// nested collection the one its index names.
+func (c *collection) where(id string) (string, error) {
+	if !c.indexed() {
+		return c.listPath, nil
+	}
+	r, err := c.s.d.Store.Get(c.indexColl(), id)
+	if errors.Is(err, store.ErrNotFound) {
+		return "", fail(errMissing, "no item %q of %s", id, c.itemPath)
+	}
+	if err != nil {
+		return "", err
+	}
+	coll := ""
+	err = json.Unmarshal(r.Data, &coll)
+	return coll, err
 }
 
 // find reads the item with this id wherever in the collection it is, or
 // answers the missing-resource reply.
 func (c *collection) find(id string) (store.Record, *itemData, error) {
-	coll := c.listPath
-	if c.indexed() {
-		r, err := c.s.d.Store.Get(c.indexColl(), id)
-		if errors.Is(err, store.ErrNotFound) {
-			return r, nil, fail(errMissing, "no item %q of %s", id, c.itemPath)
-		}
-		if err != nil {
-			return r, nil, err
-		}
-		if err := json.Unmarshal(r.Data, &coll); err != nil {
-			return r, nil, err
-		}
+	coll, err := c.where(id)
+	if err != nil {
+		return store.Record{}, nil, err
 	}
 	r, err := c.s.d.Store.Get(coll, id)
 	if errors.Is(err, store.ErrNotFound) {

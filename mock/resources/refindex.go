@@ -3,6 +3,7 @@ package resources
 import (
 	"errors"
 	"strconv"
+	"strings"
 
 	"github.com/wmsmock/wmsmock/mock/store"
 )
@@ -44,8 +45,20 @@ func (rs refStore) Delete(coll, id string) error {
 	err := rs.Store.Delete(coll, id)
 	if err == nil {
 		rs.s.dropRef(coll, id)
+		rs.s.recordChanged(coll)
 	}
 	return err
+}
+
+// Update tells the index that a record others may show a copy of
+// changed (copies.go): every rendering that holds copies is keyed by the
+// generation, so none shows the record as it was.
+func (rs refStore) Update(coll, id string, fn func(*store.Record) error) (store.Record, error) {
+	out, err := rs.Store.Update(coll, id, fn)
+	if err == nil {
+		rs.s.recordChanged(coll)
+	}
+	return out, err
 }
 
 func (rs refStore) Restore(snap store.Snapshot) error {
@@ -92,6 +105,22 @@ func (s *Service) dropRef(coll, id string) {
 	if !ok || !h.t.remove(id) {
 		return
 	}
+	s.refs.gen.Add(1)
+	s.countRefChange()
+}
+
+// recordChanged moves the generation on for a change of a record that
+// answers may copy: an item of a collection, or the user. Runs, tasks and
+// the fake's own bookkeeping are never copied, and are written far more
+// often (a report per second per run), so they do not count.
+func (s *Service) recordChanged(coll string) {
+	switch {
+	case coll == WorkflowsCollection, coll == TasksCollection, coll == TraceDetailsCollection, coll == refsCollection,
+		strings.HasPrefix(coll, "index:"):
+		return
+	}
+	s.refs.mu.Lock()
+	defer s.refs.mu.Unlock()
 	s.refs.gen.Add(1)
 	s.countRefChange()
 }

@@ -12,7 +12,7 @@ import (
 func (f *fixture) pickIn(ws int64, generated string) any {
 	v := map[string]any{"computeEnvId": generated}
 	f.svc.RefGeneration() // as the synthesizer does before FixRefs
-	f.svc.FixRefs(v, ws)
+	f.svc.FixRefs(nil, v, ws, f.clk.Now())
 	return v["computeEnvId"]
 }
 
@@ -33,10 +33,9 @@ func TestCreatedItemsAreNamedDeletedOnesNot(t *testing.T) {
 	if err := replica.IndexRefs(); err != nil { // as a replica that finds the store seeded
 		t.Fatal(err)
 	}
-	// A workspace with no compute environment yet (the embedded document
-	// cannot create workspaces, and a create does not check the one its
-	// query names).
+	// A workspace with no compute environment yet.
 	const wsID, ws = 2002, "2002"
+	f.seedWorkspace(wsID)
 	generated := []string{"a1b2c3", "zz", "4dXq9", "computeEnv-7", "x"}
 	before := map[any]bool{}
 	for _, g := range generated {

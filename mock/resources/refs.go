@@ -8,6 +8,9 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
+
+	"github.com/pb33f/libopenapi/datamodel/high/base"
 
 	"github.com/wmsmock/wmsmock/mock/store"
 )
@@ -158,7 +161,7 @@ func itemContext(r store.Record) (int64, bool) {
 
 // runContext reads a run's workspace, from the decoded runs when the run
 // is there (a run just launched is: see launch).
-func (w *workflows) runContext(r store.Record) (int64, bool) {
+func (w *runs) runContext(r store.Record) (int64, bool) {
 	if wf, ok := w.decoded.Get(decodedKey{r.ID, w.s.hash.bytes(r.Data)}); ok {
 		return wf.WorkspaceID, true
 	}
@@ -226,12 +229,12 @@ func (s *Service) indexRefs() error {
 		}
 		add(c.param, t, coll, itemContext)
 	}
-	if s.wf != nil {
-		t, err := fill(WorkflowsCollection, s.wf.runContext)
+	if s.runs != nil {
+		t, err := fill(WorkflowsCollection, s.runs.runContext)
 		if err != nil {
 			return err
 		}
-		add("workflowId", t, WorkflowsCollection, s.wf.runContext)
+		add("workflowId", t, WorkflowsCollection, s.runs.runContext)
 		// A run's launch goes by the run's id (held.go), so a launchId
 		// names one of the runs' launches.
 		if s.op("GET", "/launch/{launchId}") != nil {
@@ -383,7 +386,7 @@ func fixRefsIn(v any, rv refView, ws int64, keep map[string]any, depth int, own 
 				continue
 			}
 			if t == nil {
-				fixEmbedded(k, e, targets, ws)
+				fixEmbedded(k, e, targets, ws, rv.nulls)
 				fixRefsIn(e, rv, ws, nil, depth+1, false)
 				continue
 			}
@@ -414,7 +417,19 @@ func fixRefsIn(v any, rv refView, ws int64, keep map[string]any, depth int, own 
 // it shows (computeEnv: {id}, labels: [{id}], launch: {id}) at a held
 // item of that kind, unless the object names its own xId, which is the
 // reference then (a task's taskId).
-func fixEmbedded(k string, e any, targets map[string]*refTarget, ws int64) {
+func fixEmbedded(k string, e any, targets map[string]*refTarget, ws int64, nulls bool) {
+	if owned[k] {
+		// The fake holds no launch of an action's or a pipeline's own: the
+		// id such a launch was given names nothing a client can read.
+		if m, ok := e.(map[string]any); ok && m["id"] != nil {
+			if nulls {
+				m["id"] = nil
+			} else {
+				delete(m, "id")
+			}
+		}
+		return
+	}
 	param := singular(k) + "Id"
 	t := targets[param]
 	if t == nil {
@@ -439,6 +454,12 @@ func fixEmbedded(k string, e any, targets map[string]*refTarget, ws int64) {
 	}
 }
 
+// owned names the members that hold an object of their parent's own, not
+// a reference to a record held elsewhere, though their kind has an id
+// parameter: an action's or a pipeline's launch settings are its own
+// (GET /launch/{launchId} describes the launch of a run).
+var owned = map[string]bool{"launch": true}
+
 // contextParentsOnly reports a list path whose parameters, if any, name
 // the organization or workspace: items kept under another item (the
 // checkpoints of a studio) are named together with their parent, which a
@@ -453,11 +474,14 @@ func contextParentsOnly(listPath string) bool {
 }
 
 // FixRefs does the same for a whole synthesized answer (an operation no
-// behaviour of the package answers), in the context of workspace ws (0:
-// the personal one). The caller has brought the index up to date for the
-// call through RefGeneration, which keys its cache.
-func (s *Service) FixRefs(v any, ws int64) {
+// behaviour of the package answers) of schema sch, in the context of
+// workspace ws (0: the personal one), and then makes every copy of a held
+// record in it show the record (copies.go). The caller has brought the
+// index up to date for the call through RefGeneration, which keys its
+// cache.
+func (s *Service) FixRefs(sch *base.Schema, v any, ws int64, now time.Time) {
 	if rv := s.refView(); len(rv.targets) > 0 {
 		fixRefsIn(v, rv, ws, nil, 0, false)
 	}
+	s.CopyRecords(sch, v, now)
 }

@@ -188,8 +188,9 @@ func (b *bases) bare(s *base.Schema, key string) map[string]any {
 	}
 	v, _ := b.m.Do(baseKey{schema: s, key: key + "\x00bare"}, func() (any, error) {
 		m := b.object(s, key)
+		branch := branchOf(s, m, 0) // a oneOf's branch requires its own (its discriminator)
 		for k := range m {
-			if !required(s, k) {
+			if !required(s, k) && !required(branch, k) {
 				delete(m, k)
 			}
 		}

@@ -77,7 +77,7 @@ type Service struct {
 	bases    *bases
 	handlers map[*spec.Operation]handler.Func
 	colls    []*collection
-	wf       *workflows
+	runs     *runs
 	ids      *idSource
 	hash     hasher
 	// heads holds the decoded heads of items that launches name
@@ -87,6 +87,8 @@ type Service struct {
 	users *memo.Map[decodedKey, seeded]
 	// refs holds the ids answers refer to (refs.go).
 	refs refIndex
+	// copies holds the records' views that copies of them show (copies.go).
+	copies copies
 	// nameMu serializes creates and renames in collections that refuse a
 	// duplicate name, so two concurrent creates cannot both pass the check.
 	nameMu sync.Mutex
@@ -111,6 +113,9 @@ func Register(doc *spec.Document, d Deps) (*Service, error) {
 		if nulls {
 			opts = append(opts, validate.WithNulls())
 		}
+		if d.Profile.Answers.ObjectsAsAny {
+			opts = append(opts, validate.WithAnyObjects())
+		}
 		d.Check = validate.New(doc, "", opts...).Answer
 	}
 	fit := newFitter(d.Check, strings.HasPrefix(doc.OpenAPI, "3.1"))
@@ -124,6 +129,7 @@ func Register(doc *spec.Document, d Deps) (*Service, error) {
 		hash:     newHasher(),
 		heads:    memo.NewIn[headKey, *itemData](d.Caches, "item heads", 2),
 		users:    memo.NewIn[decodedKey, seeded](d.Caches, "seeded user", 1),
+		copies:   newCopies(d.Caches),
 		handlers: map[*spec.Operation]handler.Func{},
 		ids:      &idSource{r: d.Gen.Rand(fmt.Sprintf("record ids %d", d.Clock.Now().UnixNano()))},
 	}
@@ -136,10 +142,13 @@ func Register(doc *spec.Document, d Deps) (*Service, error) {
 	// run's log) keep their synthesized answers behind an existence check.
 	for _, register := range []func(){
 		s.registerTokens,
-		s.registerWorkflows,
-		s.registerTrace,
+		s.registerRuns,
+		s.registerReports,
 		s.registerUser,
+		s.registerCatalogue,
 		s.registerCollections,
+		s.registerAdds,
+		s.registerVersions,
 		s.registerViews,
 		s.registerSubresources,
 	} {
@@ -147,7 +156,7 @@ func Register(doc *spec.Document, d Deps) (*Service, error) {
 	}
 	// The store files runs by workspace, in list order, as they are
 	// written (see fileRun).
-	if err := d.Store.Index(WorkflowsCollection, s.wf.fileRun); err != nil {
+	if err := d.Store.Index(WorkflowsCollection, s.runs.fileRun); err != nil {
 		return nil, err
 	}
 	// Reported tasks are filed per run, in taskId order (see fileTask).

@@ -673,6 +673,35 @@ func (b *bases) value(s *base.Schema, key string) any {
 	return v
 }
 
+// framer hands out the frames an answer about one record is built on:
+// synthesized values for a record of the seeded account (made), bare ones
+// (only what a schema requires) for a record a client wrote, so that nothing
+// made up stands beside what was written.
+type framer struct {
+	b    *bases
+	made bool
+}
+
+func (b *bases) frames(made bool) framer { return framer{b, made} }
+
+// object is the frame of schema s under key.
+func (f framer) object(s *base.Schema, key string) map[string]any {
+	if f.made {
+		return f.b.object(s, key)
+	}
+	return f.b.bare(s, key)
+}
+
+// child returns m[name] as an object, or a frame for the property's schema
+// when m has none.
+func (f framer) child(s *base.Schema, m map[string]any, name, key string) (map[string]any, *base.Schema) {
+	ps := prop(s, name)
+	if c, ok := m[name].(map[string]any); ok {
+		return c, ps
+	}
+	return f.object(ps, key+"/"+name), ps
+}
+
 // child returns m[name] as an object, synthesizing one for the property's
 // schema when the base left the optional property out.
 func (b *bases) child(s *base.Schema, m map[string]any, name, key string) (map[string]any, *base.Schema) {

@@ -186,7 +186,7 @@ func (c *collection) seedItem(coll string, i int, item map[string]any, now time.
 			break
 		}
 	}
-	d := &itemData{Fields: c.fitFields(item, true)}
+	d := &itemData{Fields: c.fitFields(item, true), Seeded: true}
 	// Seeds are listed newest first.
 	created := now.Add(-time.Duration(i+1) * time.Hour)
 	if t, ok := parseStamp(item["dateCreated"]); ok {

@@ -145,7 +145,7 @@ func (s *Service) firstHeld(c *collection) (string, bool) {
 // seedGenerated stores the n-th generated entry of coll in context ws.
 func (c *collection) seedGenerated(coll string, n int, ws *int64, now time.Time) error {
 	key := fmt.Sprintf("seeded %s %d", coll, n)
-	d := &itemData{Fields: map[string]any{}, Workspace: ws}
+	d := &itemData{Fields: map[string]any{}, Workspace: ws, Seeded: true}
 	if p := prop(c.item, "name"); p != nil {
 		if name, ok := c.s.d.Gen.Value(p, key+" name", synth.Response).(string); ok && name != "" && !strings.Contains(name, "/") {
 			d.Fields["name"] = name
@@ -191,11 +191,13 @@ func (c *collection) seedGenerated(coll string, n int, ws *int64, now time.Time)
 }
 
 // seedNamed stores an entry of coll under a given id, in no context; an
-// id already held is left as it is. Entries of a collection named by
-// their name (the roles) carry it, and, as the service's own set, are its
-// predefined ones where the item says so (isPredefined).
+// id already held is left as it is. Such a set is the service's own (its
+// predefined roles, its platforms), not the seeded account's: an entry
+// holds what the catalogue says of it (catalogue.go) and nothing made up.
+// Entries of a collection named by their name (the roles) carry it, and
+// are predefined where the item says so (isPredefined).
 func (c *collection) seedNamed(coll, id string, created time.Time) error {
-	fields := map[string]any{}
+	fields := catalogueFields(c, id)
 	if c.nameKey {
 		fields["name"] = id
 		if prop(c.item, "isPredefined") != nil {

@@ -19,6 +19,7 @@ const UserID = "me"
 func (s *Service) registerUser() {
 	s.handle(s.op("GET", "/user-info"), s.userInfo)
 	s.handle(s.op("GET", "/users/{userId}"), s.describeUser)
+	s.handle(s.op("GET", "/user/{userId}/workspaces"), s.userWorkspaces)
 }
 
 // describeUser answers /users/{userId} for the seeded user, whom every
@@ -60,6 +61,84 @@ func (s *Service) userInfo(req *handler.Request) (*handler.Response, error) {
 		root["user"] = u
 	}
 	s.fit.set(sch, root, "needConsent", false)
+	// The user's default workspace is one the fake holds, as the seed
+	// names it, or none.
+	var def any
+	if ws, ok := intOf(fields["defaultWorkspaceId"]); ok && s.workspaceExists(ws) == nil {
+		def = ws
+	}
+	s.fit.set(sch, root, "defaultWorkspaceId", def)
+	return success(req.Op, root), nil
+}
+
+// maxUserWorkspaces bounds the organizations, and the workspaces of each,
+// that one answer of /user/{userId}/workspaces lists (the operation has no
+// paging).
+const maxUserWorkspaces = 500
+
+// userWorkspaces answers the organizations and workspaces the user
+// belongs to, built from those the fake holds: one entry per organization
+// (its workspace members null), then one per workspace, each once, as the
+// service lists them (tower-cli finds an organization by the entry whose
+// workspaceName is null, a workspace by its organization's and its own
+// names). The user owns every organization the fake holds, so it is an
+// owner of each workspace in them.
+func (s *Service) userWorkspaces(req *handler.Request) (*handler.Response, error) {
+	if err := s.userExists(req.PathParams["userId"]); err != nil {
+		return nil, err
+	}
+	sch := successSchema(req.Op)
+	key, entry := listShape(sch)
+	if key == "" {
+		return nil, fmt.Errorf("resources: %s has no list in its answer", req.Op.ID)
+	}
+	orgs, wss := s.namedBy("orgId"), s.namedBy("workspaceId")
+	root := s.bases.bare(sch, "user workspaces")
+	var orgEntries, wsEntries []any
+	if orgs != nil {
+		recs, err := listSome(s.d.Store, orgs.listPath)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range recs {
+			d, err := decodeItem(r)
+			if err != nil {
+				return nil, err
+			}
+			role, _ := d.Fields["memberRole"].(string)
+			roles := []any{}
+			if role != "" {
+				roles = append(roles, role)
+			}
+			orgID := orgs.idValue(r.ID)
+			e := s.bases.bare(entry, "user workspaces entry")
+			s.fit.overlay(entry, e, map[string]any{"orgId": orgID, "workspaceId": nil, "roles": roles, "orgName": nil})
+			orgEntries = append(orgEntries, e)
+			if wss == nil || !wss.indexed() {
+				continue
+			}
+			coll := concrete(wss.listPath, map[string]string{"orgId": r.ID})
+			ws, err := listSome(s.d.Store, coll)
+			if err != nil {
+				return nil, err
+			}
+			for _, w := range ws {
+				var visibility any
+				if h, ok := s.heldBy("workspaceId", w.ID, nil, req.Now); ok {
+					visibility = h.view["visibility"]
+				}
+				var wroles []any
+				if role == "owner" {
+					wroles = []any{"owner"}
+				}
+				e := s.bases.bare(entry, "user workspaces entry")
+				s.fit.overlay(entry, e, map[string]any{"orgId": orgID, "workspaceId": wss.idValue(w.ID), "roles": wroles,
+					"workspaceName": nil, "orgName": nil, "visibility": visibility})
+				wsEntries = append(wsEntries, e)
+			}
+		}
+	}
+	root[key] = append(append([]any{}, orgEntries...), wsEntries...)
 	return success(req.Op, root), nil
 }
 
@@ -100,4 +179,23 @@ func (s *Service) userName() string {
 func (s *Service) userID() (any, bool) {
 	id, _, ok := s.seededUser()
 	return id, ok && id != nil
+}
+
+// ownerID is the id answers give as a record's owner: the seeded user's,
+// whom every token belongs to, or null without a seeded user.
+func (s *Service) ownerID() any {
+	if id, ok := s.userID(); ok {
+		return id
+	}
+	return nil
+}
+
+// listSome lists at most maxUserWorkspaces records of coll, newest first:
+// for answers that list a collection without paging it.
+func listSome(st store.Store, coll string) ([]store.Record, error) {
+	recs, err := st.List(coll)
+	if len(recs) > maxUserWorkspaces {
+		recs = recs[:maxUserWorkspaces]
+	}
+	return recs, err
 }

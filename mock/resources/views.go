@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/pb33f/libopenapi/datamodel/high/base"
 
@@ -82,9 +83,13 @@ func (c *collection) viewOp(rest string) handler.Func {
 		if err != nil {
 			return nil, err
 		}
+		if v := req.Query.Get("versionId"); v != "" && c.versioned && v != c.versionID(coll, r, d) {
+			return nil, fail(errMissing, "no version %q of %s", v, r.ID)
+		}
 		sch := successSchema(req.Op)
-		m := c.s.bases.object(sch, recordKey(coll, r)+"/"+rest)
+		m := c.frame(sch, recordKey(coll, r, d)+"/"+rest, d)
 		c.s.showWritten(sch, m, d)
+		c.s.launchDerived(sch, m, d, req.Now)
 		return success(req.Op, m), nil
 	}
 }
@@ -94,8 +99,10 @@ func (c *collection) viewOp(rest string) handler.Func {
 // what was written itself.
 func (s *Service) showWritten(sch *base.Schema, m map[string]any, d *itemData) {
 	s.fixRefs(m, d.Workspace, d.Fields)
+	derivedFields := derive(d.Fields)
+	s.showRefs(sch, m, derivedFields)
 	s.showRefs(sch, m, d.Fields)
-	s.fit.merge(sch, m, derive(d.Fields), 0)
+	s.fit.merge(sch, m, derivedFields, 0)
 	s.fit.merge(sch, m, d.Fields, 0)
 }
 
@@ -106,6 +113,14 @@ func (s *Service) showWritten(sch *base.Schema, m map[string]any, d *itemData) {
 // computed). A written value of the property itself wins.
 var derived = map[string][]string{
 	"repository": {"launch", "pipeline"},
+	// A pipeline's compute environment is the one its launch settings
+	// run on (the Terraform provider reads it back as the pipeline's).
+	"computeEnvId": {"launch", "computeEnvId"},
+	// A compute environment's short forms (ComputeEnvDbDto, in a
+	// pipeline, a studio) carry its region and work directory, which are
+	// its configuration's.
+	"region":  {"config", "region"},
+	"workDir": {"config", "workDir"},
 }
 
 // derive returns the derived values a record's written fields give.
@@ -135,6 +150,14 @@ func derive(fields map[string]any) map[string]any {
 func (s *Service) showRefs(sch *base.Schema, m map[string]any, fields map[string]any) {
 	for k, v := range fields {
 		stem, isRef := strings.CutSuffix(k, "Id")
+		if ids, many := v.([]any); many {
+			// A written list of references (labelIds) shows as the list
+			// of what they name (labels).
+			if stem, isRefs := strings.CutSuffix(k, "Ids"); isRefs && stem != "" {
+				s.showRefList(sch, m, stem+"s", ids)
+			}
+			continue
+		}
 		if !isRef || stem == "" || v == nil {
 			continue
 		}
@@ -171,6 +194,63 @@ func (s *Service) showRefs(sch *base.Schema, m map[string]any, fields map[string
 			s.fit.set(sch, m, name, shown)
 		}
 	}
+}
+
+// launchDerived makes a view that holds launch settings (a pipeline's
+// launch, GET /pipelines/{pipelineId}/launch) say what the record implies
+// where nothing was written: the pipeline to run is the record's
+// repository, and the work directory is that of the compute environment
+// the launch runs on. A launch built for a record of the seeded account
+// is then the record's own, not another pipeline's.
+func (s *Service) launchDerived(sch *base.Schema, m map[string]any, d *itemData, now time.Time) {
+	launch, lsch := m, sch
+	if l, ok := m["launch"].(map[string]any); ok {
+		launch, lsch = l, prop(sch, "launch")
+	}
+	written, _ := d.Fields["launch"].(map[string]any)
+	if repo, ok := d.Fields["repository"]; ok && (written == nil || written["pipeline"] == nil) {
+		s.fit.set(lsch, launch, "pipeline", repo)
+	}
+	var ceID any
+	if ce, ok := launch["computeEnv"].(map[string]any); ok {
+		ceID = ce["id"]
+	}
+	if ceID == nil && d.Seeded {
+		// A launch that names no compute environment runs on its
+		// context's primary one (CONTRACT.md, launch references); a
+		// seeded pipeline's launch names it. (One a client wrote without
+		// one reads back without one.)
+		if ce := s.namedBy("computeEnvId"); ce != nil {
+			if id, err := ce.primary(d.Workspace, now); err == nil && id != "" {
+				if h, ok := s.heldBy("computeEnvId", id, prop(lsch, "computeEnv"), now); ok {
+					launch["computeEnv"], ceID = cloneJSON(h.view), id
+				}
+			}
+		}
+	}
+	if written != nil && written["workDir"] != nil || !d.Seeded {
+		return
+	}
+	if h, ok := s.heldBy("computeEnvId", ceID, nil, now); ok {
+		if cfg, ok := h.view["config"].(map[string]any); ok && cfg["workDir"] != nil {
+			s.fit.set(lsch, launch, "workDir", cfg["workDir"])
+		}
+	}
+}
+
+// showRefList sets the view's list name (labels) to one object per id,
+// each the id alone: the copies of held records (copies.go) then show
+// each as its record is.
+func (s *Service) showRefList(sch *base.Schema, m map[string]any, name string, ids []any) {
+	p := prop(sch, name)
+	if !isArray(p) || prop(itemsOf(p), "id") == nil {
+		return
+	}
+	list := make([]any, 0, len(ids))
+	for _, id := range ids {
+		list = append(list, map[string]any{"id": id})
+	}
+	m[name] = list
 }
 
 // fmtID writes an id value as a path would name it (a stored number

@@ -3,6 +3,8 @@ package synth
 import (
 	"slices"
 	"strings"
+
+	"github.com/wmsmock/wmsmock/mock/catalogue"
 )
 
 // The service draws some strings from small sets that its schema does not
@@ -59,6 +61,13 @@ var vocabularies = []vocabulary{
 	{"", "region", regions},
 	{"", "regionid", regions},
 	{"computeregion", "id", regions},
+	// Seen: the service's permissions (mock/catalogue, with where each was
+	// seen): what a role grants.
+	{"role", "permissions", catalogue.PermissionNames()},
+	{"role", "permission", catalogue.PermissionNames()},
+	// Seen: Seqera's documentation names one currency, the US dollar (a
+	// credit is one USD; billing in USD): a run's costCurrency.
+	{"", "costcurrency", []string{"USD"}},
 	// Seen: the instance types of the Terraform provider's AWS Batch and
 	// Azure Batch examples.
 	{"", "instancetype", []string{"m5.large", "c5.2xlarge", "r5.xlarge", "m6i.4xlarge", "n2-standard-4", "Standard_D4s_v3"}},

@@ -53,6 +53,8 @@ type Validator struct {
 	relax Relaxation
 	// nulls judges answers with the service's nulls (WithNulls).
 	nulls bool
+	// anyObjects judges answers with the service's Objects (WithAnyObjects).
+	anyObjects bool
 	// parts are the schemas compiled inside others, reused (parts.go).
 	parts parts
 }
@@ -88,10 +90,11 @@ const verdictKeyMax = 4 << 10
 type Option func(*settings)
 
 type settings struct {
-	regex  jsonschema.RegexpEngine
-	caches *memo.Set
-	relax  Relaxation
-	nulls  bool
+	regex      jsonschema.RegexpEngine
+	caches     *memo.Set
+	relax      Relaxation
+	nulls      bool
+	anyObjects bool
 }
 
 // Relaxation adjusts a copy of a request body schema before it is
@@ -115,6 +118,15 @@ func WithRequestRelaxation(relax Relaxation) Option {
 // rewritten, so a check costs what it costs without the option.
 func WithNulls() Option {
 	return func(s *settings) { s.nulls = true }
+}
+
+// WithAnyObjects judges answers as the service writes a property whose
+// schema says only "type: object" (the document's rendering of a Java
+// Object, such as a run's params): any JSON value (see anyObjects).
+// Requests are judged as the document says (their own relaxation is
+// WithRequestRelaxation's).
+func WithAnyObjects() Option {
+	return func(s *settings) { s.anyObjects = true }
 }
 
 // WithCaches puts the validator's verdict cache in the server's set, so it
@@ -163,15 +175,16 @@ func New(doc *spec.Document, basePath string, opts ...Option) *Validator {
 	model.Paths = nil
 	v := validator.NewValidatorFromV3Model(&model, vopts...)
 	return &Validator{
-		v:        v,
-		guard:    doc.Guard,
-		basePath: strings.TrimSuffix(basePath, "/"),
-		options:  config.NewValidationOptions(vopts...),
-		version:  helpers.VersionToFloat(doc.OpenAPI),
-		verdicts: memo.NewIn[verdictKey, []string](s.caches, "validation verdicts", 16),
-		relax:    s.relax,
-		nulls:    s.nulls,
-		parts:    parts{},
+		v:          v,
+		guard:      doc.Guard,
+		basePath:   strings.TrimSuffix(basePath, "/"),
+		options:    config.NewValidationOptions(vopts...),
+		version:    helpers.VersionToFloat(doc.OpenAPI),
+		verdicts:   memo.NewIn[verdictKey, []string](s.caches, "validation verdicts", 16),
+		relax:      s.relax,
+		nulls:      s.nulls,
+		anyObjects: s.anyObjects,
+		parts:      parts{},
 	}
 }
 
@@ -290,6 +303,9 @@ func (v *Validator) compile(schema *base.Schema, purpose schema_validation.Schem
 	var edits []func(*yaml.Node)
 	if v.nulls && purpose == schema_validation.SchemaValidationPurposeResponseBody {
 		edits = append(edits, allowNulls)
+	}
+	if v.anyObjects && purpose == schema_validation.SchemaValidationPurposeResponseBody {
+		edits = append(edits, anyObjects)
 	}
 	// A schema already compiled inside another is taken from there, as
 	// long as compiling it alone would rewrite it the same way: a request

@@ -3,19 +3,18 @@ package resources
 import (
 	"cmp"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/pb33f/libopenapi/datamodel/high/base"
 
-	"github.com/wmsmock/wmsmock/internal/memo"
 	"github.com/wmsmock/wmsmock/internal/workflow"
 	"github.com/wmsmock/wmsmock/mock/handler"
 	"github.com/wmsmock/wmsmock/mock/store"
 )
 
+// Reports: what a client tells the service about a run it is running.
 // Nextflow, run with -with-tower, reports its run to the service (plugin
 // nf-tower, TowerObserver): POST /trace/create announces it and gets its
 // workflowId (or names, through TOWER_WORKFLOW_ID, a run the service
@@ -24,7 +23,8 @@ import (
 // after a minute without task events, and .../complete reports how it
 // ended. Each call carries ?workspaceId= when one is configured. The run
 // is then kept like any other: listed, described, its progress, tasks
-// and metrics read through the ordinary operations.
+// and metrics read through the ordinary operations, which runs owns
+// (runs.go); reports only write.
 //
 // A run record (the workflows collection) holds the run's status, its
 // counters and the short members of the reported workflow; the long ones
@@ -51,33 +51,28 @@ type traceDetails struct {
 // describe shows.
 const maxShortField = 1 << 10
 
-// traces answers the trace operations of one document.
-type traces struct {
+// reports takes the trace calls of one document.
+type reports struct {
 	s *Service
-	w *workflows
-	// renders holds encoded task entries (see listTasks).
-	renders *memo.Map[taskRenderKey, json.RawMessage]
+	w *runs
 }
 
-func (s *Service) registerTrace() {
-	if s.wf == nil {
+func (s *Service) registerReports() {
+	if s.runs == nil {
 		return
 	}
-	t := &traces{s: s, w: s.wf, renders: memo.NewIn[taskRenderKey, json.RawMessage](s.d.Caches, "task renderings", 8)}
-	s.wf.tr = t
-	s.handle(s.op("POST", "/trace/create"), t.create)
+	t := &reports{s: s, w: s.runs}
+	s.handle(s.op("POST", "/trace/create"), t.announce)
 	s.handle(s.op("PUT", "/trace/{workflowId}/begin"), t.begin)
-	s.handle(s.op("PUT", "/trace/{workflowId}/progress"), t.progress)
+	s.handle(s.op("PUT", "/trace/{workflowId}/progress"), t.takeTasks)
 	s.handle(s.op("PUT", "/trace/{workflowId}/heartbeat"), t.heartbeat)
 	s.handle(s.op("PUT", "/trace/{workflowId}/complete"), t.complete)
-	s.handle(s.op("GET", "/workflow/{workflowId}/task/{taskId}"), t.describeTask)
-	s.handle(s.op("GET", "/workflow/{workflowId}/metrics"), t.metrics)
 }
 
-// create announces a run: a new one in the caller's context, or, when
+// announce announces a run: a new one in the caller's context, or, when
 // the body names a run the caller can see (one the fake launched), that
 // run, which its reports drive from now on.
-func (t *traces) create(req *handler.Request) (*handler.Response, error) {
+func (t *reports) announce(req *handler.Request) (*handler.Response, error) {
 	body, err := decodeObject(req.Body)
 	if err != nil {
 		return nil, err
@@ -120,35 +115,21 @@ type announced struct{ name, session, project, repo string }
 
 // attach makes a run the caller can see (one the service launched) a run
 // its client reports on, under the run's own id.
-func (t *traces) attach(req *handler.Request, id string, a announced) (*workflow.Run, error) {
-	if _, _, err := t.w.find(req, id); err != nil {
+func (t *reports) attach(req *handler.Request, id string, a announced) (*workflow.Run, error) {
+	if _, err := t.w.find(req, id); err != nil {
 		return nil, err
 	}
 	silence := t.s.d.Profile.Workflows.UnknownAfter
-	var wf *workflow.Run
-	_, err := t.s.d.Store.Update(WorkflowsCollection, id, func(r *store.Record) error {
-		run, err := decodeWorkflow(*r)
-		if err != nil {
-			return err
-		}
-		if run.Trace == nil {
-			run.Trace = workflow.NewTrace(req.Now, silence)
-		} else {
-			run.Trace.Restart(req.Now, silence)
-		}
+	return updateRun(t.s.d.Store, id, req.Now, func(run *workflow.Run) error {
+		run.Announce(req.Now, silence)
 		run.RunName, run.SessionID = cmp.Or(a.name, run.RunName), cmp.Or(a.session, run.SessionID)
 		run.ProjectName, run.Pipeline = cmp.Or(a.project, run.ProjectName), cmp.Or(a.repo, run.Pipeline)
-		r.Updated, r.Data, wf = req.Now, run.AppendJSON(nil), run
 		return nil
 	})
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, fail(errMissing, "no workflow %q", id)
-	}
-	return wf, err
 }
 
 // start makes a new run in the context ws (0: the caller's own).
-func (t *traces) start(req *handler.Request, ws int64, a announced) (string, *workflow.Run, error) {
+func (t *reports) start(req *handler.Request, ws int64, a announced) (string, *workflow.Run, error) {
 	wf := &workflow.Run{
 		RunName: a.name, ProjectName: a.project, Pipeline: cmp.Or(a.repo, a.project), SessionID: a.session,
 		WorkspaceID: ws, Submit: req.Now.UTC(), UserName: t.s.userName(),
@@ -165,7 +146,7 @@ func (t *traces) start(req *handler.Request, ws int64, a announced) (string, *wo
 
 // watchURL is where the service would show the run: the fake has no pages
 // of its own, but Nextflow prints the address, and it names the run.
-func (t *traces) watchURL(req *handler.Request, id string, wf *workflow.Run) string {
+func (t *reports) watchURL(req *handler.Request, id string, wf *workflow.Run) string {
 	origin := "http://localhost"
 	if req.HTTP != nil && req.HTTP.Host != "" {
 		scheme := "http"
@@ -182,7 +163,7 @@ func (t *traces) watchURL(req *handler.Request, id string, wf *workflow.Run) str
 
 // createMetadata is what the create answer tells Nextflow about the run's
 // context (it fills the run's platform metadata from it).
-func (t *traces) createMetadata(wf *workflow.Run) map[string]any {
+func (t *reports) createMetadata(wf *workflow.Run) map[string]any {
 	m := map[string]any{"userName": wf.UserName}
 	if id, ok := t.s.userID(); ok {
 		m["userId"] = id
@@ -198,43 +179,27 @@ func (t *traces) createMetadata(wf *workflow.Run) map[string]any {
 	return m
 }
 
-// report applies one report to the run the call names: fn changes the
+// report applies one report to run x, found by the call: fn changes the
 // run, whose trace is started first if no create announced it (a client
 // that lost its create answer, or a run the fake seeded), and the report
 // keeps the run alive.
-func (t *traces) report(req *handler.Request, fn func(*workflow.Run) error) (*workflow.Run, error) {
-	id := req.PathParams["workflowId"]
-	if _, _, err := t.w.find(req, id); err != nil {
-		return nil, err
-	}
-	var out *workflow.Run
-	_, err := t.s.d.Store.Update(WorkflowsCollection, id, func(r *store.Record) error {
-		wf, err := decodeWorkflow(*r)
-		if err != nil {
-			return err
-		}
-		if wf.Trace == nil {
-			wf.Trace = workflow.NewTrace(req.Now, t.s.d.Profile.Workflows.UnknownAfter)
-		}
+func (t *reports) report(req *handler.Request, x *run, fn func(*workflow.Run) error) (*workflow.Run, error) {
+	return updateRun(t.s.d.Store, x.id, req.Now, func(wf *workflow.Run) error {
+		tr := wf.Reporting(req.Now, t.s.d.Profile.Workflows.UnknownAfter)
 		if err := fn(wf); err != nil {
 			return err
 		}
-		if req.Now.After(wf.Trace.LastReport) {
-			wf.Trace.LastReport = req.Now
+		if req.Now.After(tr.LastReport) {
+			tr.LastReport = req.Now
 		}
-		r.Updated, r.Data, out = req.Now, wf.AppendJSON(nil), wf
 		return nil
 	})
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, fail(errMissing, "no workflow %q", id)
-	}
-	return out, err
 }
 
 // begin reports the run started, with the workflow as Nextflow sees it
 // (its parameters, configuration, manifest, engine version, command
 // line, directories, container, profile, revision...) and its processes.
-func (t *traces) begin(req *handler.Request) (*handler.Response, error) {
+func (t *reports) begin(req *handler.Request) (*handler.Response, error) {
 	body, err := decodeObject(req.Body)
 	if err != nil {
 		return nil, err
@@ -242,20 +207,20 @@ func (t *traces) begin(req *handler.Request) (*handler.Response, error) {
 	wsch := prop(requestSchema(req.Op), "workflow")
 	reported, _ := normalizeReported(wsch, body["workflow"], 0).(map[string]any)
 	names := textsOf(body["processNames"])
-	id := req.PathParams["workflowId"]
-	if _, _, err := t.w.find(req, id); err != nil {
+	x, err := t.w.get(req)
+	if err != nil {
 		return nil, err
 	}
 	// The details are written first: the run record's revision, which
 	// every cached rendering of the run depends on, moves after them.
-	if err := t.saveDetails(id, req.Now, func(d *traceDetails) {
+	if err := t.saveDetails(x.id, req.Now, func(d *traceDetails) {
 		d.Workflow = reported
 		d.ProcessNames = names
 		d.Metrics = nil
 	}); err != nil {
 		return nil, err
 	}
-	wf, err := t.report(req, func(wf *workflow.Run) error {
+	wf, err := t.report(req, x, func(wf *workflow.Run) error {
 		tr := wf.Trace
 		now := req.Now
 		tr.Begun, tr.Ended, tr.Complete, tr.Duration = &now, "", nil, nil
@@ -277,7 +242,7 @@ func (t *traces) begin(req *handler.Request) (*handler.Response, error) {
 // takeFields keeps the short members of a reported workflow that its
 // schema (wsch) declares in the run record, and the run's own name,
 // project and session from it.
-func (t *traces) takeFields(wf *workflow.Run, wsch *base.Schema, reported map[string]any) {
+func (t *reports) takeFields(wf *workflow.Run, wsch *base.Schema, reported map[string]any) {
 	tr := wf.Trace
 	tr.Rev++
 	if tr.Fields == nil {
@@ -307,7 +272,7 @@ func (t *traces) takeFields(wf *workflow.Run, wsch *base.Schema, reported map[st
 }
 
 // saveDetails changes a run's detail record, making it if need be.
-func (t *traces) saveDetails(id string, now time.Time, fn func(*traceDetails)) error {
+func (t *reports) saveDetails(id string, now time.Time, fn func(*traceDetails)) error {
 	return upsert(t.s.d.Store, TraceDetailsCollection, id, func(r *store.Record) error {
 		var d traceDetails
 		if err := json.Unmarshal(r.Data, &d); err != nil {
@@ -325,28 +290,10 @@ func (t *traces) saveDetails(id string, now time.Time, fn func(*traceDetails)) e
 	})
 }
 
-// details reads a run's detail record; a run without one has none.
-func (t *traces) details(id string) (*traceDetails, error) {
-	r, err := t.s.d.Store.Get(TraceDetailsCollection, id)
-	if errors.Is(err, store.ErrNotFound) {
-		return &traceDetails{}, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	var d traceDetails
-	dec := json.NewDecoder(strings.NewReader(string(r.Data)))
-	dec.UseNumber()
-	if err := dec.Decode(&d); err != nil {
-		return nil, fmt.Errorf("resources: details of run %s: %w", id, err)
-	}
-	return &d, nil
-}
-
-// progress stores a batch of reported tasks (each by its taskId, its
+// takeTasks stores a batch of reported tasks (each by its taskId, its
 // fields merged over what was reported before) and moves the run's
 // counters by each task's change of state.
-func (t *traces) progress(req *handler.Request) (*handler.Response, error) {
+func (t *reports) takeTasks(req *handler.Request) (*handler.Response, error) {
 	body, err := decodeObject(req.Body)
 	if err != nil {
 		return nil, err
@@ -369,22 +316,25 @@ func (t *traces) progress(req *handler.Request) (*handler.Response, error) {
 		}
 		fields, _ := normalizeReported(tsch, m, 0).(map[string]any)
 		fields["taskId"] = id
+		deriveExitStatus(fields)
 		batch = append(batch, reportedTask{id, fields})
 	}
-	run := req.PathParams["workflowId"]
-	if _, _, err := t.w.find(req, run); err != nil {
+	x, err := t.w.get(req)
+	if err != nil {
 		return nil, err
 	}
 	changes := make([]workflow.Change, 0, len(batch))
 	for _, rt := range batch {
-		c, err := t.storeTask(run, rt.id, rt.fields, req.Now)
+		c, err := t.storeTask(x.id, rt.id, rt.fields, req.Now)
 		if err != nil {
 			return nil, err
 		}
 		changes = append(changes, c)
 	}
-	wf, err := t.report(req, func(wf *workflow.Run) error {
+	run, processes := reportedPeaks(body["progress"])
+	wf, err := t.report(req, x, func(wf *workflow.Run) error {
 		wf.Trace.Apply(changes)
+		wf.Trace.TakePeaks(run, processes)
 		return nil
 	})
 	if err != nil {
@@ -393,12 +343,67 @@ func (t *traces) progress(req *handler.Request) (*handler.Response, error) {
 	return t.processed(req, wf, false), nil
 }
 
+// notYet is the exit code Nextflow reports for a task that has not ended
+// (its TaskRun's default, Integer.MAX_VALUE).
+const notYet = 2147483647
+
+// deriveExitStatus gives a reported task its exitStatus, which the
+// service's Task shows and Nextflow never sends: the exit code it reports
+// as "exit", once the task has ended (before, "exit" is notYet).
+func deriveExitStatus(task map[string]any) {
+	if exit, ok := intOf(task["exit"]); ok && exit != notYet {
+		task["exitStatus"] = exit
+	}
+}
+
+// reportedPeaks reads the peaks a progress object (of a progress,
+// heartbeat or complete call) reports: the run's (peakRunning, peakCpus,
+// peakMemory) and each process's, from its processes entries by name.
+func reportedPeaks(v any) (workflow.Peaks, map[string]workflow.Peaks) {
+	p, _ := v.(map[string]any)
+	if p == nil {
+		return workflow.Peaks{}, nil
+	}
+	peaks := func(m map[string]any) workflow.Peaks {
+		at := func(k string) *int64 {
+			if n, ok := intOf(m[k]); ok {
+				return &n
+			}
+			return nil
+		}
+		return workflow.Peaks{Tasks: at("peakRunning"), Cpus: at("peakCpus"), Memory: at("peakMemory")}
+	}
+	var processes map[string]workflow.Peaks
+	list, _ := p["processes"].([]any)
+	for _, e := range list {
+		m, _ := e.(map[string]any)
+		name := textOf(m["name"])
+		if name == "" {
+			continue
+		}
+		if processes == nil {
+			processes = map[string]workflow.Peaks{}
+		}
+		processes[name] = peaks(m)
+	}
+	return peaks(p), processes
+}
+
 // heartbeat keeps a run alive while its client has nothing to report.
-func (t *traces) heartbeat(req *handler.Request) (*handler.Response, error) {
-	if _, err := decodeObject(req.Body); err != nil {
+func (t *reports) heartbeat(req *handler.Request) (*handler.Response, error) {
+	body, err := decodeObject(req.Body)
+	if err != nil {
 		return nil, err
 	}
-	if _, err := t.report(req, func(*workflow.Run) error { return nil }); err != nil {
+	x, err := t.w.get(req)
+	if err != nil {
+		return nil, err
+	}
+	run, processes := reportedPeaks(body["progress"])
+	if _, err := t.report(req, x, func(wf *workflow.Run) error {
+		wf.Trace.TakePeaks(run, processes)
+		return nil
+	}); err != nil {
 		return nil, err
 	}
 	return success(req.Op, t.s.bases.bare(successSchema(req.Op), "trace/heartbeat")), nil
@@ -407,7 +412,7 @@ func (t *traces) heartbeat(req *handler.Request) (*handler.Response, error) {
 // complete reports how the run ended: SUCCEEDED or FAILED as its success
 // (else its exit status and error message) says, with the workflow's
 // final state and the metrics of each process.
-func (t *traces) complete(req *handler.Request) (*handler.Response, error) {
+func (t *reports) complete(req *handler.Request) (*handler.Response, error) {
 	body, err := decodeObject(req.Body)
 	if err != nil {
 		return nil, err
@@ -415,11 +420,15 @@ func (t *traces) complete(req *handler.Request) (*handler.Response, error) {
 	sch := requestSchema(req.Op)
 	reported, _ := normalizeReported(prop(sch, "workflow"), body["workflow"], 0).(map[string]any)
 	metrics, _ := normalizeReported(prop(sch, "metrics"), body["metrics"], 0).([]any)
-	id := req.PathParams["workflowId"]
-	if _, _, err := t.w.find(req, id); err != nil {
+	// Nextflow's own statistics of the run are not kept: the service
+	// shows the run's statistics as it counts them from the tasks.
+	delete(reported, "stats")
+	run, processes := reportedPeaks(body["progress"])
+	x, err := t.w.get(req)
+	if err != nil {
 		return nil, err
 	}
-	if err := t.saveDetails(id, req.Now, func(d *traceDetails) {
+	if err := t.saveDetails(x.id, req.Now, func(d *traceDetails) {
 		if d.Workflow == nil {
 			d.Workflow = map[string]any{}
 		}
@@ -430,7 +439,7 @@ func (t *traces) complete(req *handler.Request) (*handler.Response, error) {
 	}); err != nil {
 		return nil, err
 	}
-	wf, err := t.report(req, func(wf *workflow.Run) error {
+	wf, err := t.report(req, x, func(wf *workflow.Run) error {
 		tr := wf.Trace
 		now := req.Now
 		if tr.Begun == nil {
@@ -449,6 +458,7 @@ func (t *traces) complete(req *handler.Request) (*handler.Response, error) {
 		}
 		tr.Ended = outcome(reported)
 		t.takeFields(wf, prop(sch, "workflow"), reported)
+		tr.TakePeaks(run, processes)
 		return nil
 	})
 	if err != nil {
@@ -476,7 +486,7 @@ func outcome(reported map[string]any) string {
 // processed is the answer to begin, progress and complete: the report
 // was taken (status OK) for the run, and begin's also says where to
 // watch it.
-func (t *traces) processed(req *handler.Request, wf *workflow.Run, watch bool) *handler.Response {
+func (t *reports) processed(req *handler.Request, wf *workflow.Run, watch bool) *handler.Response {
 	sch := successSchema(req.Op)
 	id := req.PathParams["workflowId"]
 	root := t.s.bases.bare(sch, "trace/"+req.Op.ID)

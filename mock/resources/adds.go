@@ -1,0 +1,202 @@
+package resources
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/wmsmock/wmsmock/mock/handler"
+	"github.com/wmsmock/wmsmock/mock/store"
+)
+
+// Some collections are added to by naming who joins rather than by a
+// create: a workspace's participants (PUT .../participants/add, a member,
+// a team or a user's name or e-mail) and an organization's members (PUT
+// .../members/add, a user's name or e-mail). Such an item holds what the
+// call named and what the service derives from it (its kind, its default
+// role); the person or team it names is shown as that record is, through
+// the copies of held records (copies.go). A role below an item
+// (.../participants/{participantId}/role, .../members/{memberId}/role) is
+// set with a body of one member, {"role": ...}. Both are found in the
+// document by these path shapes, not named in code.
+
+// addDefaults are what the service gives an added item of a kind (by its
+// id parameter) beside what the call named.
+var addDefaults = map[string]map[string]any{
+	// Seen: the service's command line client's documentation ("The
+	// default role assigned to a collaborator is Launch") and its recorded
+	// answers to participants add ("wspRole": "launch"). (The Terraform
+	// provider's participant resource assumes "view" instead, with no
+	// recorded answer behind it.)
+	"participantId": {"wspRole": "launch"},
+	// Seen: the published schema's OrgRole (owner, member, collaborator):
+	// a user added to an organization is a member.
+	"memberId": {"role": "member"},
+}
+
+// roleProps names, per kind, the property a .../role call sets.
+var roleProps = map[string]string{"participantId": "wspRole", "memberId": "role"}
+
+func (s *Service) registerAdds() {
+	for _, c := range s.colls {
+		if c.list == nil {
+			continue
+		}
+		for _, method := range []string{"PUT", "POST"} {
+			s.handle(s.op(method, c.listPath+"/add"), c.addOp)
+		}
+		if prop := roleProps[c.param]; prop != "" {
+			s.handle(s.op("PUT", c.itemPath+"/role"), c.roleOp(prop))
+		}
+	}
+}
+
+// addOp adds the member, team or user the body names to the collection,
+// once: a second add of the same is a conflict, as on the service.
+func (c *collection) addOp(req *handler.Request) (*handler.Response, error) {
+	body, err := decodeObject(req.Body)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.checkParent(req); err != nil {
+		return nil, err
+	}
+	fields := c.keepFields(body, requestSchema(req.Op), false)
+	for k, v := range body {
+		// A user is named by name or e-mail in one member (user,
+		// userNameOrEmail): an e-mail has an @.
+		name, ok := v.(string)
+		if !ok || name == "" || (k != "user" && !strings.HasPrefix(k, "userNameOr")) {
+			continue
+		}
+		if strings.Contains(name, "@") {
+			fields["email"] = name
+		} else {
+			fields["userName"] = name
+		}
+	}
+	if len(fields) == 0 {
+		return nil, fail(errBadInput, "%s names no one to add", req.Op.ID)
+	}
+	coll := concrete(c.listPath, req.PathParams)
+	for k, v := range addDefaults[c.param] {
+		if prop(c.item, k) != nil {
+			fields[k] = v
+		}
+	}
+	if prop(c.item, "type") != nil && c.param == "participantId" {
+		fields["type"] = participantType(fields, c.s, req)
+	}
+	if c.param == "participantId" && fields["memberId"] != nil {
+		if h, ok := c.s.heldBy("memberId", fields["memberId"], nil, req.Now); ok && h.view["role"] != nil {
+			fields["orgRole"] = h.view["role"]
+		}
+	} else if c.param == "participantId" && fields["type"] == "COLLABORATOR" {
+		fields["orgRole"] = "collaborator"
+	}
+	c.s.nameMu.Lock()
+	defer c.s.nameMu.Unlock()
+	if dup, err := c.alreadyIn(coll, fields); err != nil || dup {
+		if err == nil {
+			err = fail(errDuplicate, "Duplicate element: already in %s", coll)
+		}
+		return nil, err
+	}
+	d := &itemData{Fields: fields}
+	b, err := json.Marshal(d)
+	if err != nil {
+		return nil, err
+	}
+	rec := store.Record{Created: req.Now.UTC(), Updated: req.Now.UTC(), Data: b}
+	r, err := insertRecord(c.s.d.Store, coll, c.newID(coll), func(string) (store.Record, error) { return rec, nil })
+	if err == nil {
+		err = c.remember(coll, r.ID)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return success(req.Op, c.renderAnswer(successSchema(req.Op), coll, r, d, req.Now)), nil
+}
+
+// participantType is the kind of participant an add makes: a team, a
+// member of the organization, or a collaborator (a user from outside it).
+func participantType(fields map[string]any, s *Service, req *handler.Request) string {
+	switch {
+	case fields["teamId"] != nil:
+		return "TEAM"
+	case fields["memberId"] != nil:
+		return "MEMBER"
+	}
+	// A user named by e-mail or name who is a member of the organization
+	// joins as that member.
+	if members := s.namedBy("memberId"); members != nil && members.indexed() {
+		coll := concrete(members.listPath, req.PathParams)
+		if recs, err := listSome(s.d.Store, coll); err == nil {
+			for _, r := range recs {
+				d, err := decodeItem(r)
+				if err != nil {
+					continue
+				}
+				for _, k := range []string{"email", "userName"} {
+					if v := fields[k]; v != nil && d.Fields[k] == v {
+						fields["memberId"] = members.idValue(r.ID)
+						return "MEMBER"
+					}
+				}
+			}
+		}
+	}
+	return "COLLABORATOR"
+}
+
+// alreadyIn reports whether an item of coll already names the member,
+// team or user fields names.
+func (c *collection) alreadyIn(coll string, fields map[string]any) (bool, error) {
+	recs, err := listSome(c.s.d.Store, coll)
+	if err != nil {
+		return false, err
+	}
+	for _, r := range recs {
+		d, err := decodeItem(r)
+		if err != nil {
+			return false, err
+		}
+		for _, k := range []string{"memberId", "teamId", "email", "userName"} {
+			if v := fields[k]; v != nil && fmtID(d.Fields[k]) == fmtID(v) {
+				return true, nil
+			}
+		}
+	}
+	return false, nil
+}
+
+// roleOp sets an item's role (prop) to the body's one member.
+func (c *collection) roleOp(prop string) handler.Func {
+	return func(req *handler.Request) (*handler.Response, error) {
+		coll, r, _, err := c.get(req)
+		if err != nil {
+			return nil, err
+		}
+		body, err := decodeObject(req.Body)
+		if err != nil {
+			return nil, err
+		}
+		role, _ := body["role"].(string)
+		if role == "" {
+			return nil, fail(errBadInput, "%s needs a role", req.Op.ID)
+		}
+		_, err = c.s.d.Store.Update(coll, r.ID, func(rec *store.Record) error {
+			cur, err := decodeItem(*rec)
+			if err != nil {
+				return err
+			}
+			cur.Fields[prop] = strings.ToLower(role)
+			rec.Updated = req.Now.UTC()
+			rec.Data, err = json.Marshal(cur)
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		return success(req.Op, nil), nil
+	}
+}

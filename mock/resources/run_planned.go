@@ -1,0 +1,451 @@
+package resources
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/pb33f/libopenapi/datamodel/high/base"
+
+	"github.com/wmsmock/wmsmock/internal/workflow"
+	"github.com/wmsmock/wmsmock/mock/handler"
+)
+
+// A run the fake launched follows a plan on the fake's clock: its shape
+// (processes and tasks) comes from its id (workflow.PlanFor), its status
+// and times from when it was launched and the profile's durations. It
+// plays the part of the Nextflow run the service would have launched, so
+// what that run reports is derived here: its status and times, command
+// line, manifest, engine version, tasks and their counts. Everything else
+// is what the launch said (the pipeline, revision, work directory,
+// parameters...) or null; only a run of the seeded account is built on
+// values synthesized under keys of its id, the same in every answer.
+
+// plannedRuns is the kind of a run the fake launched (or seeded).
+type plannedRuns struct{ w *runs }
+
+// render builds a run for an answer schema: the describe answer, or one
+// element of the list answer.
+func (p plannedRuns) render(x *run, sch *base.Schema, purpose string, now time.Time) (map[string]any, error) {
+	w, r, wf := p.w, x.rec, x.wf
+	fr := w.s.bases.frames(wf.Seeded)
+	key := "workflow/" + r.ID + "/" + purpose
+	root := fr.object(sch, key)
+	w.s.fixRefs(root, &wf.WorkspaceID, nil) // refs.go
+	v := wf.At(now)
+	// The run itself is built under its id alone, so the list and
+	// describe show the same run.
+	if wsch := prop(sch, "workflow"); wsch != nil {
+		obj := fr.object(wsch, "workflow/"+r.ID)
+		w.s.fit.overlay(wsch, obj, p.workflowFields(x, v, now))
+		p.details(fr, wsch, obj, r.ID, wf, v)
+		root["workflow"] = obj
+	}
+	if ps := prop(sch, "progress"); ps != nil {
+		root["progress"] = p.progress(x, ps, v, purpose != "entry")
+	}
+	p.headJob(fr, sch, root, r.ID, v)
+	w.s.fit.overlay(sch, root, contextFields(wf.WorkspaceID))
+	w.s.fit.overlay(sch, root, w.launched(wf, now))
+	return root, nil
+}
+
+// headJob makes the answer's head job (jobInfo, next to the run or in
+// it) say what the run's status says; its ids stay as synthesized.
+func (p plannedRuns) headJob(fr framer, sch *base.Schema, root map[string]any, id string, v workflow.View) {
+	j := v.HeadJob()
+	var code, msg any
+	if j.ExitCode != nil {
+		code = int64(*j.ExitCode)
+	}
+	if j.Message != "" {
+		msg = j.Message
+	}
+	fields := map[string]any{"status": j.Status, "exitCode": code, "message": msg}
+	for _, at := range []struct {
+		obj map[string]any
+		sch *base.Schema
+	}{{root, sch}, {asObject(root["workflow"]), prop(sch, "workflow")}} {
+		if at.obj == nil || at.sch == nil {
+			continue
+		}
+		if job, js := fr.child(at.sch, at.obj, "jobInfo", "workflow/"+id); js != nil && job != nil {
+			p.w.s.fit.overlay(js, job, fields)
+			p.w.s.fit.set(at.sch, at.obj, "jobInfo", job)
+		}
+	}
+}
+
+func asObject(v any) map[string]any {
+	m, _ := v.(map[string]any)
+	return m
+}
+
+func (p plannedRuns) workflowFields(x *run, v workflow.View, now time.Time) map[string]any {
+	id, wf := x.id, x.wf
+	opt := func(s string) any {
+		if s == "" {
+			return nil
+		}
+		return s
+	}
+	at := func(t *time.Time) any {
+		if t == nil {
+			return nil
+		}
+		return stamp(*t)
+	}
+	cmd := "nextflow run " + wf.Pipeline + " -name " + wf.RunName
+	if wf.Revision != "" {
+		cmd += " -r " + wf.Revision
+	}
+	if wf.Resume {
+		cmd += " -resume"
+	}
+	f := map[string]any{
+		"id": id, "ownerId": p.w.s.ownerID(), "status": v.Status, "runName": wf.RunName,
+		"projectName": wf.ProjectName, "commandLine": cmd, "scriptName": "main.nf",
+		"submit": stamp(wf.Submit), "dateCreated": stamp(wf.Submit), "lastUpdated": stamp(v.LastUpdated),
+		"start": at(v.Start), "complete": at(v.Complete),
+		"revision": opt(wf.Revision), "commitId": opt(wf.CommitID), "resume": wf.Resume,
+		"deleted": false, "userName": wf.UserName, "launchId": id, // a run's launch goes by its id (held.go)
+		"success": nil, "exitStatus": nil, "duration": nil, "errorMessage": nil, "errorReport": nil,
+	}
+	if strings.Contains(wf.Pipeline, "://") {
+		f["repository"] = wf.Pipeline
+	}
+	if wf.SessionID != "" {
+		f["sessionId"] = wf.SessionID
+	}
+	if dir := p.w.workDir(wf, now); dir != "" {
+		f["workDir"] = dir
+	}
+	if wf.ConfigText != "" {
+		f["configText"] = wf.ConfigText
+	}
+	if len(wf.ConfigProfiles) > 0 {
+		ps := make([]any, len(wf.ConfigProfiles))
+		for i, p := range wf.ConfigProfiles {
+			ps[i] = p
+		}
+		f["configProfiles"] = ps
+	}
+	if params := paramsOf(wf.ParamsText); params != nil {
+		f["params"] = params
+	}
+	if !workflow.Final(v.Status) {
+		f["stats"] = nil
+	}
+	if v.Start != nil && v.Complete != nil {
+		f["duration"] = v.Complete.Sub(*v.Start).Milliseconds()
+	}
+	switch v.Status {
+	case workflow.Succeeded:
+		f["success"], f["exitStatus"] = true, int64(0)
+	case workflow.Failed:
+		f["success"], f["exitStatus"] = false, int64(1)
+		f["errorMessage"] = "Process `" + workflow.PlanFor(id).Processes()[0] + "` terminated with an error exit status (1)"
+	case workflow.Cancelled:
+		f["success"] = false
+	}
+	return f
+}
+
+// details makes the run's nested records agree with the run: the task
+// statistics of a finished run come from its task counts, and the manifest
+// and Nextflow version from what was launched, where synthesis alone would
+// give a succeeded run failed tasks, or another pipeline's home page.
+func (p plannedRuns) details(fr framer, sch *base.Schema, obj map[string]any, id string, wf *workflow.Run, v workflow.View) {
+	key := "workflow/" + id
+	if workflow.Final(v.Status) {
+		if st, sts := fr.child(sch, obj, "stats", key); sts != nil {
+			p.w.s.fit.overlay(sts, st, statsFields(workflow.CountsAt(v, workflow.PlanFor(id).Total)))
+			p.w.s.fit.set(sch, obj, "stats", st)
+		}
+	}
+	if m, ms := fr.child(sch, obj, "manifest", key); ms != nil {
+		fields := map[string]any{"name": wf.ProjectName, "mainScript": "main.nf", "nextflowVersion": "!>=" + workflow.NextflowVersion[:5]}
+		if strings.Contains(wf.Pipeline, "://") {
+			fields["homePage"] = wf.Pipeline
+		}
+		if wf.Revision != "" {
+			fields["defaultBranch"] = wf.Revision
+		}
+		p.w.s.fit.overlay(ms, m, fields)
+		p.w.s.fit.set(sch, obj, "manifest", m)
+	}
+	if n, ns := fr.child(sch, obj, "nextflow", key); ns != nil {
+		p.w.s.fit.overlay(ns, n, map[string]any{"version": workflow.NextflowVersion, "build": strconv.Itoa(workflow.NextflowBuild)})
+		p.w.s.fit.set(sch, obj, "nextflow", n)
+	}
+	p.w.s.fit.set(sch, obj, "nextflowVersion", workflow.NextflowVersion)
+}
+
+// statsFields gives a finished run's task statistics from its task counts.
+func statsFields(c workflow.Counts) map[string]any {
+	total := c.Succeeded + c.Failed + c.Aborted + c.Pending + c.Running
+	pct := func(n int) float64 {
+		if total == 0 {
+			return 0
+		}
+		return math.Round(10000*float64(n)/float64(total)) / 100
+	}
+	const taskMillis = 90_000 // as loadFields' cpuTime
+	return map[string]any{
+		"succeedCount": int64(c.Succeeded), "failedCount": int64(c.Failed), "cachedCount": int64(0), "ignoredCount": int64(0),
+		"succeedCountFmt": strconv.Itoa(c.Succeeded), "failedCountFmt": strconv.Itoa(c.Failed), "cachedCountFmt": "0", "ignoredCountFmt": "0",
+		"succeedPct": pct(c.Succeeded), "failedPct": pct(c.Failed), "cachedPct": 0.0, "ignoredPct": 0.0,
+		"succeedDuration": int64(c.Succeeded * taskMillis), "failedDuration": int64(c.Failed * taskMillis), "cachedDuration": int64(0),
+		"computeTimeFmt": fmt.Sprintf("%.1f", float64((c.Succeeded+c.Failed)*taskMillis)/3.6e6), // CPU hours
+	}
+}
+
+// progress builds a ProgressData value: the run's counters overall and,
+// when perProcess is set, per process. List entries leave the breakdown
+// out: a page of runs is a summary (a client shows each run's totals), the
+// breakdown of one run is what the progress operation is for, and with it
+// a page of runs is several times larger. The values the run's record does
+// not determine are synthesized from the run's id alone, so every answer
+// that shows a run's progress shows the same numbers.
+func (p plannedRuns) progress(x *run, sch *base.Schema, v workflow.View, perProcess bool) map[string]any {
+	w, id := p.w, x.id
+	fr := w.s.bases.frames(x.wf.Seeded)
+	key := "progress/" + id
+	m := fr.object(sch, key)
+	plan := workflow.PlanFor(id)
+	c := workflow.CountsAt(v, plan.Total)
+	if wp, wps := fr.child(sch, m, "workflowProgress", key); wps != nil {
+		fields := loadFields(c)
+		fields["dateCreated"], fields["lastUpdated"] = stamp(v.Submit), stamp(v.LastUpdated)
+		w.s.fit.overlay(wps, wp, fields)
+		m["workflowProgress"] = wp
+	}
+	if pp := prop(sch, "processesProgress"); isArray(pp) && !perProcess {
+		m["processesProgress"] = []any{}
+	} else if isArray(pp) {
+		item := itemsOf(pp)
+		statuses := workflow.TaskStatuses(c, plan.Total)
+		list := []any{}
+		n := 0
+		for i, proc := range plan.Processes() {
+			var pc workflow.Counts
+			for range plan.Tasks(i) {
+				if n < len(statuses) {
+					switch statuses[n] {
+					case "COMPLETED":
+						pc.Succeeded++
+					case "FAILED":
+						pc.Failed++
+					case "RUNNING":
+						pc.Running++
+					case "ABORTED":
+						pc.Aborted++
+					default:
+						pc.Pending++
+					}
+				}
+				n++
+			}
+			if len(statuses) == 0 {
+				continue
+			}
+			e := fr.object(item, key+"/process/"+strconv.Itoa(i))
+			fields := loadFields(pc)
+			fields["process"] = proc
+			fields["dateCreated"], fields["lastUpdated"] = stamp(v.Submit), stamp(v.LastUpdated)
+			w.s.fit.overlay(item, e, fields)
+			list = append(list, e)
+		}
+		m["processesProgress"] = list
+	}
+	w.s.fit.set(sch, m, "totalProcesses", int64(len(plan.Processes())))
+	return m
+}
+
+func loadFields(c workflow.Counts) map[string]any {
+	const gib = int64(1) << 30
+	done := int64(c.Succeeded + c.Failed)
+	running := int64(c.Running)
+	l := workflow.Load{
+		Pending: int64(c.Pending), Running: running, Succeeded: int64(c.Succeeded), Failed: int64(c.Failed), Aborted: int64(c.Aborted),
+		LoadCpus: running * 2, LoadMemory: running * 4 * gib,
+		PeakCpus: max(running, 1) * 2, PeakMemory: max(running, 1) * 4 * gib, PeakTasks: max(running, 1),
+		Cpus: (done + running) * 2, CpuTime: done * 90_000, CpuLoad: done * 81_000,
+		MemoryRss: done * gib / 2, MemoryReq: (done + running) * 4 * gib,
+		ReadBytes: done * 150 << 20, WriteBytes: done * 60 << 20,
+		VolCtxSwitch: done * 1_200, InvCtxSwitch: done * 300,
+	}
+	return loadFieldsOf(l)
+}
+
+// tasks answers a page of the tasks the run has got to.
+func (p plannedRuns) tasks(x *run, req *handler.Request) (*handler.Response, error) {
+	w, r, wf := p.w, x.rec, x.wf
+	pg, err := ParsePage(req.Query, req.Op, w.s.d.Profile.Paging)
+	if err != nil {
+		return nil, err
+	}
+	sch := successSchema(req.Op)
+	key, item := listShape(sch)
+	if key == "" {
+		return nil, fmt.Errorf("resources: %s has no list of tasks in its answer", req.Op.ID)
+	}
+	all := p.plannedTasks(r.ID, wf, req.Now)
+	if search := req.Query.Get("search"); search != "" {
+		all = slices.DeleteFunc(all, func(t plannedTask) bool { return !lowerContains(t.name, search) })
+	}
+	page, _ := Slice(all, pg)
+	// Tasks come wrapped ({"task": {...}}) in the service's answer; a
+	// document that lists them bare is served bare.
+	items := make([]any, 0, len(page))
+	for _, t := range page {
+		items = append(items, wrapTask(w.s.bases, item, func(s *base.Schema) map[string]any {
+			return p.renderPlanned(s, r.ID, wf, req.Now, t)
+		}))
+	}
+	root := w.s.bases.frames(wf.Seeded).object(sch, "tasks/"+r.ID)
+	root[key] = items
+	w.s.fit.set(sch, root, "total", int64(len(all)))
+	w.s.fit.set(sch, root, "totalSize", int64(len(all)))
+	return success(req.Op, root), nil
+}
+
+// plannedTask is one task of a launched run's plan, in the state the run
+// has reached.
+type plannedTask struct {
+	n                     int
+	process, name, status string
+}
+
+// plannedTasks lists the tasks a launched run has got to at now, in plan
+// order (the first is task 1).
+func (p plannedRuns) plannedTasks(id string, wf *workflow.Run, now time.Time) []plannedTask {
+	plan := workflow.PlanFor(id)
+	statuses := workflow.TaskStatuses(workflow.CountsAt(wf.At(now), plan.Total), plan.Total)
+	var all []plannedTask
+	n := 0
+	for p, proc := range plan.Processes() {
+		for i := range plan.Tasks(p) {
+			if n < len(statuses) {
+				all = append(all, plannedTask{n + 1, proc, fmt.Sprintf("%s (%d)", proc, i+1), statuses[n]})
+			}
+			n++
+		}
+	}
+	return all
+}
+
+// renderPlanned lays one planned task over a task schema.
+func (p plannedRuns) renderPlanned(sch *base.Schema, id string, wf *workflow.Run, now time.Time, t plannedTask) map[string]any {
+	m := p.w.s.bases.frames(wf.Seeded).object(sch, fmt.Sprintf("task/%s/%d", id, t.n))
+	p.w.s.fit.overlay(sch, m, p.taskFields(wf, wf.At(now), workflow.PlanFor(id).Total, t.n, t.process, t.name, t.status))
+	return m
+}
+
+// taskFields places task n of total along the run's running time.
+func (p plannedRuns) taskFields(wf *workflow.Run, v workflow.View, total, n int, process, name, status string) map[string]any {
+	f := map[string]any{
+		"taskId":  int64(n),
+		"status":  status,
+		"process": process,
+		"name":    name,
+		"hash":    fmt.Sprintf("%02x/%06x", n*37%256, (n*7919)%0xffffff),
+		"attempt": int64(1),
+	}
+	var exit any
+	switch status {
+	case "COMPLETED":
+		exit = int64(0)
+	case "FAILED":
+		exit = int64(1)
+		f["errorAction"] = "TERMINATE"
+	}
+	f["exitStatus"] = exit
+	if v.Start != nil {
+		slot := wf.RunningFor / time.Duration(total+1)
+		submit := v.Start.Add(slot * time.Duration(n-1))
+		f["submit"] = stamp(submit)
+		f["dateCreated"] = stamp(submit)
+		if status != "NEW" {
+			f["start"] = stamp(submit.Add(time.Second))
+		} else {
+			f["start"] = nil
+		}
+		f["complete"] = nil
+		if status == "COMPLETED" || status == "FAILED" || status == "ABORTED" {
+			end := submit.Add(slot)
+			if status == "ABORTED" && v.Complete != nil {
+				end = *v.Complete
+			}
+			f["complete"] = stamp(end)
+			f["lastUpdated"] = stamp(end)
+			f["duration"] = end.Sub(submit).Milliseconds()
+			f["realtime"] = end.Sub(submit.Add(time.Second)).Milliseconds()
+		}
+	}
+	return f
+}
+
+// task answers one of the tasks the run has got to.
+func (p plannedRuns) task(x *run, sch *base.Schema, n int64, now time.Time) (map[string]any, error) {
+	tasks := p.plannedTasks(x.id, x.wf, now)
+	if n > int64(len(tasks)) {
+		return nil, fail(errMissing, "run %s has no task %d", x.id, n)
+	}
+	return wrapTask(p.w.s.bases, sch, func(s *base.Schema) map[string]any {
+		return p.renderPlanned(s, x.id, x.wf, now, tasks[n-1])
+	}), nil
+}
+
+// metrics are, once the run has ended, one entry per process that ran
+// tasks, as Nextflow's completion reports them (ResourcesAggregator's
+// summary: each figure's mean, quartiles and extremes over the process's
+// tasks, and which task each extreme is). Every task of a planned run uses
+// the same resources (see loadFields), so each figure is the same at every
+// quantile, and its labels name the process's first and last task.
+func (p plannedRuns) metrics(x *run, item *base.Schema) ([]any, error) {
+	v := x.wf.At(p.w.s.d.Clock.Now())
+	out := []any{}
+	if !workflow.Final(v.Status) {
+		return out, nil
+	}
+	const gib = float64(1 << 30)
+	figures := map[string]float64{
+		"cpu": 90, "mem": gib / 2, "vmem": gib, "time": 90_000, "reads": 150 << 20, "writes": 60 << 20,
+		"cpuUsage": 45, "memUsage": 12.5,
+	}
+	tasks := p.plannedTasks(x.id, x.wf, p.w.s.d.Clock.Now())
+	for _, proc := range workflow.PlanFor(x.id).Processes() {
+		var names []string
+		for _, t := range tasks {
+			if t.process == proc && (t.status == workflow.TaskCompleted || t.status == workflow.TaskFailed) {
+				names = append(names, t.name)
+			}
+		}
+		if len(names) == 0 {
+			continue
+		}
+		e := map[string]any{"process": proc}
+		for fig, val := range figures {
+			first, last := names[0], names[len(names)-1]
+			e[fig] = map[string]any{"mean": val, "min": val, "q1": val, "q2": val, "q3": val, "max": val,
+				"minLabel": first, "q1Label": first, "q2Label": first, "q3Label": last, "maxLabel": last}
+		}
+		m := p.w.s.bases.bare(item, "metrics")
+		p.w.s.fit.overlay(item, m, e)
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+// forget: a planned run keeps nothing beside its record.
+func (p plannedRuns) forget(*run) error { return nil }
+
+// frame is the frame of an answer about the run: synthesized for a run of
+// the seeded account, bare for one a client launched.
+func (p plannedRuns) frame(x *run, sch *base.Schema, key string) map[string]any {
+	return p.w.s.bases.frames(x.wf.Seeded).object(sch, key)
+}

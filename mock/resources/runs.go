@@ -1,0 +1,479 @@
+package resources
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/pb33f/libopenapi/datamodel/high/base"
+
+	"github.com/wmsmock/wmsmock/internal/memo"
+	"github.com/wmsmock/wmsmock/internal/workflow"
+	"github.com/wmsmock/wmsmock/mock/handler"
+	"github.com/wmsmock/wmsmock/mock/store"
+)
+
+// Runs have one owner here, whoever drives them. Every operation that
+// reads a run or moves it through its life (launch, list, describe,
+// delete, cancel, progress, tasks, one task, metrics) is a method of runs;
+// the calls Nextflow makes to report a run it is running (reports.go)
+// only write what they are told and leave every read to runs.
+//
+// A run comes in kinds, and the kind is chosen in one place, where a
+// stored run is read (runs.read): a run the fake launched follows a plan
+// on the fake's clock (run_planned.go); a run a client reports on shows
+// what was reported (run_reported.go). What differs between them sits
+// behind runKind; everything else (finding a run, its workspace, paging,
+// caching renderings, the answers' frames) is shared.
+//
+// Nothing runs in the background. A run's record holds what was launched
+// or reported and when, plus any status a caller forced; the status a
+// client sees is worked out from those and the clock at read time. So
+// advancing a fake clock moves every run at once, a restart resumes runs
+// where the clock says they are, and tests never wait.
+
+// WorkflowsCollection is the store collection holding workflow runs.
+const WorkflowsCollection = "workflows"
+
+// runs holds the run operations of one document.
+type runs struct {
+	s       *Service
+	renders *memo.Map[renderKey, json.RawMessage]
+	// decoded holds read-only decodings of stored runs, keyed by id and
+	// content hash, so reading one run does not decode it on every call.
+	// Entries are shared: callers must not modify them.
+	decoded *memo.Map[decodedKey, *workflow.Run]
+	pages   *memo.Map[pageKey, listPage]
+	// launches holds read-only decodings of launch bodies. Clients repeat
+	// the same launch (a CI job, a retry, a load test), and decoding is the
+	// largest part of a launch's own work.
+	launches *memo.Map[string, *launchBody]
+	// taskRenders holds encoded entries of reported tasks.
+	taskRenders *memo.Map[taskRenderKey, json.RawMessage]
+
+	// The two kinds; they keep no state of their own.
+	planned  plannedRuns
+	reported reportedRuns
+}
+
+// run is one stored run as a call reads it.
+type run struct {
+	id   string
+	rec  store.Record
+	hash uint64
+	// wf is the decoded record, shared with other readers: never modified.
+	wf   *workflow.Run
+	kind runKind
+}
+
+// runKind is what differs between a run the fake plans and one a client
+// reports: how it reads at a moment. Each method answers for the run x.
+type runKind interface {
+	// render builds the run for an answer schema: the describe answer
+	// (purpose "describe") or one entry of the list ("entry").
+	render(x *run, sch *base.Schema, purpose string, now time.Time) (map[string]any, error)
+	// progress builds a ProgressData value: the run's counters overall
+	// and, with perProcess, per process.
+	progress(x *run, sch *base.Schema, v workflow.View, perProcess bool) map[string]any
+	// tasks answers a page of the run's tasks.
+	tasks(x *run, req *handler.Request) (*handler.Response, error)
+	// task answers task n (wrapped as the answer schema sch wraps it), or
+	// errMissing when the run has no such task.
+	task(x *run, sch *base.Schema, n int64, now time.Time) (map[string]any, error)
+	// frame is the frame of an answer about the run that is not the run
+	// itself (its progress): what of it the fake may make up.
+	frame(x *run, sch *base.Schema, key string) map[string]any
+	// metrics lists the run's per-process metrics for the item schema.
+	metrics(x *run, item *base.Schema) ([]any, error)
+	// forget removes what the run keeps beside its own record, once the
+	// record is deleted.
+	forget(x *run) error
+}
+
+type decodedKey struct {
+	id   string
+	hash uint64
+}
+
+// runList names the store's ordered list of the runs in one workspace
+// (0: the user's personal context).
+func runList(ws int64) string { return "workspace:" + strconv.FormatInt(ws, 10) }
+
+// runFiling is the part of a stored run the store's index reads.
+type runFiling struct {
+	RunName     string `json:"runName"`
+	ProjectName string `json:"projectName"`
+	WorkspaceID int64  `json:"workspaceId"`
+}
+
+// fileRun is the store's indexer for runs: each run is listed in its
+// workspace, newest first, and a search matches its run name or project
+// name, in lower case (the two joined by a NUL, which a search term never
+// holds, so no match spans both). A run just launched is in the decoded
+// runs already (launch puts it there), so filing it decodes nothing.
+func (w *runs) fileRun(r store.Record) ([]string, string) {
+	var f runFiling
+	if wf, ok := w.decoded.Get(decodedKey{r.ID, w.s.hash.bytes(r.Data)}); ok {
+		f = runFiling{RunName: wf.RunName, ProjectName: wf.ProjectName, WorkspaceID: wf.WorkspaceID}
+	} else if json.Unmarshal(r.Data, &f) != nil {
+		return nil, "" // not a run: listed nowhere
+	}
+	return []string{runList(f.WorkspaceID)}, strings.ToLower(f.RunName) + "\x00" + strings.ToLower(f.ProjectName)
+}
+
+func (s *Service) registerRuns() {
+	c := s.d.Caches
+	w := &runs{s: s,
+		renders:     memo.NewIn[renderKey, json.RawMessage](c, "run renderings", 16),
+		decoded:     memo.NewIn[decodedKey, *workflow.Run](c, "decoded runs", 16),
+		pages:       memo.NewIn[pageKey, listPage](c, "run list pages", 1),
+		launches:    memo.NewIn[string, *launchBody](c, "launch bodies", 4),
+		taskRenders: memo.NewIn[taskRenderKey, json.RawMessage](c, "task renderings", 8),
+	}
+	w.planned, w.reported = plannedRuns{w}, reportedRuns{w}
+	s.runs = w
+	s.handle(s.op("POST", "/workflow/launch"), w.launch)
+	s.handle(s.op("GET", "/workflow"), w.list)
+	s.handle(s.op("GET", "/workflow/{workflowId}"), w.describe)
+	s.handle(s.op("DELETE", "/workflow/{workflowId}"), w.remove)
+	s.handle(s.op("POST", "/workflow/{workflowId}/cancel"), w.cancel)
+	s.handle(s.op("GET", "/workflow/{workflowId}/progress"), w.progressOp)
+	s.handle(s.op("GET", "/workflow/{workflowId}/tasks"), w.tasksOp)
+	s.handle(s.op("GET", "/workflow/{workflowId}/task/{taskId}"), w.taskOp)
+	s.handle(s.op("GET", "/workflow/{workflowId}/metrics"), w.metricsOp)
+	s.handle(s.op("GET", "/workflow/{workflowId}/launch"), w.launchView("workflowId"))
+	s.handle(s.op("GET", "/launch/{launchId}"), w.launchView("launchId"))
+}
+
+func decodeWorkflow(r store.Record) (*workflow.Run, error) {
+	var w workflow.Run
+	if err := json.Unmarshal(r.Data, &w); err != nil {
+		return nil, fmt.Errorf("resources: workflow %s: %w", r.ID, err)
+	}
+	return &w, nil
+}
+
+// read decodes a stored run for reading, from the cache when the record is
+// unchanged, and chooses its kind: the one place that does.
+func (w *runs) read(r store.Record) (*run, error) {
+	h := w.s.hash.bytes(r.Data)
+	wf, err := w.decoded.Do(decodedKey{r.ID, h}, func() (*workflow.Run, error) { return decodeWorkflow(r) })
+	if err != nil {
+		return nil, err
+	}
+	var kind runKind = w.planned
+	if wf.Trace != nil {
+		kind = w.reported
+	}
+	return &run{id: r.ID, rec: r, hash: h, wf: wf, kind: kind}, nil
+}
+
+// get finds the run a call's path names (see find).
+func (w *runs) get(req *handler.Request) (*run, error) {
+	return w.find(req, req.PathParams["workflowId"])
+}
+
+// exists answers the missing-resource reply unless the fake holds the run
+// with this id, in the call's workspace when it names one. A run's launch
+// shares its id, so /launch/{launchId} resolves here too.
+func (w *runs) exists(req *handler.Request, id string) error {
+	_, err := w.find(req, id)
+	return err
+}
+
+// find reads a run, or answers as the service does for one that does not
+// exist. A workspaceId that is not the run's is treated the same way.
+func (w *runs) find(req *handler.Request, id string) (*run, error) {
+	r, err := w.s.d.Store.Get(WorkflowsCollection, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, fail(errMissing, "no workflow %q", id)
+	}
+	if err != nil {
+		return nil, err
+	}
+	x, err := w.read(r)
+	if err != nil {
+		return nil, err
+	}
+	ws, given, err := workspaceOf(req.Query)
+	if err != nil {
+		return nil, err
+	}
+	if given && ws != x.wf.WorkspaceID {
+		return nil, fail(errMissing, "workflow %q is not in workspace %d", id, ws)
+	}
+	return x, nil
+}
+
+// updateRun changes the stored run id with fn (decoded, changed,
+// encoded again, in the store's one read-modify-write) and returns the
+// run as written. A run that is gone answers errMissing.
+func updateRun(st store.Store, id string, now time.Time, fn func(*workflow.Run) error) (*workflow.Run, error) {
+	var out *workflow.Run
+	_, err := st.Update(WorkflowsCollection, id, func(r *store.Record) error {
+		wf, err := decodeWorkflow(*r)
+		if err != nil {
+			return err
+		}
+		if err := fn(wf); err != nil {
+			return err
+		}
+		r.Updated, r.Data, out = now, wf.AppendJSON(nil), wf
+		return nil
+	})
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, fail(errMissing, "no workflow %q", id)
+	}
+	return out, err
+}
+
+// errUnchanged, returned by an update's change, leaves the record as it
+// was without failing the call.
+var errUnchanged = errors.New("unchanged")
+
+func (w *runs) describe(req *handler.Request) (*handler.Response, error) {
+	x, err := w.get(req)
+	if err != nil {
+		return nil, err
+	}
+	b, err := w.cachedRender(x, successSchema(req.Op), "describe", req.Now)
+	if err != nil {
+		return nil, err
+	}
+	return success(req.Op, b), nil
+}
+
+func (w *runs) list(req *handler.Request) (*handler.Response, error) {
+	pg, err := ParsePage(req.Query, req.Op, w.s.d.Profile.Paging)
+	if err != nil {
+		return nil, err
+	}
+	ws, _, err := workspaceOf(req.Query) // none: the personal context, 0
+	if err != nil {
+		return nil, err
+	}
+	// The store keeps each workspace's runs in list order, so a page costs
+	// its own size; a search looks at a bounded window of the newest runs
+	// (store.DefaultSearchWindow).
+	search := strings.ToLower(strings.TrimSpace(req.Query.Get("search")))
+	limit := pg.Max
+	if pg.All { // a document without paging parameters: still a bounded page
+		limit = w.s.d.Profile.Paging.MaxLimit
+	}
+	var recs []store.Record
+	total := 0
+	if !strings.Contains(search, "\x00") {
+		recs, total, err = w.s.d.Store.Page(WorkflowsCollection, store.Query{List: runList(ws), Offset: pg.Offset, Limit: limit, Contains: search})
+		if err != nil {
+			return nil, err
+		}
+	}
+	hasMore := pg.More(total)
+	sch := successSchema(req.Op)
+	key, item := listShape(sch)
+	if key == "" {
+		return nil, fmt.Errorf("resources: %s has no list of workflows in its answer", req.Op.ID)
+	}
+	// A page is a pure function of its entries' render keys and its
+	// counts; clients poll the same page over and over, so whole pages are
+	// kept, and a hit is checked against the keys it was built from.
+	page := make([]*run, len(recs))
+	keys := make([]renderKey, len(recs))
+	for i, r := range recs {
+		x, err := w.read(r)
+		if err != nil {
+			return nil, err
+		}
+		page[i] = x
+		keys[i] = w.renderKeyOf(x, item, "entry", req.Now)
+	}
+	pk := pageKey{sch, total, hasMore, w.s.hash.keys(keys)}
+	if p, ok := w.pages.Get(pk); ok && slices.Equal(p.keys, keys) {
+		return &handler.Response{Status: req.Op.Success.Status, Raw: p.body, MediaType: req.Op.Success.MediaType}, nil
+	}
+	root := w.s.bases.frame(sch, "workflow list", key)
+	items := make([]json.RawMessage, 0, len(recs))
+	for i, x := range page {
+		b, err := renderOnce(w.renders, keys[i], func() (any, error) { return w.render(x, item, "entry", req.Now) })
+		if err != nil {
+			return nil, err
+		}
+		items = append(items, b)
+	}
+	w.s.fit.set(sch, root, "totalSize", int64(total))
+	w.s.fit.set(sch, root, "hasMore", hasMore)
+	body, err := withArray(root, key, items)
+	if err != nil {
+		return nil, err
+	}
+	w.pages.Put(pk, listPage{keys: keys, body: body})
+	return &handler.Response{Status: req.Op.Success.Status, Raw: body, MediaType: req.Op.Success.MediaType}, nil
+}
+
+func (w *runs) cancel(req *handler.Request) (*handler.Response, error) {
+	x, err := w.get(req)
+	if err != nil {
+		return nil, err
+	}
+	now := req.Now
+	_, err = updateRun(w.s.d.Store, x.id, now, func(wf *workflow.Run) error {
+		// Cancelling a run that has already ended changes nothing.
+		if workflow.Final(wf.At(now).Status) {
+			return errUnchanged
+		}
+		wf.Pinned, wf.PinnedAt = workflow.Cancelled, &now
+		return nil
+	})
+	if err != nil && !errors.Is(err, errUnchanged) {
+		return nil, err
+	}
+	return success(req.Op, nil), nil
+}
+
+func (w *runs) remove(req *handler.Request) (*handler.Response, error) {
+	x, err := w.get(req)
+	if err != nil {
+		return nil, err
+	}
+	// The documents: force deletes a run even while it is active. Any
+	// value but "true" is no force (a value that is not a boolean at all
+	// has been refused by request validation already).
+	if status := x.wf.At(req.Now).Status; req.Query.Get("force") != "true" && !workflow.Final(status) {
+		return nil, fail(errActive, "workflow %q is %s: deleting it takes force=true", x.id, status)
+	}
+	if err := w.s.d.Store.Delete(WorkflowsCollection, x.id); errors.Is(err, store.ErrNotFound) {
+		return nil, fail(errMissing, "no workflow %q", x.id)
+	} else if err != nil {
+		return nil, err
+	}
+	if err := x.kind.forget(x); err != nil {
+		return nil, err
+	}
+	return success(req.Op, nil), nil
+}
+
+func (w *runs) progressOp(req *handler.Request) (*handler.Response, error) {
+	x, err := w.get(req)
+	if err != nil {
+		return nil, err
+	}
+	sch := successSchema(req.Op)
+	root := x.kind.frame(x, sch, "progress/"+x.id)
+	if ps := prop(sch, "progress"); ps != nil {
+		root["progress"] = x.kind.progress(x, ps, x.wf.At(req.Now), true)
+	}
+	return success(req.Op, root), nil
+}
+
+func (w *runs) tasksOp(req *handler.Request) (*handler.Response, error) {
+	x, err := w.get(req)
+	if err != nil {
+		return nil, err
+	}
+	return x.kind.tasks(x, req)
+}
+
+// taskOp answers one task of a run.
+func (w *runs) taskOp(req *handler.Request) (*handler.Response, error) {
+	x, err := w.get(req)
+	if err != nil {
+		return nil, err
+	}
+	n, err := taskID(req)
+	if err != nil {
+		return nil, err
+	}
+	task, err := x.kind.task(x, successSchema(req.Op), n, req.Now)
+	if err != nil {
+		return nil, err
+	}
+	return success(req.Op, task), nil
+}
+
+// metricsOp answers the metrics of each process of a run.
+func (w *runs) metricsOp(req *handler.Request) (*handler.Response, error) {
+	x, err := w.get(req)
+	if err != nil {
+		return nil, err
+	}
+	sch := successSchema(req.Op)
+	root := w.s.bases.bare(sch, "metrics/"+x.id)
+	if ms := prop(sch, "metrics"); ms != nil {
+		out := []any{}
+		if isArray(ms) {
+			if out, err = x.kind.metrics(x, itemsOf(ms)); err != nil {
+				return nil, err
+			}
+		}
+		root["metrics"] = out
+	}
+	return success(req.Op, root), nil
+}
+
+// wrapTask puts a rendered task where the answer's entry keeps it: inside
+// {"task": ...} as the service answers, or bare for a document that
+// lists tasks bare.
+func wrapTask(b *bases, entry *base.Schema, task func(*base.Schema) map[string]any) map[string]any {
+	inner := prop(entry, "task")
+	if inner == nil {
+		return task(entry)
+	}
+	outer := b.bare(entry, "task wrapper")
+	outer["task"] = task(inner)
+	return outer
+}
+
+// taskID reads the taskId path parameter; a value that is not a task's
+// number names no task.
+func taskID(req *handler.Request) (int64, error) {
+	v := req.PathParams["taskId"]
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n <= 0 {
+		return 0, fail(errMissing, "no task %q", v)
+	}
+	return n, nil
+}
+
+// contextFields are the members of a run's answer that say where it is.
+func contextFields(workspaceID int64) map[string]any {
+	var ws any
+	if workspaceID != 0 {
+		ws = workspaceID
+	}
+	fields := map[string]any{"workspaceId": ws, "labels": []any{}, "messages": []any{}, "starred": false}
+	if ws == nil {
+		fields["orgId"], fields["orgName"], fields["workspaceName"] = nil, nil, nil
+	}
+	return fields
+}
+
+// SetWorkflowStatus forces a run's status (from now on) or the status it
+// will end in, for the control API. status and endStatus may each be "";
+// an invalid one fails with workflow.ErrInvalidStatus.
+func SetWorkflowStatus(st store.Store, id, status, endStatus string, now time.Time) error {
+	if err := workflow.CheckStatuses(status, endStatus); err != nil {
+		return err
+	}
+	_, err := updateRun(st, id, now, func(wf *workflow.Run) error { return wf.Force(status, endStatus, now) })
+	if errors.Is(err, errMissing) {
+		return store.ErrNotFound
+	}
+	return err
+}
+
+// WorkflowStatus is a run's status at now, for the control API.
+func WorkflowStatus(st store.Store, id string, now time.Time) (string, error) {
+	r, err := st.Get(WorkflowsCollection, id)
+	if err != nil {
+		return "", err
+	}
+	wf, err := decodeWorkflow(r)
+	if err != nil {
+		return "", err
+	}
+	return wf.At(now).Status, nil
+}

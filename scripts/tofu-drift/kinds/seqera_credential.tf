@@ -1,0 +1,27 @@
+# Azure Batch shared keys through the generic credential resource.
+resource "seqera_orgs" "main" {
+  name      = "drift-org"
+  full_name = "Drift check organization"
+}
+
+resource "seqera_workspace" "main" {
+  org_id     = seqera_orgs.main.org_id
+  name       = "drift-ws"
+  full_name  = "Drift check workspace"
+  visibility = "PRIVATE"
+}
+
+resource "seqera_credential" "this" {
+  name          = "azure-shared-keys"
+  workspace_id  = seqera_workspace.main.id
+  provider_type = "azure"
+  description   = "Azure Batch credentials using shared keys"
+  keys = {
+    azure = {
+      batch_name   = "driftbatch"
+      batch_key    = "YmF0Y2gta2V5LWV4YW1wbGU="
+      storage_name = "driftstorage"
+      storage_key  = "c3RvcmFnZS1rZXktZXhhbXBsZQ=="
+    }
+  }
+}
