@@ -26,7 +26,7 @@ var tagMeanings = map[string]string{
 	"@contract":    "checks a rule the service documents: any server must keep it",
 	"@profile":     "checks a point the document leaves open against the behaviour profile: a different answer is reported as a difference",
 	tagDestructive: "creates data and deletes it: runs only with --allow-destructive (or on the in-process fake)",
-	tagFakeOnly:    "needs what only the fake has (its expired token, a movable clock): runs only against wmsmock",
+	tagFakeOnly:    "needs what only the fake has (its expired token, a movable clock, faults on demand): runs only against wmsmock",
 	tagSecondToken: "needs a second token: runs only with --token2",
 	tagSchema:      "validates answers against a schema: the fake's own, or --spec FILE",
 	tagRateLimit:   "bursts past the rate limit on purpose",
