@@ -98,11 +98,15 @@ func parseBlocks(page, text string) []docBlock {
 func TestDocCommandsRun(t *testing.T) {
 	root := testenv.RepoRoot(t)
 	blocks := docBlocks(t, root)
-	runnable := 0
+	runnable, wholeSuite := 0, false
 	for _, b := range blocks {
 		if strings.HasPrefix(b.marker, "runnable") {
 			runnable++
+			wholeSuite = wholeSuite || b.page == "README.md" && strings.Contains(b.script, "conform") && strings.Contains(b.script, "--allow-destructive")
 		}
+	}
+	if !wholeSuite {
+		t.Error("README.md has no runnable conform line with --allow-destructive: its whole-suite run is not checked")
 	}
 	if runnable < 10 {
 		t.Errorf("only %d runnable blocks in the docs; the test would check little", runnable)
@@ -139,7 +143,10 @@ func TestDocCommandsRun(t *testing.T) {
 			t.Parallel() // mostly waiting on paced calls
 			dir := checkoutCopy(t, root)
 			for _, b := range byPage[page] {
-				runBlock(t, bin, dir, b)
+				out := runBlock(t, bin, dir, b)
+				if b.page == "README.md" && strings.Contains(b.script, "conform") && strings.Contains(b.script, "--allow-destructive") {
+					wholeSuitePassed(t, b, out)
+				}
 			}
 		})
 	}
@@ -165,15 +172,26 @@ func checkoutCopy(t *testing.T, root string) string {
 	return dir
 }
 
+// wholeSuitePassed: the README's conform line against the local fake
+// runs every scenario and each one passes (exit 0 alone would let skipped
+// scenarios through).
+func wholeSuitePassed(t *testing.T, b docBlock, out string) {
+	t.Helper()
+	m := regexp.MustCompile(`(?m)^(\d+) scenarios: (\d+) passed, 0 failed, 0 skipped in `).FindStringSubmatch(out)
+	if m == nil || m[1] != m[2] || m[1] == "0" {
+		t.Errorf("%s:%d: the conform line does not pass every scenario:\n%s", b.page, b.line, out)
+	}
+}
+
 // runBlock runs one block as a bash script in dir, after starting the
-// fakes it asks for.
-func runBlock(t *testing.T, bin, dir string, b docBlock) {
+// fakes it asks for, and returns its output.
+func runBlock(t *testing.T, bin, dir string, b docBlock) string {
 	t.Helper()
 	for _, tool := range []string{"jq"} {
 		if strings.Contains(b.script, tool+" ") {
 			if _, err := exec.LookPath(tool); err != nil {
 				t.Logf("%s:%d skipped: no %s here", b.page, b.line, tool)
-				return
+				return ""
 			}
 		}
 	}
@@ -220,6 +238,7 @@ func runBlock(t *testing.T, bin, dir string, b docBlock) {
 		t.Fatalf("%s:%d: the block failed (%v):\n%s\n--- as run:\n%s\n--- output:\n%s", b.page, b.line, err, b.script, script, out)
 	}
 	t.Logf("%s:%d ran (%d bytes of output)", b.page, b.line, len(out))
+	return string(out)
 }
 
 // startFake starts `wmsmock serve` at addr for the rest of the test and
