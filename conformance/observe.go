@@ -24,6 +24,13 @@ type Call struct {
 	// Headers names the headers of the answer that a client acts on and
 	// the document leaves open: Retry-After and X-RateLimit-*.
 	Headers []string `json:"headers,omitempty"`
+	// Fields are the JSON body's values by JSON Pointer ("/workflow/status":
+	// "\"RUNNING\""), each as JSON text cut at maxFieldText; of an array only
+	// its first element, an empty object or array as "{}" or "[]" (and one
+	// below maxFieldDepth as "{...}" or "[...]"). A
+	// fidelity report compares them to name the field where two servers
+	// differ. Bounded: at most maxFields, and nothing below maxFieldDepth.
+	Fields map[string]string `json:"fields,omitempty"`
 }
 
 // Observation is the part of a call two servers are expected to share.
@@ -39,7 +46,7 @@ func (c Call) Observation() string {
 var observedHeaders = []string{"Retry-After", "X-Ratelimit-Limit", "X-Ratelimit-Remaining", "X-Ratelimit-Reset"}
 
 func observe(method, path string, a *answer) Call {
-	c := Call{Method: method, Path: path, Status: a.status, Shape: bodyShape(a.header.Get("Content-Type"), a.body)}
+	c := Call{Method: method, Path: path, Status: a.status, Shape: bodyShape(a.header.Get("Content-Type"), a.body), Fields: bodyFields(a.body)}
 	for _, h := range observedHeaders {
 		if _, ok := a.header[h]; ok {
 			c.Headers = append(c.Headers, h)
@@ -126,4 +133,94 @@ func (d *Document) exercised(calls []Call) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// Bounds of Call.Fields.
+const (
+	maxFields     = 300
+	maxFieldDepth = 8
+	maxFieldText  = 80
+)
+
+// bodyFields flattens a JSON body into Call.Fields; nil for a body that is
+// not JSON or is empty.
+func bodyFields(body []byte) map[string]string {
+	if len(bytes.TrimSpace(body)) == 0 {
+		return nil
+	}
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	if dec.Decode(&v) != nil {
+		return nil
+	}
+	out := map[string]string{}
+	flatten(out, "", v, 0)
+	return out
+}
+
+func flatten(out map[string]string, ptr string, v any, depth int) {
+	if len(out) >= maxFields {
+		return
+	}
+	switch t := v.(type) {
+	case map[string]any:
+		if len(t) == 0 {
+			out[ptr] = "{}"
+			return
+		}
+		if depth >= maxFieldDepth {
+			out[ptr] = "{...}"
+			return
+		}
+		keys := make([]string, 0, len(t))
+		for k := range t {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			flatten(out, ptr+"/"+pointerToken(k), t[k], depth+1)
+		}
+	case []any:
+		if len(t) == 0 {
+			out[ptr] = "[]"
+			return
+		}
+		if depth >= maxFieldDepth {
+			out[ptr] = "[...]"
+			return
+		}
+		flatten(out, ptr+"/0", t[0], depth+1)
+	default:
+		b, _ := json.Marshal(t)
+		s := string(b)
+		if len(s) > maxFieldText {
+			s = s[:maxFieldText] + "..."
+		}
+		out[ptr] = s
+	}
+}
+
+// pointerToken escapes a key for a JSON Pointer (RFC 6901).
+func pointerToken(k string) string {
+	return strings.NewReplacer("~", "~0", "/", "~1").Replace(k)
+}
+
+// FieldKind is what a Fields value is: "null", "string", "number",
+// "boolean", "object" or "array" (the last two only when empty, or below
+// the depth kept).
+func FieldKind(text string) string {
+	switch {
+	case text == "null":
+		return "null"
+	case strings.HasPrefix(text, "{"):
+		return "object"
+	case strings.HasPrefix(text, "["):
+		return "array"
+	case text == "true" || text == "false":
+		return "boolean"
+	case strings.HasPrefix(text, `"`):
+		return "string"
+	}
+	return "number"
 }

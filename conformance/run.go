@@ -126,6 +126,10 @@ type Result struct {
 	Seed int64
 	// StrictSchema is Options.StrictSchema: the habits were failed.
 	StrictSchema bool
+	// Nulls is the profile's answers.nulls the run expected: "service"
+	// (a property without a value is sent as null) or "omit" (it is left
+	// out, so left out and null are the same answer).
+	Nulls string `json:",omitempty"`
 }
 
 // Count returns how many scenarios ended with status s.
@@ -174,12 +178,6 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	ctx, cancel := context.WithTimeout(ctx, orDefault(o.Timeout, DefaultTimeout))
 	defer cancel()
 
-	info, err := o.Target.Start(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("conformance: starting the target: %w", err)
-	}
-	defer o.Target.Close()
-
 	fsys := o.Features
 	if fsys == nil {
 		fsys = features.FS
@@ -191,20 +189,29 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err := CheckTags(o.Tags); err != nil {
 		return nil, err
 	}
+	// What the tags select is known before the target is called, so a
+	// typo in them is reported even when the server is down.
+	sel, err := selectScenarios(fsys, paths, o.Tags)
+	if err != nil {
+		return nil, err
+	}
+
+	info, err := o.Target.Start(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("conformance: starting the target: %w", err)
+	}
+	defer o.Target.Close()
 
 	if o.Profile == nil {
 		o.Profile = profile.Default()
 	}
 	r := &runner{opts: o, info: info, results: map[string]*ScenarioResult{}}
-	plan, err := r.plan(fsys, paths)
-	if err != nil {
-		return nil, err
+	plan := r.plan(sel)
+	if r.toRun == 0 {
+		return nil, allSkipped(plan)
 	}
 
-	format := o.Format
-	if format == "" {
-		format = "progress"
-	}
+	format := formatFor(o.Format)
 	if o.JUnitFile != "" {
 		format += ",junit:" + o.JUnitFile
 	}
@@ -232,12 +239,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			TestingT:       o.TestingT,
 		},
 	}
-	code := 0
-	if r.toRun > 0 {
-		code = suite.Run()
-	}
+	code := suite.Run()
 
-	res := &Result{Target: info.Name, Seed: o.Seed, StrictSchema: o.StrictSchema}
+	res := &Result{Target: info.Name, Seed: o.Seed, StrictSchema: o.StrictSchema, Nulls: o.Profile.Answers.Nulls}
 	for _, p := range plan {
 		if got, ok := r.results[p.key]; ok {
 			sc := *got
@@ -296,42 +300,83 @@ type planned struct {
 	result ScenarioResult
 }
 
-// plan lists every scenario the tag expression selects, in file order, and
-// decides before anything runs which ones the target cannot serve.
-func (r *runner) plan(fsys fs.FS, paths []string) ([]planned, error) {
-	ts := godog.TestSuite{Options: &godog.Options{FS: fsys, Paths: paths, Tags: r.opts.Tags}}
+// selected is what the tag expression selects: each scenario, in file
+// order, and the name of each feature file.
+type selected struct {
+	scenarios []planned
+	features  map[string]string // feature file URI -> feature name
+}
+
+// selectScenarios reads the scenarios the tag expression selects, and
+// refuses an expression that selects none.
+func selectScenarios(fsys fs.FS, paths []string, tags string) (selected, error) {
+	ts := godog.TestSuite{Options: &godog.Options{FS: fsys, Paths: paths, Tags: tags}}
 	feats, err := ts.RetrieveFeatures()
 	if err != nil {
-		return nil, fmt.Errorf("conformance: reading the scenarios: %w", err)
+		return selected{}, fmt.Errorf("conformance: reading the scenarios: %w", err)
 	}
-	r.feature = map[string]string{}
-	excluded := map[string]bool{}
-	var out []planned
+	sel := selected{features: map[string]string{}}
 	for _, f := range feats {
 		name := f.Uri
 		if f.GherkinDocument != nil && f.GherkinDocument.Feature != nil {
 			name = f.GherkinDocument.Feature.Name
 		}
-		r.feature[f.Uri] = name
+		sel.features[f.Uri] = name
 		for _, p := range f.Pickles {
 			sr := ScenarioResult{Feature: name, Name: p.Name, URI: p.Uri, Tags: pickleTags(p.Tags)}
 			if sc := f.FindScenario(p.AstNodeIds[0]); sc != nil {
 				sr.Line = sc.Location.Line
 			}
-			if tag, reason := r.skipReason(tagSet(sr.Tags)); reason != "" {
-				sr.Status, sr.Reason = Skipped, reason
-				excluded[tag] = true
-			} else {
-				r.toRun++
-			}
-			out = append(out, planned{key: pickleKey(p.Uri, p.AstNodeIds), result: sr})
+			sel.scenarios = append(sel.scenarios, planned{key: pickleKey(p.Uri, p.AstNodeIds), result: sr})
 		}
+	}
+	if len(sel.scenarios) == 0 {
+		return selected{}, setupErr(NoScenarios, "the tag expression %q matches no scenario (`wmsmock conform --list-tags` lists the tags)", tags)
+	}
+	return sel, nil
+}
+
+// allSkipped is the error of a run whose every selected scenario would be
+// skipped: a run that checks nothing must not pass as one that checked.
+func allSkipped(plan []planned) error {
+	reasons := map[string]int{}
+	var order []string
+	for _, p := range plan {
+		if reasons[p.result.Reason] == 0 {
+			order = append(order, p.result.Reason)
+		}
+		reasons[p.result.Reason]++
+	}
+	if len(plan) == 1 {
+		return setupErr(NoScenarios, "the one scenario the tags select would be skipped: it %s", order[0])
+	}
+	var parts []string
+	for _, why := range order {
+		parts = append(parts, fmt.Sprintf("%d %s", reasons[why], why))
+	}
+	return setupErr(NoScenarios, "all %d scenarios the tags select would be skipped (%s)", len(plan), strings.Join(parts, "; "))
+}
+
+// plan decides, before anything runs, which of the selected scenarios the
+// target cannot serve.
+func (r *runner) plan(sel selected) []planned {
+	r.feature = sel.features
+	excluded := map[string]bool{}
+	out := make([]planned, 0, len(sel.scenarios))
+	for _, p := range sel.scenarios {
+		if tag, reason := r.skipReason(tagSet(p.result.Tags)); reason != "" {
+			p.result.Status, p.result.Reason = Skipped, reason
+			excluded[tag] = true
+		} else {
+			r.toRun++
+		}
+		out = append(out, p)
 	}
 	for t := range excluded {
 		r.excluded = append(r.excluded, t)
 	}
 	sort.Strings(r.excluded)
-	return out, nil
+	return out
 }
 
 // runTags is the user's tag expression with the excluded tags taken out.

@@ -59,7 +59,7 @@ func (r *Result) WriteSummary(w io.Writer) {
 	fmt.Fprintf(w, " in %s\n", r.Duration.Round(time.Millisecond))
 	r.writeHabits(w)
 	if r.Seed != 0 {
-		fmt.Fprintf(w, "Scenarios ran in a shuffled order; --seed %d repeats it.\n", r.Seed)
+		fmt.Fprintf(w, "Scenarios ran in a shuffled order; --order-seed %d repeats it.\n", r.Seed)
 	}
 }
 
@@ -82,13 +82,10 @@ func indent(s, prefix string) string {
 	return strings.ReplaceAll(s, "\n", "\n"+prefix)
 }
 
-// maxHabitLines bounds the operations the summary lists habits for; the
-// reports list them all.
-const maxHabitLines = 20
-
-// writeHabits says where the answers departed from the document as the
-// service's own do: a difference from the document the service itself has
-// (the fake's profile answers.nulls), reported rather than failed.
+// writeHabits says in one line how often the answers departed from the
+// document as the service's own do (docs/contract.md, the service's
+// habits): reported, not failed, unless StrictSchema. The reports (JUnit,
+// Cucumber, the result's JSON) list every place.
 func (r *Result) writeHabits(w io.Writer) {
 	habits := r.Habits()
 	if len(habits) == 0 {
@@ -99,11 +96,10 @@ func (r *Result) writeHabits(w io.Writer) {
 		count += h.Count
 		ops[h.Operation] = true
 	}
-	how := "a difference from the document, not a failure unless --strict-schema"
+	how := "the service's habit, reported, not failed (--strict-schema fails them)"
 	if r.StrictSchema {
 		how = "failed, as --strict-schema asks"
 	}
-	fmt.Fprintf(w, "The service's habits (CONTRACT.md; %s): %d nulls where the schema has a non-nullable property, at %d places in %d operations:\n",
-		how, count, len(habits), len(ops))
-	fmt.Fprint(w, habitText(habits, "  ", maxHabitLines))
+	fmt.Fprintf(w, "Habits: %d nulls where the schema has a non-nullable property, at %d places in %d operations: %s; every place is in the JUnit and Cucumber reports (docs/contract.md#the-services-habits).\n",
+		count, len(habits), len(ops), how)
 }

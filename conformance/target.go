@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/wmsmock/wmsmock/internal/wait"
@@ -66,8 +67,8 @@ type Conn struct {
 	// by waiting when that is the only way.
 	Advance func(ctx context.Context, d time.Duration) error
 	// RunningClock reports that the target's clock runs on its own. A burst
-	// then waits for the rate window to empty of the scenario's earlier
-	// calls, and sends its calls all at once: against a distant server 21
+	// then lets a second pass (Advance) for the rate window to empty of the
+	// scenario's earlier calls, and sends its calls all at once: against a distant server 21
 	// calls in a row take longer than the second they must fall in. Where
 	// the clock stands still they go in a row, which fixes which is refused.
 	RunningClock bool
@@ -134,6 +135,7 @@ type remote struct {
 	base    *url.URL
 	root    string // scheme://host, where /_mock/ lives
 	fake    bool
+	noAdmin atomic.Bool // the fake's admin endpoints refused a clock move
 	client  *http.Client
 	pacer   *pacer
 	started bool
@@ -158,6 +160,12 @@ func (t *remote) Start(ctx context.Context) (Info, error) {
 		rate = DefaultMaxRate
 	}
 	t.pacer = newPacer(time.Duration(float64(time.Second) / rate))
+	// A wrong setup (nothing listening, a base URL without the API's
+	// path, a refused token) is one line here rather than every scenario
+	// failing for the same reason.
+	if err := Preflight(ctx, t.client, t.opts.BaseURL, t.opts.Token); err != nil {
+		return Info{}, err
+	}
 	t.fake = t.probeFake(ctx)
 	t.started = true
 
@@ -246,10 +254,18 @@ func (t *remote) Open(context.Context) (*Conn, error) {
 	return c, nil
 }
 
-// advance lets time pass on a server in another process: short spans by
-// waiting (which works on any server), longer ones through the fake's
-// clock control.
+// advance lets time pass on a server in another process: on the fake by
+// moving its clock, so that a run depends on no machine's timing; on any
+// other server (or a fake whose admin endpoints refuse this client, one
+// on another host without --admin-token) by waiting, for short spans.
 func (t *remote) advance(ctx context.Context, d time.Duration) error {
+	if t.fake && !t.noAdmin.Load() {
+		err := AdvanceFake(ctx, t.client, t.root, t.opts.AdminToken, d)
+		if err == nil || d > maxRealWait || ctx.Err() != nil {
+			return err
+		}
+		t.noAdmin.Store(true)
+	}
 	if d <= maxRealWait {
 		return wait.For(ctx, d)
 	}

@@ -17,8 +17,6 @@ import (
 	"time"
 
 	"github.com/cucumber/godog"
-
-	"github.com/wmsmock/wmsmock/internal/wait"
 )
 
 // world is one scenario's state: a fresh one per scenario, so nothing a
@@ -240,13 +238,14 @@ func (w *world) call(ctx context.Context, method, path string, body []byte, extr
 }
 
 // burst1 sends one burst: against a target on a running clock, after the
-// previous second's calls have left the window, all at once; otherwise
+// previous second's calls have left the window (by moving the target's
+// clock where it can be moved, else by waiting), all at once; otherwise
 // one after another on the target's stopped clock.
 func (w *world) burst1(ctx context.Context, n int, p string) ([]*answer, error) {
 	answers := make([]*answer, n)
 	errs := make([]error, n)
 	if w.conn.RunningClock {
-		if err := wait.For(ctx, time.Second+100*time.Millisecond); err != nil {
+		if err := w.conn.Advance(ctx, time.Second+100*time.Millisecond); err != nil {
 			return nil, err
 		}
 		var wg sync.WaitGroup

@@ -40,6 +40,7 @@ func (a admin) Reference(version string) ([]byte, error) { return a.s.reference(
 
 func (a admin) Ready() bool        { return a.s.ready.Load() }
 func (a admin) Versions() []string { return a.s.Versions() }
+func (a admin) BasePath() string   { return a.s.basePath }
 
 // Unhealthy reports why the fake cannot serve its state: a shared store
 // (Redis) that does not answer. Nil when healthy or when the store lives
@@ -62,6 +63,9 @@ func (a admin) Now() time.Time { return a.s.clock.Now() }
 func (a admin) ResetState() error { return a.s.backend.Reset() }
 
 func (a admin) SaveState() error { return a.s.backend.Save() }
+
+// StateFile is where SaveState writes ("" without --state-file).
+func (a admin) StateFile() string { return a.s.backend.StateFile() }
 
 // AdvanceClock moves the fake's time; in Redis (InRedis) the shared clock, so
 // every replica sees the move on its next call.

@@ -1,7 +1,9 @@
 package mock_test
 
 import (
+	"net/http"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/wmsmock/wmsmock/mock"
@@ -71,5 +73,22 @@ func TestSaveCopiesOnlyChanges(t *testing.T) {
 	again, _ := newServer(t, embedded(t), mock.WithState(mock.InFile(file, 0)))
 	for _, id := range append(ids, last) {
 		ok(t, again.Handler(), call(t, again.Handler(), "GET", "/api/workflow/"+id, devToken, nil), 200, "describe after restart")
+	}
+}
+
+// TestSaveWithoutAStateFile: asking a fake that keeps its state in memory
+// to save it is refused with a message saying so, not answered "saved";
+// one with a state file names the file it wrote.
+func TestSaveWithoutAStateFile(t *testing.T) {
+	srv, _ := newServer(t, embedded(t))
+	a := adminCall(t, srv.Handler(), "POST", "/_mock/admin/state/save", "", nil)
+	if a.status != http.StatusConflict || !strings.Contains(string(a.body), "--state-file") {
+		t.Errorf("save without a state file: %d %s", a.status, a.body)
+	}
+	file := filepath.Join(t.TempDir(), "state.json")
+	withFile, _ := newServer(t, embedded(t), mock.WithState(mock.InFile(file, 0)))
+	a = adminCall(t, withFile.Handler(), "POST", "/_mock/admin/state/save", "", nil)
+	if a.status != http.StatusOK || !strings.Contains(string(a.body), `"file":"`+file+`"`) {
+		t.Errorf("save with a state file: %d %s", a.status, a.body)
 	}
 }

@@ -313,6 +313,10 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		s.control.ServeHTTP(rec, r)
 		return
 	}
+	// The watchUrl Nextflow prints opens the run (control/watch.go).
+	if w, ok := control.WatchRequest(r, s.basePath, DevToken); ok {
+		r = w
+	}
 	ctx := r.Context()
 	r, resp, err := s.serveWithin(rec, r, prog)
 	// A fault's delay and broken connection act on the writing of the
@@ -320,6 +324,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	out := s.faultWriter(ctx, rec, prog)
 	if err != nil {
 		out.errorID = s.errors.Write(out, r, err)
+		rec.reason = err.Error() // for the journal: a 403 has no Error ID to look up
 	} else {
 		s.write(out, r, prog, resp)
 	}
@@ -781,8 +786,14 @@ func (s *Server) logRequest(r *http.Request, rec *recorder, d time.Duration) {
 	if !s.logger.Enabled(r.Context(), slog.LevelDebug) {
 		return
 	}
-	s.logger.Debug("request", "method", r.Method, "path", r.URL.Path, "status", rec.statusCode(),
-		"error_id", rec.errorID, "duration", d)
+	attrs := []any{"method", r.Method, "path", r.URL.Path, "status", rec.statusCode(), "duration", d}
+	if rec.errorID != "" {
+		attrs = append(attrs, "error_id", rec.errorID)
+	}
+	if rec.reason != "" {
+		attrs = append(attrs, "reason", rec.reason)
+	}
+	s.logger.Debug("request", attrs...)
 }
 
 // recordRequest adds a finished call to the request journal. Control calls
@@ -793,7 +804,7 @@ func (s *Server) recordRequest(r *http.Request, rec *recorder, prog *progress, t
 	}
 	e := control.RequestEntry{
 		Time: s.clock.Now().UTC(), Method: r.Method, Path: r.URL.Path, Status: rec.statusCode(),
-		ErrorID: rec.errorID, LatencyMS: float64(took.Microseconds()) / 1000,
+		ErrorID: rec.errorID, Reason: rec.reason, LatencyMS: float64(took.Microseconds()) / 1000,
 	}
 	if op := prog.op.Load(); op != nil {
 		e.Operation = op.ID
@@ -809,6 +820,7 @@ type recorder struct {
 	status  int
 	wrote   bool
 	errorID string
+	reason  string // why the call was refused, when it was
 }
 
 func (r *recorder) WriteHeader(code int) {

@@ -18,8 +18,9 @@ import (
 // many tests skip or check a sample (they would take minutes); those
 // tests must then also run whole without -race, in .ci/run's list of
 // sweeps, or nothing in CI checks their other half. A test is such a test
-// when its body reads raceEnabled or goes through one of the helpers that
-// do (onDocuments, sample).
+// when its body reads raceEnabled (or a package's own, as diffRaceEnabled)
+// or goes through one of the helpers that do (onDocuments, sample); the
+// sweeps' go test must also be given its package.
 func TestCIRunsWhatRaceSkips(t *testing.T) {
 	root := testenv.RepoRoot(t)
 	ci, err := os.ReadFile(filepath.Join(root, ".ci", "run"))
@@ -37,7 +38,7 @@ func TestCIRunsWhatRaceSkips(t *testing.T) {
 		"TestRandomComposedSchemas": true, // 30 random documents instead of 300
 		"TestConcurrentUse":         true, // auth: fewer goroutines
 	}
-	marks := regexp.MustCompile(`\braceEnabled\b|\bonDocuments\(|\bsample\(`)
+	marks := regexp.MustCompile(`\b\w*[rR]aceEnabled\b|\bonDocuments\(|\bsample\(`)
 	fset := token.NewFileSet()
 	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -64,9 +65,16 @@ func TestCIRunsWhatRaceSkips(t *testing.T) {
 			}
 			body := string(src[fset.Position(fn.Body.Pos()).Offset:fset.Position(fn.Body.End()).Offset])
 			name := fn.Name.Name
-			if marks.MatchString(body) && !listed[name] && !fewer[name] {
-				rel, _ := filepath.Rel(root, path)
+			if !marks.MatchString(body) || fewer[name] {
+				continue
+			}
+			rel, _ := filepath.Rel(root, path)
+			if !listed[name] {
 				t.Errorf("%s (%s) checks less under -race, and .ci/run does not run it without", name, rel)
+			} else if pkg := "./" + filepath.ToSlash(filepath.Dir(rel)) + "/"; !strings.Contains(string(ci), " "+pkg) {
+				// Listed by name, but go test is not given its package: the
+				// sweep would match nothing there and pass.
+				t.Errorf("%s is in .ci/run's sweeps, but its package %s is not", name, pkg)
 			}
 		}
 		return nil

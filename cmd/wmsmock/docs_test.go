@@ -83,7 +83,8 @@ func TestServeFlagsDocumented(t *testing.T) {
 	page := readDoc(t, root, filepath.Join("docs", "serve.md"))
 	var usage bytes.Buffer
 	_, _ = parseServe([]string{"-h"}, func(string) string { return "" }, &usage)
-	flags := regexp.MustCompile(`(?m)^\s+-([a-z][a-z-]*)`).FindAllStringSubmatch(usage.String(), -1)
+	// The usage shows flags as the docs write them, --name.
+	flags := regexp.MustCompile(`(?m)^\s+--([a-z][a-z-]*)`).FindAllStringSubmatch(usage.String(), -1)
 	if len(flags) < 10 {
 		t.Fatalf("found %d flags in serve's usage, expected its whole list:\n%s", len(flags), usage.String())
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/wmsmock/wmsmock/internal/cliflag"
 	"io"
 	"log/slog"
 	"net"
@@ -28,7 +29,7 @@ type serveConfig struct {
 	tokens    []string
 	profile   string
 	rateLimit string
-	log       logFlags // flags.go
+	log       cliflag.LogFlags // flags.go
 	// State: where it is saved, how often, what a fresh fake starts with,
 	// and the token that opens the admin endpoints beyond loopback.
 	stateFile     string
@@ -50,34 +51,34 @@ type serveConfig struct {
 func parseServe(args []string, getenv func(string) string, stderr io.Writer) (serveConfig, error) {
 	var envErrs []string
 	c := serveConfig{}
-	fs := newFlagSet("serve", "Start the fake Workflow Management Service.")
+	fs := cliflag.NewFlagSet("serve", "Start the fake Workflow Management Service.")
 	fs.SetOutput(stderr)
-	specs := envList(getenv, "WMSMOCK_SPEC")
-	tokens := envList(getenv, "WMSMOCK_TOKEN")
-	fs.StringVar(&c.addr, "addr", envString(getenv, "WMSMOCK_ADDR", "127.0.0.1:8080"), "`host:port` to listen on [WMSMOCK_ADDR]")
+	specs := cliflag.EnvList(getenv, "WMSMOCK_SPEC")
+	tokens := cliflag.EnvList(getenv, "WMSMOCK_TOKEN")
+	fs.StringVar(&c.addr, "addr", cliflag.EnvString(getenv, "WMSMOCK_ADDR", "127.0.0.1:8080"), "`host:port` to listen on [WMSMOCK_ADDR]")
 	fs.Var(specs, "spec", "OpenAPI document to serve, as `FILE` or VERSION=FILE; repeat to serve several API versions side by side (default: the embedded description) [WMSMOCK_SPEC, comma-separated]")
-	fs.StringVar(&c.basePath, "base-path", envString(getenv, "WMSMOCK_BASE_PATH", mock.DefaultBasePath), "path the API is mounted under [WMSMOCK_BASE_PATH]")
-	fs.Int64Var(&c.seed, "seed", envInt(getenv, "WMSMOCK_SEED", 1, &envErrs), "seed for generated data: the same seed and request give the same body [WMSMOCK_SEED]")
+	fs.StringVar(&c.basePath, "base-path", cliflag.EnvString(getenv, "WMSMOCK_BASE_PATH", mock.DefaultBasePath), "path the API is mounted under [WMSMOCK_BASE_PATH]")
+	fs.Int64Var(&c.seed, "seed", cliflag.EnvInt(getenv, "WMSMOCK_SEED", 1, &envErrs), "seed for generated data: the same seed and request give the same body [WMSMOCK_SEED]")
 	fs.Var(tokens, "token", "an access `VALUE` the fake accepts besides the development token; repeatable [WMSMOCK_TOKEN, comma-separated]")
-	fs.StringVar(&c.profile, "profile", envString(getenv, "WMSMOCK_PROFILE", ""), "behaviour profile `FILE` overriding the embedded defaults [WMSMOCK_PROFILE]")
-	fs.StringVar(&c.rateLimit, "rate-limit", envString(getenv, "WMSMOCK_RATE_LIMIT", ""), "per-token rate windows, e.g. 20/s,72000/h, or off (default: the profile's) [WMSMOCK_RATE_LIMIT]")
-	c.log.register(fs, getenv, "debug (logs every request), info, warn or error")
-	fs.StringVar(&c.stateFile, "state-file", envString(getenv, "WMSMOCK_STATE_FILE", ""), "keep state in `FILE`: loaded at start (an unreadable file stops the start), saved atomically on shutdown and every --state-interval [WMSMOCK_STATE_FILE]")
-	fs.DurationVar(&c.stateInterval, "state-interval", envDuration(getenv, "WMSMOCK_STATE_INTERVAL", 30*time.Second, &envErrs), "how often to save the state file while serving; 0 saves only on shutdown [WMSMOCK_STATE_INTERVAL]")
-	fs.StringVar(&c.fixtures, "fixtures", envString(getenv, "WMSMOCK_FIXTURES", ""), "seed a fresh fake from the seed files in `DIR` instead of the built-in ones [WMSMOCK_FIXTURES]")
-	fs.DurationVar(&c.requestTimeout, "request-timeout", envDuration(getenv, "WMSMOCK_REQUEST_TIMEOUT", mock.DefaultRequestTimeout, &envErrs), "longest one API call may take; past it the call ends with a 500 and an Error ID naming the operation and stage; 0 for no limit [WMSMOCK_REQUEST_TIMEOUT]")
-	fs.StringVar(&c.adminToken, "admin-token", envString(getenv, "WMSMOCK_ADMIN_TOKEN", ""), "open /_mock/admin/ to any caller sending this bearer `TOKEN` (default: loopback callers only) [WMSMOCK_ADMIN_TOKEN]")
-	fs.StringVar(&c.replay, "replay", envString(getenv, "WMSMOCK_REPLAY", ""), "answer the calls recorded in `FILE` (by wmsmock proxy --record) as the service answered them [WMSMOCK_REPLAY]")
+	fs.StringVar(&c.profile, "profile", cliflag.EnvString(getenv, "WMSMOCK_PROFILE", ""), "behaviour profile `FILE` overriding the embedded defaults [WMSMOCK_PROFILE]")
+	fs.StringVar(&c.rateLimit, "rate-limit", cliflag.EnvString(getenv, "WMSMOCK_RATE_LIMIT", ""), "per-token rate windows, e.g. 20/s,72000/h, or off (default: the profile's) [WMSMOCK_RATE_LIMIT]")
+	c.log.Register(fs, getenv, "debug (logs every request), info, warn or error")
+	fs.StringVar(&c.stateFile, "state-file", cliflag.EnvString(getenv, "WMSMOCK_STATE_FILE", ""), "keep state in `FILE`: loaded at start (an unreadable file stops the start), saved atomically on shutdown and every --state-interval [WMSMOCK_STATE_FILE]")
+	fs.DurationVar(&c.stateInterval, "state-interval", cliflag.EnvDuration(getenv, "WMSMOCK_STATE_INTERVAL", 30*time.Second, &envErrs), "how often to save the state file while serving; 0 saves only on shutdown [WMSMOCK_STATE_INTERVAL]")
+	fs.StringVar(&c.fixtures, "fixtures", cliflag.EnvString(getenv, "WMSMOCK_FIXTURES", ""), "seed a fresh fake from the seed files in `DIR` instead of the built-in ones [WMSMOCK_FIXTURES]")
+	fs.DurationVar(&c.requestTimeout, "request-timeout", cliflag.EnvDuration(getenv, "WMSMOCK_REQUEST_TIMEOUT", mock.DefaultRequestTimeout, &envErrs), "longest one API call may take; past it the call ends with a 500 and an Error ID naming the operation and stage; 0 for no limit [WMSMOCK_REQUEST_TIMEOUT]")
+	fs.StringVar(&c.adminToken, "admin-token", cliflag.EnvString(getenv, "WMSMOCK_ADMIN_TOKEN", ""), "open /_mock/admin/ to any caller sending this bearer `TOKEN` (default: loopback callers only) [WMSMOCK_ADMIN_TOKEN]")
+	fs.StringVar(&c.replay, "replay", cliflag.EnvString(getenv, "WMSMOCK_REPLAY", ""), "answer the calls recorded in `FILE` (by wmsmock proxy --record) as the service answered them [WMSMOCK_REPLAY]")
 	tlsHosts := c.tls.declare(fs, getenv, &envErrs) // serve_tls.go
-	fs.StringVar(&c.store, "store", envString(getenv, "WMSMOCK_STORE", ""), "keep records, tokens, rate counters and the clock in Redis, `redis://HOST:PORT/DB`, so several replicas serve one state (default: this process's memory) [WMSMOCK_STORE]")
-	fs.BoolVar(&c.strictRequests, "strict-requests", envBool(getenv, "WMSMOCK_STRICT_REQUESTS", false, &envErrs), "refuse, with a 400 naming each, request bodies that differ from the document where the service would read them anyway (nulls, numbers for strings, a missing discriminator...): the profile's requests.strict [WMSMOCK_STRICT_REQUESTS]")
+	fs.StringVar(&c.store, "store", cliflag.EnvString(getenv, "WMSMOCK_STORE", ""), "keep records, tokens, rate counters and the clock in Redis, `redis://HOST:PORT/DB`, so several replicas serve one state (default: this process's memory) [WMSMOCK_STORE]")
+	fs.BoolVar(&c.strictRequests, "strict-requests", cliflag.EnvBool(getenv, "WMSMOCK_STRICT_REQUESTS", false, &envErrs), "refuse, with a 400 naming each, request bodies that differ from the document where the service would read them anyway (nulls, numbers for strings, a missing discriminator...): the profile's requests.strict [WMSMOCK_STRICT_REQUESTS]")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
 	if fs.NArg() > 0 {
 		return c, fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
 	}
-	c.specs, c.tokens, c.tls.hosts = specs.values, tokens.values, tlsHosts.values
+	c.specs, c.tokens, c.tls.hosts = specs.Values(), tokens.Values(), tlsHosts.Values()
 	if len(envErrs) > 0 {
 		return c, errors.New(strings.Join(envErrs, "; "))
 	}
@@ -117,7 +118,7 @@ func (c serveConfig) validate() error {
 			errs = append(errs, fmt.Sprintf("--rate-limit %q: %v", c.rateLimit, err))
 		}
 	}
-	errs = append(errs, c.log.check()...)
+	errs = append(errs, c.log.Check()...)
 	if c.stateInterval < 0 {
 		errs = append(errs, fmt.Sprintf("--state-interval %s: must not be negative", c.stateInterval))
 	}
@@ -138,7 +139,7 @@ func (c serveConfig) validate() error {
 		errs = append(errs, "--admin-token: not a valid bearer token (letters, digits and -._~+/ only)")
 	}
 	errs = append(errs, c.tls.problems()...)
-	return problems(errs)
+	return cliflag.Problems(errs)
 }
 
 // splitSpec reads VERSION=FILE; a plain FILE serves the default version.
@@ -148,12 +149,6 @@ func splitSpec(s string) (version, file string) {
 		return v, f
 	}
 	return "", s
-}
-
-func parseLevel(s string) (slog.Level, error) {
-	var l slog.Level
-	err := l.UnmarshalText([]byte(s))
-	return l, err
 }
 
 func (c serveConfig) options(logger *slog.Logger) ([]mock.Option, error) {
@@ -220,9 +215,9 @@ func (c serveConfig) options(logger *slog.Logger) ([]mock.Option, error) {
 func serve(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
 	cfg, err := parseServe(args, getenv, stderr)
 	if err != nil {
-		return parseFailed("serve", err, stderr)
+		return cliflag.ParseFailed("serve", err, stderr)
 	}
-	logger := cfg.log.logger(stderr)
+	logger := cfg.log.Logger(stderr)
 	cleanup, err := cfg.tls.prepare() // serve_tls.go
 	if err != nil {
 		fmt.Fprintf(stderr, "wmsmock serve: %v\n", err)
@@ -285,5 +280,6 @@ func printBanner(w io.Writer, srv *mock.Server, took time.Duration) {
 	fmt.Fprintf(w, "wmsmock: ready in %s at %s\n", took.Round(time.Millisecond), srv.BaseURL())
 	curlTLS := printTLS(w, srv) // serve_tls.go
 	fmt.Fprintf(w, "wmsmock: try   curl %s-H 'Authorization: Bearer %s' %s/workflow\n", curlTLS, mock.DevToken, srv.BaseURL())
+	fmt.Fprintf(w, "wmsmock: every operation, with examples and \"Try it out\": %s/_mock/docs\n", srv.URL())
 	fmt.Fprintf(w, "wmsmock: the served document is at %s/_mock/openapi.yaml; stop with Ctrl-C\n", srv.URL())
 }

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/wmsmock/wmsmock/internal/clitest"
 	"io"
 	"net/http"
 	"os"
@@ -13,13 +14,28 @@ import (
 	"runtime"
 	"runtime/metrics"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
 
-func env(m map[string]string) func(string) string {
-	return func(k string) string { return m[k] }
+// Shorthands for clitest with this binary's run.
+func env(m map[string]string) func(string) string { return clitest.Env(m) }
+
+type syncBuffer = clitest.Buffer
+
+// configCase is a command line (and environment) that must stop the
+// command with the given exit code and a message mentioning want.
+type configCase struct {
+	name string
+	args []string
+	env  map[string]string
+	code int
+	want string
+}
+
+func startCommand(t *testing.T, args []string, vars map[string]string, ready *regexp.Regexp) (string, *syncBuffer, *syncBuffer, func() int) {
+	t.Helper()
+	return clitest.Start(t, run, args, vars, ready)
 }
 
 // TestServeRejectsBadConfiguration: each mistake stops the command before
@@ -51,16 +67,6 @@ func TestServeRejectsBadConfiguration(t *testing.T) {
 	checkRejected(t, cases)
 }
 
-// configCase is a serve command line (and environment) that must stop the
-// command with the given exit code and a message mentioning want.
-type configCase struct {
-	name string
-	args []string
-	env  map[string]string
-	code int
-	want string
-}
-
 func checkRejected(t *testing.T, cases []configCase) {
 	t.Helper()
 	checkCommandRejects(t, "serve", cases)
@@ -70,36 +76,11 @@ func checkRejected(t *testing.T, cases []configCase) {
 // free loopback port.
 func checkCommandRejects(t *testing.T, command string, cases []configCase) {
 	t.Helper()
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			var out, errOut bytes.Buffer
-			args := append([]string{command, "--addr", "127.0.0.1:0"}, c.args...)
-			if code := run(context.Background(), args, env(c.env), &out, &errOut); code != c.code {
-				t.Fatalf("exit %d, want %d; stderr: %s", code, c.code, errOut.String())
-			}
-			if !strings.Contains(errOut.String(), c.want) {
-				t.Errorf("stderr does not mention %q:\n%s", c.want, errOut.String())
-			}
-		})
+	cs := make([]clitest.Case, len(cases))
+	for i, c := range cases {
+		cs[i] = clitest.Case{Name: c.name, Args: c.args, Env: c.env, Code: c.code, Want: c.want}
 	}
-}
-
-// syncBuffer lets the test read what the command prints while it runs.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
+	clitest.CheckRejects(t, run, command, cs)
 }
 
 var bannerURL = regexp.MustCompile(`ready in \S+ at (http://127\.0\.0\.1:\d+)/api`)
@@ -113,6 +94,9 @@ func TestServeStartsAndStops(t *testing.T) {
 	checkStartupLine(t, errOut)
 	if !strings.Contains(out.String(), "curl -H 'Authorization: Bearer wmsmock-dev-token' "+base+"/api/workflow") {
 		t.Errorf("banner has no ready-to-copy curl command:\n%s", out.String())
+	}
+	if !strings.Contains(out.String(), base+"/_mock/docs\n") {
+		t.Errorf("banner does not name the reference page:\n%s", out.String())
 	}
 	for token, want := range map[string]int{"ci-token-2": 200, "wmsmock-dev-token": 200, "not-mine": 403} {
 		req, _ := http.NewRequest("GET", base+"/api/workflow", nil)

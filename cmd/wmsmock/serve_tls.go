@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"github.com/wmsmock/wmsmock/internal/cliflag"
 	"io"
 	"os"
 	"strings"
@@ -25,12 +26,12 @@ type tlsConfig struct {
 	tempDir string
 }
 
-func (c *tlsConfig) declare(fs *flag.FlagSet, getenv func(string) string, envErrs *[]string) *listFlag {
-	hosts := envList(getenv, "WMSMOCK_TLS_HOSTS")
-	fs.BoolVar(&c.enabled, "tls", envBool(getenv, "WMSMOCK_TLS", false, envErrs), "serve HTTPS (HTTP/2 and HTTP/1.1) with a certificate issued at start by a local CA whose file the banner names [WMSMOCK_TLS]")
-	fs.StringVar(&c.dir, "tls-dir", envString(getenv, "WMSMOCK_TLS_DIR", ""), "keep the generated CA in `DIR` (ca.pem, ca-key.pem) and reuse it at the next start (default: a fresh CA in a temporary directory) [WMSMOCK_TLS_DIR]")
-	fs.StringVar(&c.certFile, "tls-cert", envString(getenv, "WMSMOCK_TLS_CERT", ""), "serve HTTPS with your own certificate (PEM `FILE`, chain after the leaf); needs --tls-key [WMSMOCK_TLS_CERT]")
-	fs.StringVar(&c.keyFile, "tls-key", envString(getenv, "WMSMOCK_TLS_KEY", ""), "the key of --tls-cert (PEM `FILE`) [WMSMOCK_TLS_KEY]")
+func (c *tlsConfig) declare(fs *flag.FlagSet, getenv func(string) string, envErrs *[]string) *cliflag.ListFlag {
+	hosts := cliflag.EnvList(getenv, "WMSMOCK_TLS_HOSTS")
+	fs.BoolVar(&c.enabled, "tls", cliflag.EnvBool(getenv, "WMSMOCK_TLS", false, envErrs), "serve HTTPS (HTTP/2 and HTTP/1.1) with a certificate issued at start by a local CA whose file the banner names [WMSMOCK_TLS]")
+	fs.StringVar(&c.dir, "tls-dir", cliflag.EnvString(getenv, "WMSMOCK_TLS_DIR", ""), "keep the generated CA in `DIR` (ca.pem, ca-key.pem) and reuse it at the next start (default: a fresh CA in a temporary directory) [WMSMOCK_TLS_DIR]")
+	fs.StringVar(&c.certFile, "tls-cert", cliflag.EnvString(getenv, "WMSMOCK_TLS_CERT", ""), "serve HTTPS with your own certificate (PEM `FILE`, chain after the leaf); needs --tls-key [WMSMOCK_TLS_CERT]")
+	fs.StringVar(&c.keyFile, "tls-key", cliflag.EnvString(getenv, "WMSMOCK_TLS_KEY", ""), "the key of --tls-cert (PEM `FILE`) [WMSMOCK_TLS_KEY]")
 	fs.Var(hosts, "tls-host", "a further `NAME` or IP the generated certificate covers, e.g. the name a container is reached by; repeatable [WMSMOCK_TLS_HOSTS, comma-separated]")
 	return hosts
 }

@@ -5,9 +5,11 @@
 //
 // Two runs agree on a scenario when it ended the same way on both (passed,
 // failed, or differed from the profile) and their calls got the same kinds
-// of answer: the same statuses, body structures and rate-limit headers, in
-// any order (a burst's answers arrive in any order), whatever the values
-// (ids and times always differ between two servers).
+// of answer: the same statuses, rate-limit headers and body fields of the
+// same kinds, in any order (a burst's answers arrive in any order),
+// whatever the values (ids and times always differ between two servers).
+// Where they disagree, the report names each field that differs by its
+// JSON Pointer, with both servers' values.
 package fidelity
 
 import (
@@ -17,6 +19,7 @@ import (
 	"strings"
 
 	"github.com/wmsmock/wmsmock/conformance"
+	"github.com/wmsmock/wmsmock/profile"
 )
 
 // Tier groups scenarios by what they check.
@@ -77,6 +80,9 @@ type Scenario struct {
 	Why string `json:"why,omitempty"`
 	A   Side   `json:"a"`
 	B   Side   `json:"b"`
+	// Differences name where the answers of a disagreement differ, each
+	// with both servers' values (the first of them; see compareCalls).
+	Differences []Difference `json:"differences,omitempty"`
 
 	operations []string
 }
@@ -113,6 +119,9 @@ type Report struct {
 // skipped, is not compared.
 func Compare(a, b *conformance.Result) *Report {
 	rep := &Report{A: a.Target, B: b.Target, HabitsA: a.Habits(), HabitsB: b.Habits()}
+	// With the profile's answers.nulls: omit, a server that leaves out a
+	// property it has no value for answers as one that sends it as null.
+	nullsAbsent := a.Nulls == profile.NullsOmit || b.Nulls == profile.NullsOmit
 	bs := map[string]conformance.ScenarioResult{}
 	for _, s := range b.Scenarios {
 		bs[s.URI+"\x00"+s.Name] = s
@@ -129,8 +138,9 @@ func Compare(a, b *conformance.Result) *Report {
 			sc.Verdict, sc.Why = NotCompared, notRunWhy(sa, sb)
 		default:
 			sc.B = side(sb)
+			sc.Differences = compareCalls(sa.Calls, sb.Calls, nullsAbsent)
 			sc.Verdict = Disagree
-			if sa.Status == sb.Status && sameCalls(sa.Calls, sb.Calls) {
+			if sa.Status == sb.Status && len(sc.Differences) == 0 {
 				sc.Verdict = Agree
 			}
 			sc.operations = union(sa.Operations, sb.Operations)
@@ -207,26 +217,6 @@ func side(s conformance.ScenarioResult) Side {
 		out.Observations = append(out.Observations, o)
 	}
 	return out
-}
-
-// sameCalls compares the kinds of answer two runs of a scenario got, as
-// multisets.
-func sameCalls(a, b []conformance.Call) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	count := map[string]int{}
-	for _, c := range a {
-		count[c.Observation()]++
-	}
-	for _, c := range b {
-		o := c.Observation()
-		if count[o] == 0 {
-			return false
-		}
-		count[o]--
-	}
-	return true
 }
 
 func union(a, b []string) []string {

@@ -68,7 +68,7 @@ versions: {unserved_as_default: true}
 	if rep.Total.Operations == 0 || rep.Total.Exercised == 0 || rep.Total.Exercised > rep.Total.Operations {
 		t.Errorf("coverage %d of %d", rep.Total.Exercised, rep.Total.Operations)
 	}
-	for _, s := range []string{"| profile |", "| contract |", "403 empty", `404 {"message":"string"}`} {
+	for _, s := range []string{"| profile |", "| contract |", "status | `403` | `401` |", "body | `empty` | `{\"message\":\"string\"}` |"} {
 		if !strings.Contains(md.String(), s) {
 			t.Errorf("the markdown report lacks %q:\n%s", s, md.String())
 		}
@@ -140,3 +140,67 @@ func TestFidelityShowsEachServersHabits(t *testing.T) {
 		t.Errorf("the JUnit report does not carry the habits:\n%s", ju.String())
 	}
 }
+
+// TestFidelityNamesTheField: where two servers' answers differ, the report
+// names the field by its JSON Pointer and shows both values; a null
+// against a value is data, not a difference; a property left out against
+// one sent (null or not) is one where the profile says the service sends
+// its nulls, and is not where it says they are left out (left out is null
+// then).
+func TestFidelityNamesTheField(t *testing.T) {
+	result := func(nulls string, fields map[string]string, headers ...string) *conformance.Result {
+		return &conformance.Result{Target: "server", Nulls: nulls, Scenarios: []conformance.ScenarioResult{{
+			Feature: "Workflow lifecycle", Name: "A run is described", URI: "workflows.feature", Tags: []string{"@contract"},
+			Status: conformance.Passed,
+			Calls: []conformance.Call{
+				{Method: "POST", Path: "/workflow/launch", Status: 200, Fields: map[string]string{"/workflowId": `"4Jk2"`}},
+				{Method: "GET", Path: "/workflow/4Jk2", Status: 200, Fields: fields, Headers: headers},
+			},
+		}}}
+	}
+	used := map[string]string{"/workflow/id": `"4Jk2"`, "/workflow/errorMessage": `"exit 1"`, "/workflow/params/0/name": `"a"`, "/progress": "null"}
+	fresh := map[string]string{"/workflow/id": `"9xQ"`, "/workflow/errorMessage": "null", "/workflow/params": "[]", "/progress": "null"}
+	cases := []struct {
+		name     string
+		a, b     *conformance.Result
+		agree    bool
+		where, x string // the difference named, and a value shown
+	}{
+		{"null against a value, and an empty list against a full one", result("service", used), result("service", fresh), true, "", ""},
+		{"a value of another kind", result("service", used), result("service", map[string]string{"/workflow/id": "42", "/workflow/errorMessage": "null", "/workflow/params": "[]", "/progress": "null"}), false, "/workflow/id", `"4Jk2"`},
+		{"null against left out, nulls sent", result("service", used), result("service", map[string]string{"/workflow/id": `"9xQ"`, "/workflow/errorMessage": "null", "/workflow/params": "[]"}), false, "/progress", absent},
+		{"null against left out, nulls omitted", result("omit", used), result("omit", map[string]string{"/workflow/id": `"9xQ"`, "/workflow/params": "[]"}), true, "", ""},
+		{"a value against left out, nulls sent", result("service", used), result("service", map[string]string{"/progress": "null"}), false, "/workflow/id", `"4Jk2"`},
+		{"a header only one sends", result("service", used, "X-Ratelimit-Limit"), result("service", fresh), false, "header X-Ratelimit-Limit", "present"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			rep := fidelity.Compare(c.a, c.b)
+			s := rep.Scenarios[0]
+			if (s.Verdict == fidelity.Agree) != c.agree {
+				t.Fatalf("verdict %s, want agree=%v; differences %v", s.Verdict, c.agree, s.Differences)
+			}
+			if c.agree {
+				return
+			}
+			var md bytes.Buffer
+			if err := rep.Markdown(&md); err != nil {
+				t.Fatal(err)
+			}
+			found := false
+			for _, d := range s.Differences {
+				if d.Where == c.where && d.Call == 2 && (d.A == c.x || d.B == c.x) {
+					found = true
+				}
+			}
+			if !found {
+				t.Errorf("differences %+v: none at %s showing %s", s.Differences, c.where, c.x)
+			}
+			if !strings.Contains(md.String(), c.where) || !strings.Contains(md.String(), "`"+c.x+"`") {
+				t.Errorf("the markdown report does not show %s with %s:\n%s", c.where, c.x, md.String())
+			}
+		})
+	}
+}
+
+const absent = "absent"

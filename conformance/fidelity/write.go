@@ -38,7 +38,13 @@ func (r *Report) Markdown(w io.Writer) error {
 		fmt.Fprintf(&b, "### %s: %s (%s)\n\n", s.Feature, s.Name, s.Tier)
 		fmt.Fprintf(&b, "| | %s | %s |\n|---|---|---|\n", cell(r.A), cell(r.B))
 		fmt.Fprintf(&b, "| outcome | %s | %s |\n", cell(outcome(s.A)), cell(outcome(s.B)))
-		fmt.Fprintf(&b, "| answers | %s | %s |\n\n", cell(strings.Join(s.A.Observations, "\n")), cell(strings.Join(s.B.Observations, "\n")))
+		for _, d := range s.Differences {
+			fmt.Fprintf(&b, "| call %d `%s`: %s | %s | %s |\n", d.Call, cell(d.Request), cell(d.Place()), code(d.A), code(d.B))
+		}
+		if len(s.Differences) == 0 { // the outcome alone differs: what each server answered
+			fmt.Fprintf(&b, "| answers | %s | %s |\n", cell(strings.Join(s.A.Observations, "\n")), cell(strings.Join(s.B.Observations, "\n")))
+		}
+		b.WriteString("\n")
 	})
 	section("Agreements", Agree, func(s Scenario) {
 		fmt.Fprintf(&b, "- %s: %s (%s)\n", s.Feature, s.Name, s.Tier)
@@ -84,9 +90,14 @@ func (r *Report) JUnit(w io.Writer) error {
 		tc := junit.Case{Name: s.Name, Classname: s.Feature + " (" + string(s.Tier) + ")"}
 		switch s.Verdict {
 		case Disagree:
-			tc.Failure = &junit.Failure{Message: "the servers disagree",
-				Text: fmt.Sprintf("%s: %s\n  %s\n%s: %s\n  %s", r.A, outcome(s.A), strings.Join(s.A.Observations, "\n  "),
-					r.B, outcome(s.B), strings.Join(s.B.Observations, "\n  "))}
+			text := fmt.Sprintf("%s: %s\n%s: %s\n", r.A, outcome(s.A), r.B, outcome(s.B))
+			for _, d := range s.Differences {
+				text += d.String() + "\n"
+			}
+			if len(s.Differences) == 0 {
+				text += fmt.Sprintf("%s answered:\n  %s\n%s answered:\n  %s\n", r.A, strings.Join(s.A.Observations, "\n  "), r.B, strings.Join(s.B.Observations, "\n  "))
+			}
+			tc.Failure = &junit.Failure{Message: "the servers disagree", Text: text}
 		case NotCompared:
 			tc.Skipped = &junit.Skipped{Message: s.Why}
 		}
@@ -129,6 +140,11 @@ func outcome(s Side) string {
 		return string(s.Status)
 	}
 	return string(s.Status) + ": " + s.Reason
+}
+
+// code shows a value in a table cell as code.
+func code(s string) string {
+	return "`" + strings.ReplaceAll(cell(s), "`", "'") + "`"
 }
 
 // cell makes text safe inside a markdown table cell.

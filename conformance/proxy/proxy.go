@@ -4,7 +4,7 @@
 // records the session, secrets redacted, for `wmsmock serve --replay`.
 //
 // It lives with the contract-regression tools (conformance/fidelity,
-// profile/calibrate) but, unlike the judge in package conformance, it uses
+// conformance/calibrate) but, unlike the judge in package conformance, it uses
 // the fake's own validator (mock/validate): the judge's model compiles every
 // schema of the document up front (seconds on the published schema), checks
 // answers only and does so under one lock, where a proxy must start at once,
@@ -192,11 +192,21 @@ type exchange struct {
 
 type exchangeKey struct{}
 
-// ServeHTTP forwards one call, or serves the report.
+// HealthPath answers {"status":"ok"} while the proxy runs, as the fake's
+// does, so `wmsmock ping` and container health checks work on it too. The
+// service has no such path, so nothing a client sends there is lost.
+const HealthPath = "/_mock/health"
+
+// ServeHTTP forwards one call, or serves the report or the health check.
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.URL.Path == ReportPath {
+	switch r.URL.Path {
+	case ReportPath:
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(p.Report())
+		return
+	case HealthPath:
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"status":"ok"}`+"\n")
 		return
 	}
 	ex := &exchange{started: time.Now(), method: r.Method, path: r.URL.EscapedPath(), query: r.URL.RawQuery,

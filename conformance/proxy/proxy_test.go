@@ -339,6 +339,11 @@ func TestProxyBoundedWhenTheTargetIsDownOrSlow(t *testing.T) {
 		if a.status != http.StatusBadGateway || !errorShape.Match(a.body) {
 			t.Fatalf("down target: %d %s", a.status, a.body)
 		}
+		// The proxy's own health check answers whatever the target does,
+		// and is not a call of the session.
+		if h := call(t, "GET", proxyURL+proxy.HealthPath, "", ""); h.status != http.StatusOK || string(h.body) != `{"status":"ok"}`+"\n" {
+			t.Errorf("health check with the target down: %d %s", h.status, h.body)
+		}
 		stop()
 		if r := p.Report(); r.Calls != 1 || r.Failed != 1 {
 			t.Errorf("report %+v", r)

@@ -48,6 +48,11 @@ type Impact struct {
 	// Unmatched counts calls that addressed no operation of the old
 	// document (an unknown path, a refused call): they cannot be judged.
 	Unmatched int `json:"unmatched,omitempty"`
+	// Failed names the scenarios that failed in the run their operations
+	// came from (against the fake serving the old document): their calls
+	// still count, but a suite that does not pass on the old document is
+	// worth knowing before its changes are trusted.
+	Failed []string `json:"failed,omitempty"`
 }
 
 // Affect says which users call an operation with a change of severity min
@@ -76,13 +81,29 @@ func Scenarios(res *conformance.Result) []User {
 		if len(s.Operations) == 0 {
 			continue
 		}
-		name := s.Name
-		if s.URI != "" {
-			name = baseName(s.URI) + ": " + s.Name
-		}
-		out = append(out, User{Name: name, Operations: s.Operations})
+		out = append(out, User{Name: scenarioName(s), Operations: s.Operations})
 	}
 	return out
+}
+
+// FailedScenarios names the scenarios of a run that failed, as Scenarios
+// names them (Impact.Failed).
+func FailedScenarios(res *conformance.Result) []string {
+	var out []string
+	for _, s := range res.Scenarios {
+		if s.Status == conformance.Failed {
+			out = append(out, scenarioName(s))
+		}
+	}
+	return out
+}
+
+// scenarioName is "file.feature: name".
+func scenarioName(s conformance.ScenarioResult) string {
+	if s.URI == "" {
+		return s.Name
+	}
+	return baseName(s.URI) + ": " + s.Name
 }
 
 // ReadResult reads a conformance result saved as JSON (the Result type

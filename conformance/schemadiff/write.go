@@ -87,6 +87,9 @@ func (r *Report) Text(w io.Writer) error {
 		if imp.i.Unmatched > 0 {
 			fmt.Fprintf(&b, "  (%d calls addressed no operation of the old document)\n", imp.i.Unmatched)
 		}
+		for _, name := range imp.i.Failed {
+			fmt.Fprintf(&b, "  FAILED on the old document: %s\n", name)
+		}
 		for _, a := range imp.i.Affected {
 			fmt.Fprintf(&b, "  %s\n", a.Name)
 			for _, c := range a.Changes {
@@ -133,6 +136,9 @@ func (r *Report) Markdown(w io.Writer) error {
 		}
 		fmt.Fprintf(&b, "\n## %s affected\n\n%d of %d (changes at least %s), from %s.\n",
 			imp.title, len(imp.i.Affected), imp.i.Checked, imp.i.Min.Label(), mdCell(imp.i.Source))
+		if len(imp.i.Failed) > 0 {
+			fmt.Fprintf(&b, "\n**%d failed on the old document:** %s.\n", len(imp.i.Failed), mdCell(strings.Join(imp.i.Failed, "; ")))
+		}
 		if len(imp.i.Affected) > 0 {
 			b.WriteString("\n| who | severity | operation | change |\n|---|---|---|---|\n")
 		}
@@ -183,6 +189,10 @@ func (r *Report) JUnit(w io.Writer, failOn Severity) error {
 			continue
 		}
 		s := junit.Suite{Name: imp.name}
+		for _, name := range imp.i.Failed {
+			s.Cases = append(s.Cases, junit.Case{Name: name, Classname: imp.name,
+				Failure: &junit.Failure{Message: "failed against the fake serving the old document"}})
+		}
 		for _, a := range imp.i.Affected {
 			s.Cases = append(s.Cases, junitCaseOf(a.Name, imp.name, a.Changes, failOn))
 		}

@@ -103,9 +103,11 @@ func (w *Writer) Write(rw http.ResponseWriter, r *http.Request, err error) strin
 	if e.Kind == Internal {
 		level = slog.LevelError
 	}
-	w.logger.Log(context.Background(), level, "request failed",
-		"method", r.Method, "path", r.URL.Path, "status", status,
-		"kind", e.Kind.String(), "error_id", id, "reason", e.Error())
+	attrs := []any{"method", r.Method, "path", r.URL.Path, "status", status, "kind", e.Kind.String()}
+	if id != "" { // a refusal without an Error ID (a 403, a 429) names none
+		attrs = append(attrs, "error_id", id)
+	}
+	w.logger.Log(context.Background(), level, "request failed", append(attrs, "reason", e.Error())...)
 	return id
 }
 

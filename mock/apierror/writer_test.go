@@ -301,6 +301,23 @@ func TestWriterConcurrent(t *testing.T) {
 	}
 }
 
+// TestLogNamesAnErrorIDOnlyWhenThereIsOne: the "request failed" line of a
+// refusal without an Error ID (a 403) has no error_id="" in it; a Bad
+// Request's line names its ID.
+func TestLogNamesAnErrorIDOnlyWhenThereIsOne(t *testing.T) {
+	var log strings.Builder
+	w := NewWriter(PolicyFrom(profile.Default()), nil, NewJournal(16), slog.New(slog.NewTextHandler(&log, nil)), func() time.Time { return writerNow })
+	w.Write(httptest.NewRecorder(), httptest.NewRequest("GET", "/api/workflow", nil), Forbiddenf("authentication failed: missing"))
+	id := w.Write(httptest.NewRecorder(), httptest.NewRequest("GET", "/api/workflow?max=x", nil), New(BadRequest, "max: not a number"))
+	lines := strings.Split(strings.TrimSpace(log.String()), "\n")
+	if len(lines) != 2 || strings.Contains(lines[0], "error_id") || !strings.Contains(lines[0], "reason=") {
+		t.Errorf("the 403's log line: %q", lines[0])
+	}
+	if id == "" || len(lines) < 2 || !strings.Contains(lines[1], "error_id="+id) {
+		t.Errorf("the Bad Request's log line does not name %q: %q", id, lines)
+	}
+}
+
 // A text reply is sent as it stands, with the Content-Type its headers
 // name (a gateway's HTML page), and an injected failure is logged as what
 // it is, at information level, naming its rule.

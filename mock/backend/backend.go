@@ -222,6 +222,14 @@ func (b *Backend) seedOnce() error {
 	return s.Seed()
 }
 
+// StateFile is the state file's path; "" for the kinds without one.
+func (b *Backend) StateFile() string {
+	if b.file == nil {
+		return ""
+	}
+	return b.file.path
+}
+
 // Save writes the state file now; the other kinds keep nothing to save.
 func (b *Backend) Save() error {
 	if b.file == nil || b.records == nil {

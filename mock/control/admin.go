@@ -86,9 +86,12 @@ type RequestEntry struct {
 	Path   string    `json:"path"`
 	// Operation is the operationId the call was routed to; empty when it
 	// was refused before routing or addressed no operation.
-	Operation string  `json:"operation,omitempty"`
-	Status    int     `json:"status"`
-	ErrorID   string  `json:"errorId,omitempty"`
+	Operation string `json:"operation,omitempty"`
+	Status    int    `json:"status"`
+	ErrorID   string `json:"errorId,omitempty"`
+	// Reason says why the call was refused (or failed), as the log does:
+	// a 403 carries no Error ID to look up at /_mock/errors.
+	Reason    string  `json:"reason,omitempty"`
 	LatencyMS float64 `json:"latencyMs"`
 	// Deviations are where the body differed from the document and the
 	// fake read it as the service does (or, refused, why: the same list
@@ -333,12 +336,28 @@ func (a *admin) rateLimit(w http.ResponseWriter, _ *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"counters": out})
 }
 
+// stateFiler is an AdminBackend that says where SaveState writes.
+type stateFiler interface{ StateFile() string }
+
 func (a *admin) save(w http.ResponseWriter, _ *http.Request) {
+	file := ""
+	if sf, ok := a.b.(stateFiler); ok {
+		if file = sf.StateFile(); file == "" {
+			// Saying "saved" here would let a user believe the state
+			// survives a restart.
+			writeJSON(w, http.StatusConflict, message("nothing to save: the fake keeps its state in memory (or in Redis with --store); start it with --state-file FILE to save it"))
+			return
+		}
+	}
 	if err := a.b.SaveState(); err != nil {
 		writeJSON(w, http.StatusInternalServerError, message("saving state: "+err.Error()))
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]string{"status": "saved"})
+	body := map[string]string{"status": "saved"}
+	if file != "" {
+		body["file"] = file
+	}
+	writeJSON(w, http.StatusOK, body)
 }
 
 func (a *admin) caches(w http.ResponseWriter, _ *http.Request) {

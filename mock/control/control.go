@@ -62,7 +62,14 @@ type healthBody struct {
 	Error          string   `json:"error,omitempty"`
 	Versions       []string `json:"versions"`
 	DefaultVersion string   `json:"defaultVersion"`
+	// BasePath is where the API is mounted (/api by default), so a client
+	// given the wrong path can say where the API is. "" is the root;
+	// absent when the backend does not say.
+	BasePath *string `json:"basePath,omitempty"`
 }
+
+// basePather is a Backend that says where the API is mounted.
+type basePather interface{ BasePath() string }
 
 func (h *handlers) health(w http.ResponseWriter, _ *http.Request) {
 	if !h.b.Ready() {
@@ -77,7 +84,12 @@ func (h *handlers) health(w http.ResponseWriter, _ *http.Request) {
 			return
 		}
 	}
-	writeJSON(w, http.StatusOK, healthBody{Status: "ok", Versions: h.b.Versions(), DefaultVersion: h.b.DefaultVersion()})
+	body := healthBody{Status: "ok", Versions: h.b.Versions(), DefaultVersion: h.b.DefaultVersion()}
+	if bp, ok := h.b.(basePather); ok {
+		p := bp.BasePath()
+		body.BasePath = &p
+	}
+	writeJSON(w, http.StatusOK, body)
 }
 
 // document serves the OpenAPI document of ?version= (default: the default

@@ -127,3 +127,30 @@ func TestDiffScenariosAndCalls(t *testing.T) {
 		t.Errorf("--list-rules: exit %d", code)
 	}
 }
+
+// TestDiffScenariosThatFail: a scenario that fails against the fake
+// serving OLD (here, OLD has no way to create a token) is named in the
+// report, and the command exits 1 even with no change at --fail-on.
+func TestDiffScenariosThatFail(t *testing.T) {
+	t.Parallel() // paced on the real clock: let the others run meanwhile
+	var doc map[string]any
+	if err := yaml.Unmarshal(fixtures.OpenAPI(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	delete(doc["paths"].(map[string]any)["/tokens"].(map[string]any), "post")
+	b, err := yaml.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := filepath.Join(t.TempDir(), "old.yaml")
+	if err := os.WriteFile(old, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runDiff(t, old, old, "--scenarios", "--tags", "@tokens")
+	if code != 1 || !strings.Contains(errs, "scenarios failed against "+old) {
+		t.Fatalf("exit %d, want 1 naming the failure\n%s\n%s", code, out, errs)
+	}
+	if !strings.Contains(out, "FAILED on the old document: tokens.feature: ") {
+		t.Errorf("the report does not name the failed scenario:\n%s", out)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/wmsmock/wmsmock/internal/cliflag"
 	"io"
 	"net/http"
 	"net/url"
@@ -32,14 +33,14 @@ type suiteFlags struct {
 }
 
 func (s *suiteFlags) register(fs *flag.FlagSet, getenv func(string) string, envErrs *[]string) {
-	fs.StringVar(&s.spec, "spec", envString(getenv, "WMSMOCK_SPEC", ""), "OpenAPI document `FILE` to validate answers against (default: the one the fake serves at /_mock/openapi.yaml; the real service needs a file) [WMSMOCK_SPEC]")
-	fs.StringVar(&s.tags, "tags", envString(getenv, "WMSMOCK_TAGS", ""), "godog tag `EXPR` choosing scenarios, e.g. @auth,@paging or ~@rate-limit [WMSMOCK_TAGS]")
-	fs.BoolVar(&s.allowDestructive, "allow-destructive", envBool(getenv, "WMSMOCK_ALLOW_DESTRUCTIVE", false, envErrs), "also run scenarios that create and delete data (what they create they delete) [WMSMOCK_ALLOW_DESTRUCTIVE]")
-	fs.Float64Var(&s.maxRate, "max-rate", envFloat(getenv, "WMSMOCK_MAX_RATE", conformance.DefaultMaxRate, envErrs), "ordinary calls per second (the rate-limit scenarios burst regardless) [WMSMOCK_MAX_RATE]")
-	fs.DurationVar(&s.timeout, "timeout", envDuration(getenv, "WMSMOCK_TIMEOUT", conformance.DefaultTimeout, envErrs), "bound on a whole run [WMSMOCK_TIMEOUT]")
-	fs.DurationVar(&s.callTimeout, "call-timeout", envDuration(getenv, "WMSMOCK_CALL_TIMEOUT", conformance.DefaultCallTimeout, envErrs), "bound on each call [WMSMOCK_CALL_TIMEOUT]")
-	fs.StringVar(&s.profile, "profile", envString(getenv, "WMSMOCK_PROFILE", ""), "behaviour profile `FILE` the @profile scenarios expect: the one the server runs with or was calibrated into (default: the embedded one) [WMSMOCK_PROFILE]")
-	fs.BoolVar(&s.strictSchema, "strict-schema", envBool(getenv, "WMSMOCK_STRICT_SCHEMA", false, envErrs), "fail answers for the service's habits too (a null where the schema has a non-nullable property), naming each; by default they are listed, not failed [WMSMOCK_STRICT_SCHEMA]")
+	fs.StringVar(&s.spec, "spec", cliflag.EnvString(getenv, "WMSMOCK_SPEC", ""), "OpenAPI document `FILE` to validate answers against (default: the one the fake serves at /_mock/openapi.yaml; the real service needs a file) [WMSMOCK_SPEC]")
+	fs.StringVar(&s.tags, "tags", cliflag.EnvString(getenv, "WMSMOCK_TAGS", ""), "godog tag `EXPR` choosing scenarios, e.g. @auth,@paging or ~@rate-limit [WMSMOCK_TAGS]")
+	fs.BoolVar(&s.allowDestructive, "allow-destructive", cliflag.EnvBool(getenv, "WMSMOCK_ALLOW_DESTRUCTIVE", false, envErrs), "also run scenarios that create and delete data (what they create they delete) [WMSMOCK_ALLOW_DESTRUCTIVE]")
+	fs.Float64Var(&s.maxRate, "max-rate", cliflag.EnvFloat(getenv, "WMSMOCK_MAX_RATE", conformance.DefaultMaxRate, envErrs), "ordinary calls per second (the rate-limit scenarios burst regardless) [WMSMOCK_MAX_RATE]")
+	fs.DurationVar(&s.timeout, "timeout", cliflag.EnvDuration(getenv, "WMSMOCK_TIMEOUT", conformance.DefaultTimeout, envErrs), "bound on a whole run [WMSMOCK_TIMEOUT]")
+	fs.DurationVar(&s.callTimeout, "call-timeout", cliflag.EnvDuration(getenv, "WMSMOCK_CALL_TIMEOUT", conformance.DefaultCallTimeout, envErrs), "bound on each call [WMSMOCK_CALL_TIMEOUT]")
+	fs.StringVar(&s.profile, "profile", cliflag.EnvString(getenv, "WMSMOCK_PROFILE", ""), "behaviour profile `FILE` the @profile scenarios expect: the one the server runs with or was calibrated into (default: the embedded one) [WMSMOCK_PROFILE]")
+	fs.BoolVar(&s.strictSchema, "strict-schema", cliflag.EnvBool(getenv, "WMSMOCK_STRICT_SCHEMA", false, envErrs), "fail answers for the service's habits too (a null where the schema has a non-nullable property), naming each; by default they are listed, not failed [WMSMOCK_STRICT_SCHEMA]")
 }
 
 // check validates the suite flags and reads the profile.
@@ -83,33 +84,36 @@ type conformConfig struct {
 	format        string
 	adminToken    string
 	ping          bool
+	listTags      bool
 	strictProfile bool
 	seed          int64
-	caCert        caCertFlag // flags.go
+	caCert        cliflag.CACert // flags.go
 }
 
 func parseConform(args []string, getenv func(string) string, stderr io.Writer) (conformConfig, error) {
 	var envErrs []string
 	c := conformConfig{}
-	fs := newFlagSet("conform", "Run the conformance scenarios against a server: the real service, or the fake started elsewhere.\n"+
+	fs := cliflag.NewFlagSet("conform", "Run the conformance scenarios against a server: the real service, or the fake started elsewhere.\n"+
 		"Safe against the real service by default: scenarios that write data run only with --allow-destructive.")
 	fs.SetOutput(stderr)
 	c.suiteFlags.register(fs, getenv, &envErrs)
-	fs.StringVar(&c.baseURL, "base-url", envString(getenv, "WMSMOCK_BASE_URL", ""), "`URL` API paths are appended to, e.g. http://127.0.0.1:8080/api (required) [WMSMOCK_BASE_URL]")
-	fs.StringVar(&c.token, "token", envString(getenv, "WMSMOCK_TOKEN", ""), "a valid access `TOKEN` (required) [WMSMOCK_TOKEN]")
-	fs.StringVar(&c.token2, "token2", envString(getenv, "WMSMOCK_TOKEN2", ""), "a second valid access `TOKEN`, for the per-token rate limit (scenarios needing it are skipped without) [WMSMOCK_TOKEN2]")
-	fs.StringVar(&c.junit, "junit", envString(getenv, "WMSMOCK_JUNIT", ""), "also write a JUnit XML report to `FILE` [WMSMOCK_JUNIT]")
-	fs.StringVar(&c.cucumberJSON, "cucumber-json", envString(getenv, "WMSMOCK_CUCUMBER_JSON", ""), "also write a Cucumber JSON report to `FILE` [WMSMOCK_CUCUMBER_JSON]")
-	fs.StringVar(&c.format, "format", envString(getenv, "WMSMOCK_FORMAT", "progress"), "report on standard output: progress or pretty [WMSMOCK_FORMAT]")
-	fs.StringVar(&c.adminToken, "admin-token", envString(getenv, "WMSMOCK_ADMIN_TOKEN", ""), "the fake's admin `TOKEN`, to move its clock from another host (not needed on loopback) [WMSMOCK_ADMIN_TOKEN]")
-	fs.BoolVar(&c.strictProfile, "strict-profile", envBool(getenv, "WMSMOCK_STRICT_PROFILE", false, &envErrs), "fail the run when the server differs from the profile on a point the document leaves open (by default such differences are reported, not failed) [WMSMOCK_STRICT_PROFILE]")
-	fs.Int64Var(&c.seed, "seed", envInt(getenv, "WMSMOCK_SEED", -1, &envErrs), "order of the scenarios: shuffled by this `N`, 0 for the files' order, -1 for a new shuffle each run (its seed is printed) [WMSMOCK_SEED]")
-	c.caCert.register(fs, getenv)
+	fs.StringVar(&c.baseURL, "base-url", cliflag.EnvString(getenv, "WMSMOCK_BASE_URL", ""), "`URL` API paths are appended to, e.g. http://127.0.0.1:8080/api (required) [WMSMOCK_BASE_URL]")
+	fs.StringVar(&c.token, "token", cliflag.EnvString(getenv, "WMSMOCK_ACCESS_TOKEN", ""), "a valid access `TOKEN` (required) [WMSMOCK_ACCESS_TOKEN]")
+	fs.StringVar(&c.token2, "token2", cliflag.EnvString(getenv, "WMSMOCK_ACCESS_TOKEN2", ""), "a second valid access `TOKEN`, for the per-token rate limit (scenarios needing it are skipped without) [WMSMOCK_ACCESS_TOKEN2]")
+	fs.StringVar(&c.junit, "junit", cliflag.EnvString(getenv, "WMSMOCK_JUNIT", ""), "also write a JUnit XML report to `FILE` [WMSMOCK_JUNIT]")
+	fs.StringVar(&c.cucumberJSON, "cucumber-json", cliflag.EnvString(getenv, "WMSMOCK_CUCUMBER_JSON", ""), "also write a Cucumber JSON report to `FILE` [WMSMOCK_CUCUMBER_JSON]")
+	fs.StringVar(&c.format, "format", cliflag.EnvString(getenv, "WMSMOCK_FORMAT", "progress"), "report on standard output: progress or pretty [WMSMOCK_FORMAT]")
+	fs.StringVar(&c.adminToken, "admin-token", cliflag.EnvString(getenv, "WMSMOCK_ADMIN_TOKEN", ""), "the fake's admin `TOKEN`, to move its clock from another host (not needed on loopback) [WMSMOCK_ADMIN_TOKEN]")
+	fs.BoolVar(&c.strictProfile, "strict-profile", cliflag.EnvBool(getenv, "WMSMOCK_STRICT_PROFILE", false, &envErrs), "fail the run when the server differs from the profile on a point the document leaves open (by default such differences are reported, not failed) [WMSMOCK_STRICT_PROFILE]")
+	fs.Int64Var(&c.seed, "order-seed", cliflag.EnvInt(getenv, "WMSMOCK_ORDER_SEED", -1, &envErrs), "order of the scenarios: shuffled by this `N`, 0 for the files' order, -1 for a new shuffle each run (its seed is printed) [WMSMOCK_ORDER_SEED]")
+	cliflag.Deprecate(fs, "seed", "order-seed", stderr) // serve's --seed seeds the data
+	c.caCert.Register(fs, getenv)
 	fs.BoolVar(&c.ping, "ping", false, "only check that the fake at --base-url is ready (GET /_mock/health) and exit 0 or 1; for container health checks")
-	if err := parseArgs(fs, args, envErrs); err != nil {
+	fs.BoolVar(&c.listTags, "list-tags", false, "print every tag of the scenarios, with how many scenarios carry it and what it means, and exit")
+	if err := cliflag.ParseArgs(fs, args, envErrs); err != nil {
 		return c, err
 	}
-	return c, c.validate()
+	return c, cliflag.TokenHint(c.validate(), c.token, getenv)
 }
 
 // seedOrNew is the order's seed: a new one, never 0, when asked for (-1).
@@ -123,12 +127,15 @@ func (c *conformConfig) seedOrNew() int64 {
 // validate checks what can be checked before any call is made, so that a
 // typo is reported at once with the flag's name, and reads the profile.
 func (c *conformConfig) validate() error {
-	errs := targetProblems(c.baseURL, c.token, c.token2, c.ping)
-	errs = append(errs, c.caCert.check()...)
-	if c.ping {
-		return problems(errs)
+	if c.listTags {
+		return nil
 	}
-	errs = append(errs, tokenProblems([2]string{"--admin-token", c.adminToken})...)
+	errs := cliflag.TargetProblems(c.baseURL, c.token, c.token2, c.ping)
+	errs = append(errs, c.caCert.Check()...)
+	if c.ping {
+		return cliflag.Problems(errs)
+	}
+	errs = append(errs, cliflag.TokenProblems([2]string{"--admin-token", c.adminToken})...)
 	errs = append(errs, c.suiteFlags.check()...)
 	for _, pair := range [][2]string{{"--junit", c.junit}, {"--cucumber-json", c.cucumberJSON}} {
 		flagName, f := pair[0], pair[1]
@@ -144,31 +151,30 @@ func (c *conformConfig) validate() error {
 	if c.format != "progress" && c.format != "pretty" {
 		errs = append(errs, fmt.Sprintf("--format %q: use progress or pretty", c.format))
 	}
-	return problems(errs)
+	return cliflag.Problems(errs)
 }
 
-func envFloat(getenv func(string) string, key string, def float64, errs *[]string) float64 {
-	v := getenv(key)
-	if v == "" {
-		return def
-	}
-	var f float64
-	if _, err := fmt.Sscan(v, &f); err != nil {
-		*errs = append(*errs, fmt.Sprintf("%s=%q is not a number", key, v))
-		return def
-	}
-	return f
-}
-
-// conform runs the conformance suite against a server and exits non-zero
-// when a scenario fails (1) or the command line is wrong (2).
+// conform runs the conformance suite against a server. It exits 1 when a
+// scenario fails, 2 when the command line is wrong, and 3 to 6 when the
+// run could not start (conformance.SetupKind: nothing listening, not the
+// API at that URL, the token refused, no scenario to run), each with one
+// line saying so.
 func conform(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
 	cfg, err := parseConform(args, getenv, stderr)
 	if err != nil {
-		return parseFailed("conform", err, stderr)
+		return cliflag.ParseFailed("conform", err, stderr)
 	}
 	if cfg.ping {
 		return ping(ctx, cfg, stderr)
+	}
+	if cfg.listTags {
+		tags, err := conformance.Tags(nil)
+		if err != nil {
+			fmt.Fprintf(stderr, "wmsmock conform: %v\n", err)
+			return 1
+		}
+		conformance.WriteTags(stdout, tags)
+		return 0
 	}
 	target := conformance.Remote(conformance.RemoteOptions{
 		BaseURL:     cfg.baseURL,
@@ -178,7 +184,7 @@ func conform(ctx context.Context, args []string, getenv func(string) string, std
 		MaxRate:     cfg.maxRate,
 		CallTimeout: cfg.callTimeout,
 		AdminToken:  cfg.adminToken,
-		RootCAs:     cfg.caCert.pool,
+		RootCAs:     cfg.caCert.Pool,
 	})
 	res, err := conformance.Run(ctx, conformance.Options{
 		Target:           target,
@@ -194,6 +200,10 @@ func conform(ctx context.Context, args []string, getenv func(string) string, std
 		StrictSchema:     cfg.strictSchema,
 		Seed:             cfg.seedOrNew(),
 	})
+	if se, ok := conformance.AsSetupError(err); ok {
+		fmt.Fprintf(stderr, "wmsmock conform: %s\n", se.Msg)
+		return se.Kind.ExitCode()
+	}
 	if res != nil {
 		res.WriteSummary(stdout)
 	}
@@ -216,7 +226,7 @@ func ping(ctx context.Context, cfg conformConfig, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "wmsmock conform --ping: %v\n", err)
 		return 1
 	}
-	resp, err := cfg.caCert.client().Do(req)
+	resp, err := cfg.caCert.Client().Do(req)
 	if err != nil {
 		fmt.Fprintf(stderr, "wmsmock conform --ping: %v\n", err)
 		return 1

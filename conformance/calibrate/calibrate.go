@@ -162,6 +162,17 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	defer cancel()
 	p := &prober{o: o, base: strings.TrimRight(o.BaseURL, "/"),
 		res: &Result{Server: redactURL(o.BaseURL), At: o.Now().UTC(), secrets: []string{o.Token, o.Token2, o.ExpiredToken}}}
+	// The usual mistakes (nothing listening, a base URL without the API's
+	// path, a refused token) end the run at once with one line, as for
+	// conform (the error is a conformance.SetupError).
+	pre := *o.Client
+	pre.Timeout = o.CallTimeout
+	if err := conformance.Preflight(ctx, &pre, o.BaseURL, o.Token); err != nil {
+		if se, ok := conformance.AsSetupError(err); ok {
+			err = &conformance.SetupError{Kind: se.Kind, Msg: scrub(se.Msg, p.res.secrets)}
+		}
+		return nil, fmt.Errorf("calibrate: %w", err)
+	}
 	steps := []struct {
 		name string
 		run  func(context.Context) error

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/wmsmock/wmsmock/internal/cliflag"
 	"io"
 	"os"
 	"path/filepath"
@@ -27,29 +28,32 @@ type side struct{ baseURL, token, token2 string }
 func parseFidelity(args []string, getenv func(string) string, stderr io.Writer) (fidelityConfig, error) {
 	var envErrs []string
 	c := fidelityConfig{}
-	fs := newFlagSet("fidelity", "Run the same conformance scenarios against two servers (typically the fake on a profile, and the real\n"+
+	fs := cliflag.NewFlagSet("fidelity", "Run the same conformance scenarios against two servers (typically the fake on a profile, and the real\n"+
 		"service) and report, scenario by scenario, whether they behave alike and what each did where they do not.")
 	fs.SetOutput(stderr)
 	c.suiteFlags.register(fs, getenv, &envErrs)
-	fs.StringVar(&c.a.baseURL, "base-url", envString(getenv, "WMSMOCK_BASE_URL", ""), "`URL` of the first server's API (required) [WMSMOCK_BASE_URL]")
-	fs.StringVar(&c.a.token, "token", envString(getenv, "WMSMOCK_TOKEN", ""), "a valid access `TOKEN` of the first server (required) [WMSMOCK_TOKEN]")
-	fs.StringVar(&c.a.token2, "token2", envString(getenv, "WMSMOCK_TOKEN2", ""), "a second `TOKEN` of the first server [WMSMOCK_TOKEN2]")
-	fs.StringVar(&c.b.baseURL, "compare-url", envString(getenv, "WMSMOCK_COMPARE_URL", ""), "`URL` of the second server's API (required) [WMSMOCK_COMPARE_URL]")
-	fs.StringVar(&c.b.token, "token-b", envString(getenv, "WMSMOCK_TOKEN_B", ""), "a valid access `TOKEN` of the second server (required) [WMSMOCK_TOKEN_B]")
-	fs.StringVar(&c.b.token2, "token2-b", envString(getenv, "WMSMOCK_TOKEN2_B", ""), "a second `TOKEN` of the second server [WMSMOCK_TOKEN2_B]")
-	fs.StringVar(&c.out, "out", envString(getenv, "WMSMOCK_FIDELITY_OUT", "-"), "markdown report `FILE`, - for standard output [WMSMOCK_FIDELITY_OUT]")
-	fs.StringVar(&c.json, "json", envString(getenv, "WMSMOCK_FIDELITY_JSON", ""), "also write the report as JSON to `FILE` [WMSMOCK_FIDELITY_JSON]")
-	fs.StringVar(&c.junit, "junit", envString(getenv, "WMSMOCK_JUNIT", ""), "also write the report as JUnit XML to `FILE` [WMSMOCK_JUNIT]")
-	if err := parseArgs(fs, args, envErrs); err != nil {
+	fs.StringVar(&c.a.baseURL, "base-url", cliflag.EnvString(getenv, "WMSMOCK_BASE_URL", ""), "`URL` of the first server's API (required) [WMSMOCK_BASE_URL]")
+	fs.StringVar(&c.a.token, "token", cliflag.EnvString(getenv, "WMSMOCK_ACCESS_TOKEN", ""), "a valid access `TOKEN` of the first server (required) [WMSMOCK_ACCESS_TOKEN]")
+	fs.StringVar(&c.a.token2, "token2", cliflag.EnvString(getenv, "WMSMOCK_ACCESS_TOKEN2", ""), "a second `TOKEN` of the first server [WMSMOCK_ACCESS_TOKEN2]")
+	// The second server's flags are the first's with -b, as its tokens'
+	// always were; --compare-url is the old name of --base-url-b.
+	fs.StringVar(&c.b.baseURL, "base-url-b", cliflag.EnvString(getenv, "WMSMOCK_BASE_URL_B", cliflag.EnvString(getenv, "WMSMOCK_COMPARE_URL", "")), "`URL` of the second server's API (required) [WMSMOCK_BASE_URL_B]")
+	fs.StringVar(&c.b.token, "token-b", cliflag.EnvString(getenv, "WMSMOCK_ACCESS_TOKEN_B", ""), "a valid access `TOKEN` of the second server (required) [WMSMOCK_ACCESS_TOKEN_B]")
+	fs.StringVar(&c.b.token2, "token2-b", cliflag.EnvString(getenv, "WMSMOCK_ACCESS_TOKEN2_B", ""), "a second `TOKEN` of the second server [WMSMOCK_ACCESS_TOKEN2_B]")
+	cliflag.Deprecate(fs, "compare-url", "base-url-b", stderr)
+	fs.StringVar(&c.out, "out", cliflag.EnvString(getenv, "WMSMOCK_FIDELITY_OUT", "-"), "markdown report `FILE`, - for standard output [WMSMOCK_FIDELITY_OUT]")
+	fs.StringVar(&c.json, "json", cliflag.EnvString(getenv, "WMSMOCK_FIDELITY_JSON", ""), "also write the report as JSON to `FILE` [WMSMOCK_FIDELITY_JSON]")
+	fs.StringVar(&c.junit, "junit", cliflag.EnvString(getenv, "WMSMOCK_JUNIT", ""), "also write the report as JUnit XML to `FILE` [WMSMOCK_JUNIT]")
+	if err := cliflag.ParseArgs(fs, args, envErrs); err != nil {
 		return c, err
 	}
-	return c, c.validate()
+	return c, cliflag.TokenHint(c.validate(), c.a.token, getenv)
 }
 
 func (c *fidelityConfig) validate() error {
-	errs := targetProblems(c.a.baseURL, c.a.token, c.a.token2, false)
-	for _, e := range targetProblems(c.b.baseURL, c.b.token, c.b.token2, false) {
-		e = strings.NewReplacer("--base-url", "--compare-url", "--token2", "--token2-b", "--token", "--token-b").Replace(e)
+	errs := cliflag.TargetProblems(c.a.baseURL, c.a.token, c.a.token2, false)
+	for _, e := range cliflag.TargetProblems(c.b.baseURL, c.b.token, c.b.token2, false) {
+		e = strings.NewReplacer("--base-url", "--base-url-b", "--token2", "--token2-b", "--token", "--token-b").Replace(e)
 		errs = append(errs, e)
 	}
 	errs = append(errs, c.suiteFlags.check()...)
@@ -61,7 +65,7 @@ func (c *fidelityConfig) validate() error {
 			errs = append(errs, fmt.Sprintf("%s %q: directory %s does not exist", pair[0], pair[1], filepath.Dir(pair[1])))
 		}
 	}
-	return problems(errs)
+	return cliflag.Problems(errs)
 }
 
 // fidelityCmd runs the scenarios against both servers and writes the
@@ -70,7 +74,7 @@ func (c *fidelityConfig) validate() error {
 func fidelityCmd(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
 	cfg, err := parseFidelity(args, getenv, stderr)
 	if err != nil {
-		return parseFailed("fidelity", err, stderr)
+		return cliflag.ParseFailed("fidelity", err, stderr)
 	}
 	runs := make([]*conformance.Result, 2)
 	for i, s := range []side{cfg.a, cfg.b} {
@@ -90,6 +94,9 @@ func fidelityCmd(ctx context.Context, args []string, getenv func(string) string,
 		fmt.Fprintln(stderr)
 		if res == nil {
 			fmt.Fprintf(stderr, "wmsmock fidelity: %s: %v\n", s.baseURL, err)
+			if se, ok := conformance.AsSetupError(err); ok {
+				return se.Kind.ExitCode()
+			}
 			return 1
 		}
 		runs[i] = res

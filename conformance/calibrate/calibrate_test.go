@@ -13,12 +13,12 @@ import (
 	"time"
 
 	"github.com/wmsmock/wmsmock/conformance"
+	"github.com/wmsmock/wmsmock/conformance/calibrate"
 	"github.com/wmsmock/wmsmock/fixtures"
 	"github.com/wmsmock/wmsmock/mock"
 	"github.com/wmsmock/wmsmock/mock/auth"
 	"github.com/wmsmock/wmsmock/mock/clock"
 	"github.com/wmsmock/wmsmock/profile"
-	"github.com/wmsmock/wmsmock/profile/calibrate"
 )
 
 const (
@@ -187,6 +187,31 @@ func TestCalibrateReproducesAProfile(t *testing.T) {
 	}
 }
 
+// TestCalibrateRefusalHeaders: a server that sends X-RateLimit-* with its
+// over-limit refusals but not with its ordinary answers is calibrated into
+// a reply that carries them, and rate_limit.headers stays off, so a fake on
+// the profile sends the same headers on the same answers (what fidelity
+// compares).
+func TestCalibrateRefusalHeaders(t *testing.T) {
+	p, err := profile.Parse([]byte(`
+rate_limit:
+  headers: false
+  reject: {status: 429, body: empty, headers: {X-Ratelimit-Limit: "20", X-Ratelimit-Remaining: "0"}}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, clk := fake(t, p)
+	got := values(run(t, base, clk))
+	want := profile.Reply{Status: 429, Body: profile.BodyEmpty, Headers: map[string]string{"X-Ratelimit-Limit": "20", "X-Ratelimit-Remaining": "0"}}
+	if !reflect.DeepEqual(got["rate_limit.reject"], want) {
+		t.Errorf("rate_limit.reject: calibrate found %#v, want %#v", got["rate_limit.reject"], want)
+	}
+	if got["rate_limit.headers"] != false {
+		t.Errorf("rate_limit.headers: calibrate found %#v, want false (ordinary answers carry none)", got["rate_limit.headers"])
+	}
+}
+
 // TestCalibrateDefaultFake: the default fake calibrates to its own
 // defaults, so calibrate reads replies the way the fake writes them.
 func TestCalibrateDefaultFake(t *testing.T) {
@@ -242,10 +267,13 @@ func TestCalibrateRefusesWhatIsNotTheService(t *testing.T) {
 		_, _ = w.Write([]byte("<html>hello</html>"))
 	}))
 	defer garbage.Close()
-	for _, c := range []struct{ name, url, want string }{
-		{"down", down, "no answer from"},
-		{"slow", slow.URL, "no answer within"},
-		{"garbage", garbage.URL, "does not look like the service"},
+	for _, c := range []struct {
+		name, url, want string
+		kind            conformance.SetupKind
+	}{
+		{"down", down, "nothing is listening at", conformance.Unreachable},
+		{"slow", slow.URL, "in time (--call-timeout)", conformance.Unreachable},
+		{"garbage", garbage.URL, "does not look like the service", conformance.NotThisAPI},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := calibrate.Run(context.Background(), calibrate.Options{
@@ -253,6 +281,9 @@ func TestCalibrateRefusesWhatIsNotTheService(t *testing.T) {
 			})
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("got %v, want an error saying %q", err, c.want)
+			}
+			if se, ok := conformance.AsSetupError(err); !ok || se.Kind != c.kind {
+				t.Errorf("got %v, want a setup error of kind %s (its own exit status)", err, c.kind)
 			}
 			if strings.Contains(err.Error(), token1) {
 				t.Fatalf("the error shows the token: %v", err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/wmsmock/wmsmock/internal/cliflag"
 	"io"
 	"log/slog"
 	"net"
@@ -31,28 +32,28 @@ type proxyConfig struct {
 	maxBody  int64
 	progress time.Duration
 	strict   bool
-	log      logFlags // flags.go
+	log      cliflag.LogFlags // flags.go
 }
 
 func parseProxy(args []string, getenv func(string) string, stderr io.Writer) (proxyConfig, error) {
 	var envErrs []string
 	c := proxyConfig{}
-	fs := newFlagSet("proxy", "Sit between a client and the service: forward every call unchanged, check calls and answers\n"+
+	fs := cliflag.NewFlagSet("proxy", "Sit between a client and the service: forward every call unchanged, check calls and answers\n"+
 		"against the document (drift is logged, counted per operation, served at "+proxy.ReportPath+" and written\n"+
 		"on shutdown), and record the session, secrets redacted, for `wmsmock serve --replay`.")
 	fs.SetOutput(stderr)
-	fs.StringVar(&c.target, "target", envString(getenv, "WMSMOCK_TARGET", ""), "the service's base `URL`, e.g. https://api.cloud.seqera.io (required) [WMSMOCK_TARGET]")
-	fs.StringVar(&c.addr, "addr", envString(getenv, "WMSMOCK_PROXY_ADDR", "127.0.0.1:8081"), "`host:port` the client calls [WMSMOCK_PROXY_ADDR]")
-	fs.StringVar(&c.spec, "spec", envString(getenv, "WMSMOCK_SPEC", ""), "OpenAPI document `FILE` to check against (default: the embedded description) [WMSMOCK_SPEC]")
-	fs.StringVar(&c.basePath, "base-path", envString(getenv, "WMSMOCK_PROXY_BASE_PATH", ""), "prefix of the client's paths that is not part of the document's paths [WMSMOCK_PROXY_BASE_PATH]")
-	fs.StringVar(&c.record, "record", envString(getenv, "WMSMOCK_RECORD", ""), "record the session to `FILE` (JSON Lines, secrets redacted); replaced if it exists [WMSMOCK_RECORD]")
-	fs.StringVar(&c.report, "report", envString(getenv, "WMSMOCK_PROXY_REPORT", "wmsmock-proxy-report"), "on shutdown write the drift report to `PREFIX`.md and PREFIX.json; - for none [WMSMOCK_PROXY_REPORT]")
-	fs.DurationVar(&c.timeout, "timeout", envDuration(getenv, "WMSMOCK_PROXY_TIMEOUT", proxy.DefaultTimeout, &envErrs), "longest one call may take at the target; past it the client gets a 504 [WMSMOCK_PROXY_TIMEOUT]")
-	fs.Int64Var(&c.maxBody, "max-body", envInt(getenv, "WMSMOCK_PROXY_MAX_BODY", proxy.DefaultMaxBody, &envErrs), "`BYTES` of each body kept for checking and recording; longer bodies pass whole, unchecked [WMSMOCK_PROXY_MAX_BODY]")
-	fs.BoolVar(&c.strict, "strict-schema", envBool(getenv, "WMSMOCK_STRICT_SCHEMA", false, &envErrs), "count the service's nulls in answers (null where the schema has a non-nullable property) as drift too [WMSMOCK_STRICT_SCHEMA]")
-	fs.DurationVar(&c.progress, "progress", envDuration(getenv, "WMSMOCK_PROXY_PROGRESS", 30*time.Second, &envErrs), "how often to log the counts so far; 0 for never [WMSMOCK_PROXY_PROGRESS]")
-	c.log.register(fs, getenv, "debug, info, warn (drift only) or error")
-	if err := parseArgs(fs, args, envErrs); err != nil {
+	fs.StringVar(&c.target, "target", cliflag.EnvString(getenv, "WMSMOCK_TARGET", ""), "the service's base `URL`, e.g. https://api.cloud.seqera.io (required) [WMSMOCK_TARGET]")
+	fs.StringVar(&c.addr, "addr", cliflag.EnvString(getenv, "WMSMOCK_PROXY_ADDR", "127.0.0.1:8081"), "`host:port` the client calls [WMSMOCK_PROXY_ADDR]")
+	fs.StringVar(&c.spec, "spec", cliflag.EnvString(getenv, "WMSMOCK_SPEC", ""), "OpenAPI document `FILE` to check against (default: the embedded description) [WMSMOCK_SPEC]")
+	fs.StringVar(&c.basePath, "base-path", cliflag.EnvString(getenv, "WMSMOCK_PROXY_BASE_PATH", ""), "prefix of the client's paths that is not part of the document's paths [WMSMOCK_PROXY_BASE_PATH]")
+	fs.StringVar(&c.record, "record", cliflag.EnvString(getenv, "WMSMOCK_RECORD", ""), "record the session to `FILE` (JSON Lines, secrets redacted); replaced if it exists [WMSMOCK_RECORD]")
+	fs.StringVar(&c.report, "report", cliflag.EnvString(getenv, "WMSMOCK_PROXY_REPORT", "wmsmock-proxy-report"), "on shutdown write the drift report to `PREFIX`.md and PREFIX.json; - for none [WMSMOCK_PROXY_REPORT]")
+	fs.DurationVar(&c.timeout, "timeout", cliflag.EnvDuration(getenv, "WMSMOCK_PROXY_TIMEOUT", proxy.DefaultTimeout, &envErrs), "longest one call may take at the target; past it the client gets a 504 [WMSMOCK_PROXY_TIMEOUT]")
+	fs.Int64Var(&c.maxBody, "max-body", cliflag.EnvInt(getenv, "WMSMOCK_PROXY_MAX_BODY", proxy.DefaultMaxBody, &envErrs), "`BYTES` of each body kept for checking and recording; longer bodies pass whole, unchecked [WMSMOCK_PROXY_MAX_BODY]")
+	fs.BoolVar(&c.strict, "strict-schema", cliflag.EnvBool(getenv, "WMSMOCK_STRICT_SCHEMA", false, &envErrs), "count the service's nulls in answers (null where the schema has a non-nullable property) as drift too [WMSMOCK_STRICT_SCHEMA]")
+	fs.DurationVar(&c.progress, "progress", cliflag.EnvDuration(getenv, "WMSMOCK_PROXY_PROGRESS", 30*time.Second, &envErrs), "how often to log the counts so far; 0 for never [WMSMOCK_PROXY_PROGRESS]")
+	c.log.Register(fs, getenv, "debug, info, warn (drift only) or error")
+	if err := cliflag.ParseArgs(fs, args, envErrs); err != nil {
 		return c, err
 	}
 	return c, c.validate()
@@ -93,8 +94,8 @@ func (c proxyConfig) validate() error {
 	if c.progress < 0 {
 		errs = append(errs, fmt.Sprintf("--progress %s: must not be negative", c.progress))
 	}
-	errs = append(errs, c.log.check()...)
-	return problems(errs)
+	errs = append(errs, c.log.Check()...)
+	return cliflag.Problems(errs)
 }
 
 // proxyCmd runs the proxy until ctx ends; it exits 1 when it cannot start
@@ -102,9 +103,9 @@ func (c proxyConfig) validate() error {
 func proxyCmd(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
 	cfg, err := parseProxy(args, getenv, stderr)
 	if err != nil {
-		return parseFailed("proxy", err, stderr)
+		return cliflag.ParseFailed("proxy", err, stderr)
 	}
-	logger := cfg.log.logger(stderr)
+	logger := cfg.log.Logger(stderr)
 	var doc *spec.Document
 	if cfg.spec != "" {
 		doc, err = spec.LoadFile(cfg.spec)

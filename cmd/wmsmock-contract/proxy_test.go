@@ -2,9 +2,9 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wmsmock/wmsmock/internal/clitest"
 	"github.com/wmsmock/wmsmock/mock"
 )
 
@@ -29,42 +30,6 @@ func TestProxyRejectsBadConfiguration(t *testing.T) {
 		{"no body limit", []string{"--target", "http://127.0.0.1:1", "--max-body", "0"}, nil, 2, "--max-body"},
 	}
 	checkCommandRejects(t, "proxy", cases)
-}
-
-// startCommand runs a wmsmock command with args and the environment vars
-// until the returned stop is called (which cancels it and returns its exit
-// code), and returns the first submatch of ready in its standard output
-// once that appears, and both outputs as they grow.
-func startCommand(t *testing.T, args []string, vars map[string]string, ready *regexp.Regexp) (string, *syncBuffer, *syncBuffer, func() int) {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	out, errOut := &syncBuffer{}, &syncBuffer{}
-	done := make(chan int, 1)
-	go func() { done <- run(ctx, args, env(vars), out, errOut) }()
-	stop := func() int {
-		cancel()
-		select {
-		case code := <-done:
-			return code
-		case <-time.After(15 * time.Second):
-			t.Fatalf("%s did not stop", args[0])
-			return -1
-		}
-	}
-	deadline := time.After(10 * time.Second)
-	for {
-		if m := ready.FindStringSubmatch(out.String()); m != nil {
-			return m[1], out, errOut, stop
-		}
-		select {
-		case code := <-done:
-			t.Fatalf("%s exited early with %d: %s", args[0], code, errOut.String())
-		case <-deadline:
-			cancel()
-			t.Fatalf("%s did not start; stdout: %s", args[0], out.String())
-		case <-time.After(5 * time.Millisecond):
-		}
-	}
 }
 
 func get(t *testing.T, u string) (int, []byte) {
@@ -144,15 +109,23 @@ func TestProxyRecordsAndServeReplays(t *testing.T) {
 		}
 	}
 
-	replayBase, _, serveLog, stopServe := startCommand(t, []string{"serve", "--addr", "127.0.0.1:0", "--replay", rec},
-		nil, regexp.MustCompile(`ready in \S+ at (http://127\.0\.0\.1:\d+/api)`))
+	// The fake `wmsmock serve --replay` starts (cmd/wmsmock tests the flag).
+	var serveLog clitest.Buffer
+	replaying, err := mock.New(mock.WithReplay(rec), mock.WithLogger(slog.New(slog.NewTextHandler(&serveLog, nil))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := replaying.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer replaying.Close()
 	for _, p := range paths {
-		code, body := get(t, replayBase+p)
+		code, body := get(t, replaying.BaseURL()+p)
 		if code != 200 || !bytes.Equal(body, got[p]) {
 			t.Errorf("replayed GET %s: %d %s\nrecorded: %s", p, code, body, got[p])
 		}
 	}
-	if code := stopServe(); code != 0 || !strings.Contains(serveLog.String(), "replaying a recorded session") || !strings.Contains(serveLog.String(), "rejected_by_document=0") {
-		t.Errorf("serve --replay: exit %d, log:\n%s", code, serveLog.String())
+	if !strings.Contains(serveLog.String(), "replaying a recorded session") || !strings.Contains(serveLog.String(), "rejected_by_document=0") {
+		t.Errorf("the replaying fake's log:\n%s", serveLog.String())
 	}
 }

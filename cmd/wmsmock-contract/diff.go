@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/wmsmock/wmsmock/internal/cliflag"
 	"io"
 	"os"
 	"path/filepath"
@@ -38,26 +39,27 @@ type diffConfig struct {
 func parseDiff(args []string, getenv func(string) string, stderr io.Writer) (diffConfig, error) {
 	var envErrs []string
 	c := diffConfig{}
-	fs := newFlagSet("diff", "Compare two OpenAPI documents: every change, breaking / needs review / safe by the service's\n"+
+	fs := cliflag.NewFlagSet("diff", "Compare two OpenAPI documents: every change, breaking / needs review / safe by the service's\n"+
 		"compatibility policy, with its operation and direction; and which scenarios or calls a change reaches.\n\n"+
 		"Arguments: OLD NEW, two files (YAML or JSON); "+embeddedName+" is the fake's embedded document.\n"+
-		"Exit status: 0, or 1 when a change is at least --fail-on; 2 for a bad command line or input.")
+		"Exit status: 0; 1 when a change is at least --fail-on, or a scenario of --scenarios failed against OLD;\n"+
+		"2 for a bad command line or input.", "OLD NEW")
 	fs.SetOutput(stderr)
-	fs.StringVar(&c.format, "format", envString(getenv, "WMSMOCK_DIFF_FORMAT", "text"), "report `FORMAT`: "+strings.Join(schemadiff.Formats, ", ")+" [WMSMOCK_DIFF_FORMAT]")
-	fs.StringVar(&c.out, "out", envString(getenv, "WMSMOCK_DIFF_OUT", "-"), "write the report to `FILE`, - for standard output [WMSMOCK_DIFF_OUT]")
-	fs.StringVar(&c.failOn, "fail-on", envString(getenv, "WMSMOCK_DIFF_FAIL_ON", ""), "exit 1 when a change is at least `SEVERITY`: breaking or review (default: never) [WMSMOCK_DIFF_FAIL_ON]")
-	fs.StringVar(&c.rules, "rules", envString(getenv, "WMSMOCK_DIFF_RULES", ""), "YAML `FILE` mapping rule ids to breaking, review or safe, laid over the service's policy [WMSMOCK_DIFF_RULES]")
-	fs.BoolVar(&c.scenarios, "scenarios", envBool(getenv, "WMSMOCK_DIFF_SCENARIOS", false, &envErrs), "run the conformance scenarios against the fake serving OLD and list those a change reaches [WMSMOCK_DIFF_SCENARIOS]")
-	fs.StringVar(&c.scenariosFrom, "scenarios-from", envString(getenv, "WMSMOCK_DIFF_SCENARIOS_FROM", ""), "take the scenarios' operations from a saved conformance result (JSON) `FILE` instead of a run [WMSMOCK_DIFF_SCENARIOS_FROM]")
-	fs.StringVar(&c.tags, "tags", envString(getenv, "WMSMOCK_TAGS", ""), "with --scenarios, a tag `EXPR`ession choosing the scenarios to run [WMSMOCK_TAGS]")
-	fs.StringVar(&c.journal, "journal", envString(getenv, "WMSMOCK_DIFF_JOURNAL", ""), "list the calls a change reaches from the fake's request journal (`FILE`: JSON of GET /_mock/admin/requests) [WMSMOCK_DIFF_JOURNAL]")
+	fs.StringVar(&c.format, "format", cliflag.EnvString(getenv, "WMSMOCK_DIFF_FORMAT", "text"), "report `FORMAT`: "+strings.Join(schemadiff.Formats, ", ")+" [WMSMOCK_DIFF_FORMAT]")
+	fs.StringVar(&c.out, "out", cliflag.EnvString(getenv, "WMSMOCK_DIFF_OUT", "-"), "write the report to `FILE`, - for standard output [WMSMOCK_DIFF_OUT]")
+	fs.StringVar(&c.failOn, "fail-on", cliflag.EnvString(getenv, "WMSMOCK_DIFF_FAIL_ON", ""), "exit 1 when a change is at least `SEVERITY`: breaking or review (default: never) [WMSMOCK_DIFF_FAIL_ON]")
+	fs.StringVar(&c.rules, "rules", cliflag.EnvString(getenv, "WMSMOCK_DIFF_RULES", ""), "YAML `FILE` mapping rule ids to breaking, review or safe, laid over the service's policy [WMSMOCK_DIFF_RULES]")
+	fs.BoolVar(&c.scenarios, "scenarios", cliflag.EnvBool(getenv, "WMSMOCK_DIFF_SCENARIOS", false, &envErrs), "run the conformance scenarios against the fake serving OLD and list those a change reaches [WMSMOCK_DIFF_SCENARIOS]")
+	fs.StringVar(&c.scenariosFrom, "scenarios-from", cliflag.EnvString(getenv, "WMSMOCK_DIFF_SCENARIOS_FROM", ""), "take the scenarios' operations from a saved conformance result (JSON) `FILE` instead of a run [WMSMOCK_DIFF_SCENARIOS_FROM]")
+	fs.StringVar(&c.tags, "tags", cliflag.EnvString(getenv, "WMSMOCK_TAGS", ""), "with --scenarios, a tag `EXPR`ession choosing the scenarios to run [WMSMOCK_TAGS]")
+	fs.StringVar(&c.journal, "journal", cliflag.EnvString(getenv, "WMSMOCK_DIFF_JOURNAL", ""), "list the calls a change reaches from the fake's request journal (`FILE`: JSON of GET /_mock/admin/requests) [WMSMOCK_DIFF_JOURNAL]")
 	fs.BoolVar(&c.listRules, "list-rules", false, "list every rule id with its default severity, and exit")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return c, err
 	}
 	if len(envErrs) > 0 {
-		return c, problems(envErrs)
+		return c, cliflag.Problems(envErrs)
 	}
 	if c.listRules {
 		return c, nil
@@ -123,7 +125,7 @@ func (c *diffConfig) validate() error {
 			errs = append(errs, fmt.Sprintf("--out %q: directory %s does not exist", c.out, filepath.Dir(c.out)))
 		}
 	}
-	return problems(errs)
+	return cliflag.Problems(errs)
 }
 
 // diffCmd compares the two documents and writes the report; see the
@@ -131,7 +133,7 @@ func (c *diffConfig) validate() error {
 func diffCmd(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
 	cfg, err := parseDiff(args, getenv, stderr)
 	if err != nil {
-		return parseFailed("diff", err, stderr)
+		return cliflag.ParseFailed("diff", err, stderr)
 	}
 	fail := func(err error) int {
 		fmt.Fprintf(stderr, "wmsmock diff: %v\n", err)
@@ -167,6 +169,7 @@ func diffCmd(ctx context.Context, args []string, getenv func(string) string, std
 			return fail(err)
 		}
 		rep.Scenarios = rep.Affect(source, schemadiff.Scenarios(res), schemadiff.Review)
+		rep.Scenarios.Failed = schemadiff.FailedScenarios(res)
 	}
 	if cfg.journal != "" {
 		reqs, err := schemadiff.ReadJournalFile(cfg.journal)
@@ -181,11 +184,16 @@ func diffCmd(ctx context.Context, args []string, getenv func(string) string, std
 		fmt.Fprintf(stderr, "wmsmock diff: %v\n", err)
 		return 2
 	}
+	code := 0
 	if cfg.failOnSev != "" && rep.Worst().AtLeast(cfg.failOnSev) {
 		fmt.Fprintf(stderr, "wmsmock diff: changes at least %s (--fail-on %s)\n", cfg.failOnSev.Label(), cfg.failOn)
-		return 1
+		code = 1
 	}
-	return 0
+	if rep.Scenarios != nil && len(rep.Scenarios.Failed) > 0 {
+		fmt.Fprintf(stderr, "wmsmock diff: %d scenarios failed against %s (named in the report)\n", len(rep.Scenarios.Failed), cfg.old)
+		code = 1
+	}
+	return code
 }
 
 // loadSides reads both documents at once; @embedded is the fake's own.
@@ -243,7 +251,7 @@ func scenarioRun(ctx context.Context, cfg diffConfig, stderr io.Writer) (*confor
 		return nil, "", fmt.Errorf("the scenarios did not run: %w", err)
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "diff: %d scenarios failed against %s; their calls are still counted\n", res.Count(conformance.Failed), cfg.old)
+		fmt.Fprintf(stderr, "diff: %d scenarios failed against %s; their calls are still counted, and the report names them\n", res.Count(conformance.Failed), cfg.old)
 	}
 	return res, "a run against the fake serving " + cfg.old, nil
 }

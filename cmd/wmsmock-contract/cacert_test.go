@@ -63,8 +63,9 @@ func TestCalibrateCACert(t *testing.T) {
 		code := run(context.Background(), args, env(nil), &bytes.Buffer{}, &errOut)
 		return code, errOut.String()
 	}
-	if code, msg := calibrate(); code != 1 || !strings.Contains(msg, "certificate") {
-		t.Errorf("without --ca-cert: exit %d, want 1 with a certificate error: %s", code, msg)
+	// An untrusted certificate is a setup error, found by the pre-flight.
+	if code, msg := calibrate(); code != 3 || !strings.Contains(msg, "certificate is not trusted") || !strings.Contains(msg, "--ca-cert") {
+		t.Errorf("without --ca-cert: exit %d, want 3 with a certificate error naming --ca-cert: %s", code, msg)
 	}
 	if code, msg := calibrate("--ca-cert", ca); code != 0 {
 		t.Errorf("with --ca-cert: exit %d: %s", code, msg)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -42,7 +43,7 @@ func TestFidelity(t *testing.T) {
 	md, js, ju := filepath.Join(dir, "r.md"), filepath.Join(dir, "r.json"), filepath.Join(dir, "r.xml")
 	fidelity := func(compare string, extra ...string) (int, string) {
 		var stdout, stderr bytes.Buffer
-		args := append([]string{"fidelity", "--base-url", a, "--token", mock.DevToken, "--compare-url", compare, "--token-b", mock.DevToken,
+		args := append([]string{"fidelity", "--base-url", a, "--token", mock.DevToken, "--base-url-b", compare, "--token-b", mock.DevToken,
 			"--tags", "@unknown-path,@versions", "--max-rate", "20"}, extra...)
 		code := run(context.Background(), args, env(nil), &stdout, &stderr)
 		return code, stdout.String() + stderr.String()
@@ -75,13 +76,45 @@ func TestFidelityRefusesBadFlags(t *testing.T) {
 	for _, args := range [][]string{
 		{},
 		{"--base-url", "http://x/api", "--token", "t"},
-		{"--base-url", "http://x/api", "--token", "t", "--compare-url", "y", "--token-b", "t"},
-		{"--base-url", "http://x/api", "--token", "t", "--compare-url", "http://y/api"},
-		{"--base-url", "http://x/api", "--token", "t", "--compare-url", "http://y/api", "--token-b", "t", "--json", "/no/such/dir/r.json"},
+		{"--base-url", "http://x/api", "--token", "t", "--base-url-b", "y", "--token-b", "t"},
+		{"--base-url", "http://x/api", "--token", "t", "--base-url-b", "http://y/api"},
+		{"--base-url", "http://x/api", "--token", "t", "--base-url-b", "http://y/api", "--token-b", "t", "--json", "/no/such/dir/r.json"},
 	} {
 		var stderr bytes.Buffer
 		if code := run(context.Background(), append([]string{"fidelity"}, args...), env(nil), &bytes.Buffer{}, &stderr); code != 2 {
 			t.Errorf("fidelity %q: exit %d, want 2", args, code)
 		}
+	}
+}
+
+// TestRenamedFlagsStillWork: a flag renamed for consistency keeps its old
+// name, which sets the new one and says it is deprecated; the old
+// environment variable of fidelity's second URL is still read.
+func TestRenamedFlagsStillWork(t *testing.T) {
+	var warn bytes.Buffer
+	f, err := parseFidelity([]string{"--base-url", "http://127.0.0.1:1/api", "--token", "t", "--compare-url", "http://127.0.0.1:2/api", "--token-b", "u"}, env(nil), &warn)
+	if err != nil || f.b.baseURL != "http://127.0.0.1:2/api" || !strings.Contains(warn.String(), "--compare-url is deprecated; use --base-url-b") {
+		t.Errorf("fidelity --compare-url: %v, second URL %q, warning %q", err, f.b.baseURL, warn.String())
+	}
+	f, err = parseFidelity([]string{"--base-url", "http://127.0.0.1:1/api", "--token", "t", "--token-b", "u"}, env(map[string]string{"WMSMOCK_COMPARE_URL": "http://127.0.0.1:3/api"}), io.Discard)
+	if err != nil || f.b.baseURL != "http://127.0.0.1:3/api" {
+		t.Errorf("fidelity with WMSMOCK_COMPARE_URL: %v, second URL %q", err, f.b.baseURL)
+	}
+	warn.Reset()
+	c, err := parseConform([]string{"--base-url", "http://127.0.0.1:1/api", "--token", "t", "--seed", "7"}, env(nil), &warn)
+	if err != nil || c.seed != 7 || !strings.Contains(warn.String(), "--seed is deprecated; use --order-seed") {
+		t.Errorf("conform --seed: %v, order seed %d, warning %q", err, c.seed, warn.String())
+	}
+	// serve's variables are not conform's: WMSMOCK_SEED seeds the fake's
+	// data and WMSMOCK_TOKEN adds tokens to the fake.
+	c, err = parseConform([]string{"--base-url", "http://127.0.0.1:1/api"}, env(map[string]string{"WMSMOCK_SEED": "9", "WMSMOCK_TOKEN": "extra",
+		"WMSMOCK_ACCESS_TOKEN": "mine"}), io.Discard)
+	if err != nil || c.seed != -1 || c.token != "mine" {
+		t.Errorf("conform reads serve's variables: %v, order seed %d, token %q", err, c.seed, c.token)
+	}
+	// Set alone, serve's variable gets a line saying which one to use.
+	_, err = parseConform([]string{"--base-url", "http://127.0.0.1:1/api"}, env(map[string]string{"WMSMOCK_TOKEN": "extra"}), io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "--token is required") || !strings.Contains(err.Error(), "WMSMOCK_ACCESS_TOKEN") {
+		t.Errorf("conform with only WMSMOCK_TOKEN: %v", err)
 	}
 }

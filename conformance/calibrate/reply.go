@@ -27,8 +27,11 @@ var (
 
 // ignoredHeaders are headers every answer may carry, or that the fake
 // writes on its own (Cache-Control on every refusal, Retry-After on an
-// over-limit call, X-RateLimit-* with rate_limit.headers): a reply's own
-// headers are the others.
+// over-limit call): a reply's own headers are the others. X-RateLimit-*
+// headers are a reply's own when the server's ordinary answers lack them
+// (with them, they are rate_limit.headers): a fake calibrated on a server
+// that sends them only with its refusals then sends them there too, which
+// is what fidelity compares.
 var ignoredHeaders = []string{"Cache-Control", "Content-Type", "Content-Length", "Date", "Connection", "Retry-After", "Server", "Vary", "Keep-Alive", "Transfer-Encoding"}
 
 // replyOf turns a refusal into the profile reply that reproduces it, with a
@@ -67,7 +70,7 @@ func replyOf(a answer, baseline http.Header, retryAfter string) (r profile.Reply
 		seen += fmt.Sprintf(", message %q", msg)
 	}
 	for name, values := range a.header {
-		if slices.Contains(ignoredHeaders, name) || strings.HasPrefix(name, "X-Ratelimit-") || len(values) == 0 {
+		if slices.Contains(ignoredHeaders, name) || len(values) == 0 {
 			continue
 		}
 		if _, common := baseline[name]; common {
