@@ -201,13 +201,13 @@ func (n *routeNode) find(method, rest string, vals []string) (int, []string, boo
 }
 
 // restParam says whether a template's last parameter, by its name, is a
-// path within a store: the data links' {path}, {filePath} and {dirPath}.
-// The service takes the rest of the call's path there, slashes and all
-// (Nextflow's seqera:// file system sends browse/a/b/c with its slashes as
-// they are), so the fake's router does too; a parameter so named matches
-// a single segment first, like any other, when a template has one there.
+// path within a store: the data links' browse/{path} and
+// download/{filePath}. The service takes the rest of the call's path
+// there, slashes and all (Nextflow's seqera:// file system sends
+// browse/a/b/c with its slashes as they are), so the fake's router does
+// too; such a template is tried after every other that fits the call.
 func restParam(name string) bool {
-	return name == "path" || strings.HasSuffix(name, "Path")
+	return name == "path" || name == "filePath"
 }
 
 // then goes on below n: to the next segment, or to n's own templates when

@@ -206,11 +206,12 @@ func (c *collection) browseOp(req *handler.Request) (*handler.Response, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A path that is no folder of the link (a file, or nothing) lists
+	// nothing, as a bucket lists an unknown prefix: the service answers
+	// such a browse as any other (Nextflow reads a path's kind from its
+	// parent's listing for that reason).
 	dir := strings.Trim(req.PathParams["path"], "/")
-	items, ok := c.s.linkTree(r.ID, dir)
-	if !ok {
-		return nil, fail(errMissing, "no folder %q in data link %s", dir, r.ID)
-	}
+	items, _ := c.s.linkTree(r.ID, dir)
 	if prefix := req.Query.Get("search"); prefix != "" {
 		items = slices.DeleteFunc(slices.Clone(items), func(it linkItem) bool { return !strings.HasPrefix(it.name, prefix) })
 	}
@@ -225,6 +226,7 @@ func (c *collection) browseOp(req *handler.Request) (*handler.Response, error) {
 	}
 	from := 0
 	if tok := req.Query.Get("nextPageToken"); tok != "" {
+		var ok bool
 		if from, ok = pageFrom(tok); !ok || from > len(items) {
 			return nil, fail(errBadInput, "nextPageToken %q was not handed out for this listing", tok)
 		}
@@ -262,16 +264,15 @@ func pageFrom(tok string) (int, bool) {
 
 // downloadURLOp hands out a URL for one file of the link, served by the
 // fake itself (ServeDownload) on the base URL the call came to, signed
-// and expiring after the profile's download_url_expiry.
+// and expiring after the profile's download_url_expiry. Like a cloud's
+// pre-signed URL it is made for any path: a GET of it finds out whether
+// the file is there.
 func (c *collection) downloadURLOp(req *handler.Request) (*handler.Response, error) {
 	_, r, _, err := c.get(req)
 	if err != nil {
 		return nil, err
 	}
 	p := strings.Trim(req.Query.Get("filePath"), "/")
-	if _, ok := c.s.linkFile(r.ID, p); !ok {
-		return nil, fail(errMissing, "no file %q in data link %s", p, r.ID)
-	}
 	expires := req.Now.Add(c.s.d.Profile.Data.DownloadURLExpiry).Unix()
 	u := url.URL{Scheme: "http", Host: req.HTTP.Host, Path: DownloadPrefix + r.ID + "/" + p}
 	if req.HTTP.TLS != nil {

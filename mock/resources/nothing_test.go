@@ -218,6 +218,9 @@ var derivedBy = map[string][]string{
 	// Terraform provider's pipeline resource computes it), its compute
 	// environment the one its launch runs on.
 	"pipelineId": {"repository", "computeEnv"},
+	// A data link's download URL is made by the service for the file
+	// asked for (datalinks.go).
+	"dataLinkId": {"url"},
 }
 
 // derivedFor reports a property every item's views may carry without a
