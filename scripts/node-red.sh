@@ -41,7 +41,10 @@ if [ "$(cat "$CACHE/installed" 2>/dev/null)" != "$stamp" ]; then
     cd "$CACHE/run"
     npm init -y >/dev/null
     if [ -d "$NODES_REPO" ]; then
-      mkdir -p nodes-src && git --git-dir="$NODES_REPO" archive "$NODES_REF" | tar -x -C nodes-src
+      # The nodes and their package file only (a mirror may lack the images).
+      for f in $(git --git-dir="$NODES_REPO" ls-tree -r --name-only "$NODES_REF" -- package.json nodes LICENSE); do
+        mkdir -p "nodes-src/$(dirname "$f")" && git --git-dir="$NODES_REPO" show "$NODES_REF:$f" >"nodes-src/$f"
+      done
     else
       git clone -q "$NODES_REPO" nodes-src && git -C nodes-src checkout -q "$NODES_REF"
     fi

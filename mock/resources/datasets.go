@@ -312,9 +312,11 @@ func (c *collection) datasetDownloadOp(req *handler.Request) (*handler.Response,
 	if err != nil {
 		return nil, err
 	}
+	// The document types the version as text: one that is no number
+	// names no version, like a number nobody uploaded.
 	n, err := strconv.ParseInt(req.PathParams["version"], 10, 64)
 	if err != nil {
-		return nil, fail(errBadInput, "version %q is not a number", req.PathParams["version"])
+		n = -1
 	}
 	vs, err := c.s.versions(coll, r.ID)
 	if err != nil {
