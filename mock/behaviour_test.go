@@ -226,12 +226,12 @@ func TestAcceptVersion(t *testing.T) {
 func TestSeveralVersionsSideBySide(t *testing.T) {
 	pub := published(t)
 	srv, _ := newServer(t, embedded(t), mock.WithDocument("2", pub))
-	// /datasets exists only in the published document.
-	if a := call(t, srv.Handler(), "GET", "/api/datasets", devToken, nil); a.status != 403 {
-		t.Errorf("version 1 (embedded) answered /datasets with %d", a.status)
+	// /labels exists only in the published document.
+	if a := call(t, srv.Handler(), "GET", "/api/labels", devToken, nil); a.status != 403 {
+		t.Errorf("version 1 (embedded) answered /labels with %d", a.status)
 	}
-	if a := call(t, srv.Handler(), "GET", "/api/datasets", devToken, nil, "Accept-Version", "2"); a.status != 200 {
-		t.Errorf("version 2 (published) answered /datasets with %d: %s", a.status, a.body)
+	if a := call(t, srv.Handler(), "GET", "/api/labels", devToken, nil, "Accept-Version", "2"); a.status != 200 {
+		t.Errorf("version 2 (published) answered /labels with %d: %s", a.status, a.body)
 	}
 	if a := call(t, srv.Handler(), "GET", "/api/datasets", devToken, nil, "Accept-Version", "3"); a.status != 400 {
 		t.Errorf("version 3: %d, want 400", a.status)

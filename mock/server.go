@@ -93,6 +93,8 @@ type Server struct {
 	references referenceCache
 	// faultRules inject the faults and overrides asked for (faults.go).
 	faultRules faultState
+	// downloads serves the data links' download URLs (downloads.go).
+	downloads downloads
 }
 
 // New builds a Server from options. With none it serves the embedded
@@ -305,6 +307,11 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		s.recordRequest(r, rec, prog, time.Since(start))
 	}()
 
+	// Download URLs of data links live outside the API too (downloads.go).
+	if s.downloads.serves(r) {
+		s.serveDownload(rec, r, prog)
+		return
+	}
 	// Control routes (/_mock/...) live outside the API: no token, no limits.
 	if strings.HasPrefix(r.URL.EscapedPath(), control.Prefix) {
 		// The control API shows the shared clock when its store answers; when

@@ -58,6 +58,7 @@ func (s *Server) setupState(cfg settings) error {
 		}
 		if a == s.versions[s.profile.Versions.Default] {
 			seedWith = svc
+			s.downloads.svc = svc      // downloads.go
 			a.synth.refs = svc.FixRefs // synthesized ids name held items too
 			a.synth.refGen = svc.RefGeneration
 		}

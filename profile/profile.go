@@ -48,6 +48,7 @@ type Profile struct {
 	Requests        Requests    `yaml:"requests"`
 	Answers         Answers     `yaml:"answers"` // answers.go
 	Faults          Faults      `yaml:"faults"`  // faults.go
+	Data            Data        `yaml:"data"`    // data.go
 }
 
 // MethodReply is how a call with a method its path does not define is

@@ -144,6 +144,7 @@ func (p *Profile) Validate() error {
 	}
 	p.Answers.validate(&v)
 	p.Faults.validate(&v)
+	p.Data.validate(&v)
 
 	for i, t := range p.Tokens {
 		key := fmt.Sprintf("tokens[%d]", i)

@@ -29,6 +29,9 @@ type routeNode struct {
 	literal  map[string]*routeNode
 	patterns []*patternEdge
 	param    *routeNode
+	// rest holds the templates whose last segment is a path parameter
+	// (restParam) that takes the rest of the path, slashes and all.
+	rest map[string]int
 	// leaf maps a method to its template's index, for templates ending here.
 	leaf map[string]int
 }
@@ -54,8 +57,20 @@ func (r *Router) Add(method, template string) (int, error) {
 	method = strings.ToUpper(method)
 	n := &r.root
 	var names []string
-	for _, seg := range strings.Split(template[1:], "/") {
+	segs := strings.Split(template[1:], "/")
+	for i, seg := range segs {
 		params := paramRE.FindAllStringIndex(seg, -1)
+		if i == len(segs)-1 && len(params) == 1 && params[0][0] == 0 && params[0][1] == len(seg) && restParam(seg[1:len(seg)-1]) {
+			if _, dup := n.rest[method]; dup {
+				return 0, fmt.Errorf("%s %s is given twice", method, template)
+			}
+			if n.rest == nil {
+				n.rest = map[string]int{}
+			}
+			n.rest[method] = len(r.names)
+			r.names = append(r.names, append(names, seg[1:len(seg)-1]))
+			return len(r.names) - 1, nil
+		}
 		for _, p := range params {
 			names = append(names, seg[p[0]+1:p[1]-1])
 		}
@@ -168,7 +183,31 @@ func (n *routeNode) find(method, rest string, vals []string) (int, []string, boo
 			return i, v, true
 		}
 	}
+	if n.rest != nil && seg != "" {
+		all := seg
+		if more {
+			all += "/" + rest
+		}
+		if method == anyMethod {
+			for _, i := range n.rest {
+				return i, append(vals, all), true
+			}
+		}
+		if i, ok := n.rest[method]; ok {
+			return i, append(vals, all), true
+		}
+	}
 	return 0, nil, false
+}
+
+// restParam says whether a template's last parameter, by its name, is a
+// path within a store: the data links' browse/{path} and
+// download/{filePath}. The service takes the rest of the call's path
+// there, slashes and all (Nextflow's seqera:// file system sends
+// browse/a/b/c with its slashes as they are), so the fake's router does
+// too; such a template is tried after every other that fits the call.
+func restParam(name string) bool {
+	return name == "path" || name == "filePath"
 }
 
 // then goes on below n: to the next segment, or to n's own templates when

@@ -80,6 +80,10 @@ type collection struct {
 	versioned  bool // items show their version (versions.go)
 	uniqueName bool // a duplicate name is a 409, as the document declares
 	scoped     bool // items belong to a workspace (workspaceId parameter)
+	// search replaces the list's text search (matches) where the service
+	// documents a syntax of its own (data links' keywords); exact says the
+	// item is named exactly what was searched, and comes first.
+	search func(coll string, r store.Record, d *itemData, q string, now time.Time) (exact, ok bool)
 }
 
 // itemData is what a collection record holds.
@@ -781,7 +785,7 @@ func (c *collection) listOp(req *handler.Request) (*handler.Response, error) {
 		r store.Record
 		d *itemData
 	}
-	var matched []item
+	var matched, exact []item
 	for _, r := range recs {
 		d, err := decodeItem(r)
 		if err != nil {
@@ -790,7 +794,14 @@ func (c *collection) listOp(req *handler.Request) (*handler.Response, error) {
 		if c.gone(coll, r, d, req.Now) || c.scoped && !sameWorkspace(d.Workspace, ws) {
 			continue
 		}
-		if search != "" && !c.matches(d, search) {
+		if search != "" && c.search != nil {
+			if ex, ok := c.search(coll, r, d, search, req.Now); !ok {
+				continue
+			} else if ex {
+				exact = append(exact, item{r, d})
+				continue
+			}
+		} else if search != "" && !c.matches(d, search) {
 			continue
 		}
 		if wantStatus != "" {
@@ -800,6 +811,7 @@ func (c *collection) listOp(req *handler.Request) (*handler.Response, error) {
 		}
 		matched = append(matched, item{r, d})
 	}
+	matched = append(exact, matched...)
 	page, hasMore := Slice(matched, pg)
 	sch := successSchema(req.Op)
 	root := c.s.bases.bare(sch, "list "+coll)

@@ -222,6 +222,9 @@ var derivedBy = map[string][]string{
 	// region and work directory (views.go, derived); the configuration
 	// itself is held to what was written.
 	"computeEnvId": {"region", "workDir"},
+	// A data link's download URL is made by the service for the file
+	// asked for (datalinks.go).
+	"dataLinkId": {"url"},
 }
 
 // derivedFor reports a property every item's views may carry without a

@@ -149,6 +149,8 @@ func Register(doc *spec.Document, d Deps) (*Service, error) {
 		s.registerCollections,
 		s.registerAdds,
 		s.registerVersions,
+		s.registerDataLinks, // datalinks.go
+		s.registerDatasets,  // datasets.go
 		s.registerViews,
 		s.registerSubresources,
 	} {

@@ -1,0 +1,342 @@
+package resources
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"mime"
+	"mime/multipart"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/pb33f/libopenapi/datamodel/high/base"
+
+	"github.com/wmsmock/wmsmock/mock/handler"
+	"github.com/wmsmock/wmsmock/mock/store"
+)
+
+// A dataset's versions are the files uploaded to it (POST
+// /datasets/{id}/upload, multipart form data with the file under "file",
+// as Seqera's Node-RED nodes and tower-cli send it), numbered from 1, and
+// its download (GET /datasets/{id}/v/{version}/n/{fileName}, which
+// Nextflow's seqera:// file system reads) gives back the bytes uploaded.
+// Nothing is made up: a dataset nobody uploaded to has no versions.
+//
+// The bytes are records of the fake's store like every other piece of
+// state, so a state file saves them and replicas sharing Redis see them.
+// Each upload is a record of its own and a dataset's versions one small
+// record of metadata, so a call reads what it names and never a whole
+// collection; what all uploads hold together is counted in one record,
+// updated atomically, and capped by the profile (data.stored_max, and
+// data.upload_max for one file): past a cap an upload is a Bad Request.
+
+// Collections of the dataset records the fake keeps beside the datasets
+// themselves.
+const (
+	datasetVersionsCollection = "dataset versions" // one record per dataset: its versions
+	datasetFilesCollection    = "dataset files"    // one record per version: its bytes
+	dataUsageCollection       = "data usage"       // one record: the bytes kept
+	dataUsageID               = "bytes"
+	// versionOverhead is what an upload is charged beyond its bytes, for
+	// its metadata, so that empty files cannot grow the store unbounded.
+	versionOverhead = 256
+)
+
+// datasetVersion is one uploaded file.
+type datasetVersion struct {
+	Version   int64     `json:"version"`
+	FileName  string    `json:"fileName"`
+	FileSize  int64     `json:"fileSize"`
+	MediaType string    `json:"mediaType"`
+	HasHeader bool      `json:"hasHeader"`
+	Created   time.Time `json:"created"`
+}
+
+type datasetVersions struct {
+	Versions []datasetVersion `json:"versions"`
+}
+
+// registerDatasets claims the upload, versions and download operations
+// below every collection of datasets (/datasets, and
+// /workspaces/{workspaceId}/datasets where the document has it).
+func (s *Service) registerDatasets() {
+	for _, c := range s.colls {
+		if lastLiteral(c.listPath) != "datasets" {
+			continue
+		}
+		s.handle(s.op("POST", c.itemPath+"/upload"), c.uploadOp)
+		s.handle(s.op("GET", c.itemPath+"/versions"), c.datasetVersionsOp)
+		s.handle(s.op("GET", c.itemPath+"/v/{version}/n/{fileName}"), c.datasetDownloadOp)
+	}
+}
+
+func versionsKey(coll, id string) string { return coll + "/" + id }
+
+func fileKey(coll, id string, version int64) string {
+	return coll + "/" + id + "/" + strconv.FormatInt(version, 10)
+}
+
+// uploadOp keeps an uploaded file as the dataset's next version.
+func (c *collection) uploadOp(req *handler.Request) (*handler.Response, error) {
+	coll, r, d, err := c.get(req)
+	if err != nil {
+		return nil, err
+	}
+	name, media, content, err := c.s.uploadedFile(req)
+	if err != nil {
+		return nil, err
+	}
+	st := c.s.d.Store
+	charge := int64(len(content)) + versionOverhead
+	if err := c.s.reserveBytes(charge); err != nil {
+		return nil, err
+	}
+	n, err := st.NextSeq(datasetFilesCollection + " " + versionsKey(coll, r.ID))
+	if err == nil {
+		b, _ := json.Marshal(content) // a JSON string: the bytes in base64
+		_, err = st.Insert(datasetFilesCollection, store.Record{ID: fileKey(coll, r.ID, n), Created: req.Now.UTC(), Updated: req.Now.UTC(), Data: b})
+	}
+	v := datasetVersion{Version: n, FileName: name, FileSize: int64(len(content)), MediaType: media,
+		HasHeader: req.Query.Get("header") == "true", Created: req.Now.UTC()}
+	if err == nil {
+		err = updateOrInsert(st, datasetVersionsCollection, versionsKey(coll, r.ID), req.Now, func(vs *datasetVersions) error {
+			vs.Versions = append(vs.Versions, v)
+			return nil
+		})
+	}
+	if err != nil {
+		_ = c.s.reserveBytes(-charge)
+		return nil, err
+	}
+	// The dataset shows its latest version and that version's media type.
+	if _, err := st.Update(coll, r.ID, func(rec *store.Record) error {
+		cur, err := decodeItem(*rec)
+		if err != nil {
+			return err
+		}
+		cur.Fields["version"], cur.Fields["mediaType"] = n, media
+		rec.Updated = req.Now.UTC()
+		rec.Data, err = json.Marshal(cur)
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	d.Fields["version"], d.Fields["mediaType"] = n, media
+	sch := successSchema(req.Op)
+	root := c.s.bases.bare(sch, "dataset upload")
+	c.s.fit.set(sch, root, "version", c.versionView(req, prop(sch, "version"), r.ID, d, v))
+	return success(req.Op, root), nil
+}
+
+// uploadedFile reads the "file" part of a multipart body: its name, media
+// type and bytes, within the profile's cap on one upload.
+func (s *Service) uploadedFile(req *handler.Request) (name, media string, content []byte, err error) {
+	ct, params, perr := mime.ParseMediaType(req.HTTP.Header.Get("Content-Type"))
+	if perr != nil || ct != "multipart/form-data" || params["boundary"] == "" {
+		return "", "", nil, fail(errBadInput, "an upload is multipart/form-data with the file in a part named \"file\"")
+	}
+	limit := int64(s.d.Profile.Data.UploadMax)
+	mr := multipart.NewReader(bytes.NewReader(req.Body), params["boundary"])
+	for {
+		part, err := mr.NextPart()
+		if errors.Is(err, io.EOF) {
+			return "", "", nil, fail(errBadInput, "the upload has no part named \"file\"")
+		}
+		if err != nil {
+			return "", "", nil, fail(errBadInput, "the upload's multipart body cannot be read: %v", err)
+		}
+		if part.FormName() != "file" {
+			continue
+		}
+		content, err = io.ReadAll(io.LimitReader(part, limit+1))
+		if err != nil {
+			return "", "", nil, fail(errBadInput, "the upload's file cannot be read: %v", err)
+		}
+		if int64(len(content)) > limit {
+			return "", "", nil, fail(errBadInput, "the uploaded file is larger than %d bytes", limit)
+		}
+		if len(content) == 0 {
+			return "", "", nil, fail(errBadInput, "the uploaded file is empty")
+		}
+		name = part.FileName()
+		if name == "" || strings.ContainsAny(name, "/\\") {
+			return "", "", nil, fail(errBadInput, "the uploaded file needs a file name (filename=\"...\"), without a path")
+		}
+		media = part.Header.Get("Content-Type")
+		if media == "" || media == "application/octet-stream" {
+			media = mimeOf(name)
+		}
+		return name, media, content, nil
+	}
+}
+
+// reserveBytes counts n more bytes kept (n < 0 gives them back), or
+// refuses when that would pass the profile's stored_max.
+func (s *Service) reserveBytes(n int64) error {
+	max := int64(s.d.Profile.Data.StoredMax)
+	return updateOrInsert(s.d.Store, dataUsageCollection, dataUsageID, time.Time{}, func(u *struct{ Bytes int64 }) error {
+		if n > 0 && u.Bytes+n > max {
+			return fail(errBadInput, "the fake keeps at most %d bytes of uploaded files (data.stored_max); %d are kept and this upload needs %d", max, u.Bytes, n)
+		}
+		u.Bytes = max64(0, u.Bytes+n)
+		return nil
+	})
+}
+
+func max64(a, b int64) int64 {
+	if a > b {
+		return a
+	}
+	return b
+}
+
+// updateOrInsert changes one JSON record atomically, creating it (from
+// the zero value) when it does not exist yet.
+func updateOrInsert[T any](st store.Store, coll, id string, now time.Time, change func(*T) error) error {
+	for range 8 {
+		_, err := st.Update(coll, id, func(rec *store.Record) error {
+			var v T
+			if err := json.Unmarshal(rec.Data, &v); err != nil {
+				return err
+			}
+			if err := change(&v); err != nil {
+				return err
+			}
+			rec.Updated = now.UTC()
+			b, err := json.Marshal(v)
+			rec.Data = b
+			return err
+		})
+		if !errors.Is(err, store.ErrNotFound) {
+			return err
+		}
+		var v T
+		if err := change(&v); err != nil {
+			return err
+		}
+		b, err := json.Marshal(v)
+		if err != nil {
+			return err
+		}
+		if _, err = st.Insert(coll, store.Record{ID: id, Created: now.UTC(), Updated: now.UTC(), Data: b}); !errors.Is(err, store.ErrExists) {
+			return err
+		}
+		// Another call created it meanwhile: change theirs.
+	}
+	return errors.New("resources: " + coll + " " + id + " kept changing")
+}
+
+// versions reads a dataset's versions, oldest first.
+func (s *Service) versions(coll, id string) ([]datasetVersion, error) {
+	rec, err := s.d.Store.Get(datasetVersionsCollection, versionsKey(coll, id))
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var vs datasetVersions
+	if err := json.Unmarshal(rec.Data, &vs); err != nil {
+		return nil, err
+	}
+	return vs.Versions, nil
+}
+
+// datasetVersionsOp lists what was uploaded to a dataset, newest first,
+// keeping those of the media type asked for (mimeType).
+func (c *collection) datasetVersionsOp(req *handler.Request) (*handler.Response, error) {
+	coll, r, d, err := c.get(req)
+	if err != nil {
+		return nil, err
+	}
+	vs, err := c.s.versions(coll, r.ID)
+	if err != nil {
+		return nil, err
+	}
+	sch := successSchema(req.Op)
+	key, entry := listShape(sch)
+	root := c.s.bases.bare(sch, "dataset versions")
+	entries := []any{}
+	want := req.Query.Get("mimeType")
+	for _, v := range slices.Backward(vs) {
+		if want == "" || strings.EqualFold(v.MediaType, want) {
+			entries = append(entries, c.versionView(req, entry, r.ID, d, v))
+		}
+	}
+	if key != "" {
+		root[key] = entries
+	}
+	c.s.fit.set(sch, root, "totalSize", int64(len(entries)))
+	return success(req.Op, root), nil
+}
+
+// versionView is a version as DatasetVersionDto shows it: what was
+// uploaded, the dataset it belongs to, and the URL its bytes are read at.
+func (c *collection) versionView(req *handler.Request, sch *base.Schema, id string, d *itemData, v datasetVersion) map[string]any {
+	dl := apiBase(req) + "/datasets/" + url.PathEscape(id) + "/v/" + strconv.FormatInt(v.Version, 10) + "/n/" + url.PathEscape(v.FileName)
+	var ws any
+	if d.Workspace != nil {
+		ws = *d.Workspace
+		dl += "?workspaceId=" + strconv.FormatInt(*d.Workspace, 10)
+	}
+	m := map[string]any{}
+	for k, val := range map[string]any{
+		"datasetId": id, "datasetName": d.Fields["name"], "datasetDescription": d.Fields["description"],
+		"version": v.Version, "fileName": v.FileName, "fileSize": v.FileSize, "mediaType": v.MediaType,
+		"hasHeader": v.HasHeader, "disabled": false, "dateCreated": stamp(v.Created), "lastUpdated": stamp(v.Created),
+		"workspaceId": ws, "url": dl, "createdBy": nil, "linkedSource": nil,
+	} {
+		c.s.fit.set(sch, m, k, val)
+	}
+	return m
+}
+
+// apiBase is the URL of the API the call came to: its scheme, host and
+// the base path before the operation's own path.
+func apiBase(req *handler.Request) string {
+	scheme := "http"
+	if req.HTTP.TLS != nil {
+		scheme = "https"
+	}
+	return scheme + "://" + req.HTTP.Host + strings.TrimSuffix(req.HTTP.URL.Path, concrete(req.Op.Path, req.PathParams))
+}
+
+// datasetDownloadOp streams a version's bytes, as uploaded; the file name
+// must be the one uploaded, as on the service.
+func (c *collection) datasetDownloadOp(req *handler.Request) (*handler.Response, error) {
+	coll, r, _, err := c.get(req)
+	if err != nil {
+		return nil, err
+	}
+	// The document types the version as text: one that is no number
+	// names no version, like a number nobody uploaded.
+	n, err := strconv.ParseInt(req.PathParams["version"], 10, 64)
+	if err != nil {
+		n = -1
+	}
+	vs, err := c.s.versions(coll, r.ID)
+	if err != nil {
+		return nil, err
+	}
+	i := slices.IndexFunc(vs, func(v datasetVersion) bool { return v.Version == n })
+	if i < 0 || vs[i].FileName != req.PathParams["fileName"] {
+		return nil, fail(errMissing, "dataset %s has no version %d named %q", r.ID, n, req.PathParams["fileName"])
+	}
+	rec, err := c.s.d.Store.Get(datasetFilesCollection, fileKey(coll, r.ID, n))
+	if err != nil {
+		return nil, err
+	}
+	var content []byte
+	if err := json.Unmarshal(rec.Data, &content); err != nil {
+		return nil, err
+	}
+	media := req.Op.Success.MediaType
+	if media == "" {
+		media = "application/octet-stream"
+	}
+	return &handler.Response{Status: req.Op.Success.Status, Raw: content, MediaType: media}, nil
+}
