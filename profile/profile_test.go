@@ -54,7 +54,7 @@ func TestDefaultValues(t *testing.T) {
 		{"compute_envs.after_delete", p.ComputeEnvs.AfterDelete, "deleted"},
 		{"tokens", p.Tokens, []TokenSpec{}},
 		{"auth.basic_token", p.Auth.BasicToken, true},
-		{"requests", p.Requests, Requests{NullsAsAbsent: true, ScalarsAsStrings: true, InferDiscriminator: true,
+		{"requests", p.Requests, Requests{NullsAsAbsent: true, ScalarsAsStrings: true, StringsAsNumbers: true, InferDiscriminator: true,
 			ObjectsAsAny: true, RequiredExceptions: []string{"Workflow.submit"}}},
 		{"answers.nulls", p.Answers.Nulls, NullsService},
 	}
