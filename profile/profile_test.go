@@ -26,7 +26,7 @@ func TestDefaultValues(t *testing.T) {
 		{"auth.unknown", p.Auth.Unknown, forbidden},
 		{"auth.expired", p.Auth.Expired, forbidden},
 		{"auth.revoked", p.Auth.Revoked, forbidden},
-		{"auth.require_on_unsecured", p.Auth.RequireOnUnsecured, true},
+		{"auth.require_on_unsecured", p.Auth.RequireOnUnsecured, false},
 		{"unknown_route", p.UnknownRoute, forbidden},
 		{"bad_request", p.BadRequest, badRequest},
 		{"body_limit.max", p.BodyLimit.Max, Size(10 << 20)},
