@@ -102,3 +102,35 @@ func TestNextflowLaunch(t *testing.T) {
 		})
 	}
 }
+
+// TestSchedRunIDReadsBackAsWritten: Nextflow's observer writes a run's
+// scheduler id once (TowerObserver: PATCH /workflow/{id} with
+// {"schedRunId": ...}); the answer and every later describe show exactly
+// that, and a run nobody wrote it for shows null.
+func TestSchedRunIDReadsBackAsWritten(t *testing.T) {
+	for _, dc := range documents {
+		t.Run(dc.name, func(t *testing.T) {
+			srv, clk := strictServer(t, dc.doc(t))
+			h := srv.Handler()
+			l := object(t, ok(t, h, call(t, h, "POST", "/api/workflow/launch?workspaceId=2001", devToken,
+				[]byte(`{"launch":{"pipeline":"https://github.com/nextflow-io/hello","computeEnvId":"4Gt7Ws2KpQ9vBn"}}`)), 200, "launch"))
+			id, _ := l["workflowId"].(string)
+			read := func() any {
+				return object(t, ok(t, h, call(t, h, "GET", "/api/workflow/"+id+"?workspaceId=2001", devToken, nil), 200, "describe"))["schedRunId"]
+			}
+			if v := read(); v != nil {
+				t.Errorf("before any write schedRunId is %v, want null", v)
+			}
+			w := object(t, ok(t, h, call(t, h, "PATCH", "/api/workflow/"+id+"?workspaceId=2001", devToken, []byte(`{"schedRunId":"sched-42"}`)), 200, "update"))
+			if w["schedRunId"] != "sched-42" {
+				t.Errorf("the update answers schedRunId %v", w["schedRunId"])
+			}
+			for range 3 {
+				clk.Advance(time.Minute)
+				if v := read(); v != "sched-42" {
+					t.Fatalf("describe shows schedRunId %v, want what was written", v)
+				}
+			}
+		})
+	}
+}

@@ -143,6 +143,7 @@ func (s *Service) registerRuns() {
 	s.handle(s.op("GET", "/workflow"), w.list)
 	s.handle(s.op("GET", "/workflow/{workflowId}"), w.describe)
 	s.handle(s.op("DELETE", "/workflow/{workflowId}"), w.remove)
+	s.handle(s.op("PATCH", "/workflow/{workflowId}"), w.update)
 	s.handle(s.op("POST", "/workflow/{workflowId}/cancel"), w.cancel)
 	s.handle(s.op("GET", "/workflow/{workflowId}/progress"), w.progressOp)
 	s.handle(s.op("GET", "/workflow/{workflowId}/log"), w.logOp)
@@ -336,6 +337,38 @@ func (w *runs) cancel(req *handler.Request) (*handler.Response, error) {
 		return nil, err
 	}
 	return success(req.Op, nil), nil
+}
+
+// update writes the run's extension values (schedRunId; a null or absent
+// one clears it) and answers the run as describe then shows it: what was
+// written, at every read.
+func (w *runs) update(req *handler.Request) (*handler.Response, error) {
+	x, err := w.get(req)
+	if err != nil {
+		return nil, err
+	}
+	body, err := decodeObject(req.Body)
+	if err != nil {
+		return nil, err
+	}
+	var sched *string
+	switch v := body["schedRunId"].(type) {
+	case string:
+		sched = &v
+	case nil:
+	default:
+		return nil, fail(errBadInput, "schedRunId is not a string: %v", v)
+	}
+	if _, err := updateRun(w.s.d.Store, x.id, req.Now, func(wf *workflow.Run) error {
+		if (wf.SchedRunID == nil) == (sched == nil) && (sched == nil || *wf.SchedRunID == *sched) {
+			return errUnchanged
+		}
+		wf.SchedRunID = sched
+		return nil
+	}); err != nil && !errors.Is(err, errUnchanged) {
+		return nil, err
+	}
+	return w.describe(req)
 }
 
 func (w *runs) remove(req *handler.Request) (*handler.Response, error) {
