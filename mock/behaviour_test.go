@@ -101,8 +101,8 @@ func TestUnknownRoutes(t *testing.T) {
 		{"GET", "/api/workflow/abc/no-such-child"},
 		{"PATCH", "/api/workflow"},
 		{"DELETE", "/api/service-info"},
-		{"GET", "/workflow"},      // outside the base path
-		{"GET", "/api"},           // the base path itself
+		{"GET", "/workflow"},       // outside the base path
+		{"GET", "/api"},            // the base path itself
 		{"GET", "/api/workflow//"}, // one trailing slash is the path without it (TestRouting); two are another path
 	}
 	for _, dc := range documents {
