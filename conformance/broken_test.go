@@ -163,6 +163,7 @@ func TestProfileDifferencesAreNotContractFailures(t *testing.T) {
 	other, err := profile.Parse([]byte(`auth:
   missing: {status: 401, body: template, message: "Unauthorized"}
   bad_scheme: {status: 401, body: empty}
+  require_on_unsecured: true
 unknown_route: {status: 404, body: template, message: "Not found ({errorId})"}
 versions:
   unserved: {status: 406, body: empty, headers: {X-Versions: "1"}}
@@ -184,7 +185,7 @@ rate_limit:
 		"A method the path does not define is refused",
 		"A path the service does not have is refused",
 		"A version the service does not serve is answered as the profile says",
-		"Operations the schema declares open still need a token",
+		"Operations the schema declares open are answered as the profile says without a token",
 	}
 	for _, tc := range []struct {
 		name           string

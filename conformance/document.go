@@ -143,7 +143,7 @@ func (d *Document) checkResponse(op *Operation, req *http.Request, path string, 
 		return problems, nil
 	}
 	if strict {
-		rest = append(rest, fmt.Sprintf("null where the schema has a non-nullable property (the service's habit, failed by --strict-schema) at %d places:\n%s",
+		rest = append(rest, fmt.Sprintf("null where the schema has a non-nullable property, or a value other than an object where it says only type object (the service's habits, failed by --strict-schema) at %d places:\n%s",
 			len(habits), strings.TrimRight(habitText(habits, "    ", 0), "\n")))
 	}
 	return rest, habits

@@ -41,7 +41,7 @@ type Habit struct {
 	// Path is where in the answer, as a JSONPath: $.workflow.errorMessage;
 	// [*] stands for any item of an array.
 	Path string `json:"path"`
-	// Kind is the habit: HabitNull.
+	// Kind is the habit: HabitNull or HabitAnyObject.
 	Kind string `json:"kind"`
 	// Count is how many nulls were seen there.
 	Count int `json:"count"`
@@ -50,6 +50,13 @@ type Habit struct {
 // HabitNull is a null for a property the schema declares, does not
 // require, and does not make nullable.
 const HabitNull = "null"
+
+// HabitAnyObject is a value other than an object (a list, a string) for a
+// property whose schema says only "type: object": how the published
+// schema renders a Java Object, which the service's JSON layer writes as
+// whatever it holds (a run log's entries, an Iterator<String>, come as a
+// list of strings, and Nextflow's launch command reads them so).
+const HabitAnyObject = "any_object"
 
 func (h Habit) String() string { return h.Operation + " " + h.Path }
 
@@ -125,8 +132,14 @@ func (d *Document) judgeHabits(op *Operation, a *answer, validate func(body []by
 	}
 	var habits []Habit
 	for _, s := range spots {
-		delete(s.in, s.key)
-		habits = mergeHabits(habits, Habit{Operation: op.Method + " " + op.Path, Path: s.path, Kind: HabitNull, Count: 1})
+		kind := HabitNull
+		if s.anyObject {
+			kind = HabitAnyObject
+			s.in[s.key] = map[string]any{} // judged as the bare object the schema names
+		} else {
+			delete(s.in, s.key)
+		}
+		habits = mergeHabits(habits, Habit{Operation: op.Method + " " + op.Path, Path: s.path, Kind: kind, Count: 1})
 	}
 	rest, err := json.Marshal(v)
 	if err != nil {
@@ -171,6 +184,9 @@ type habitSpot struct {
 	in   map[string]any
 	key  string
 	path string
+	// anyObject: not a null but a value other than an object where the
+	// schema says only type object (HabitAnyObject).
+	anyObject bool
 }
 
 // maxHabitDepth bounds the walk through nested values and compositions;
@@ -223,6 +239,10 @@ func (w *nullWalk) walk(s *base.Schema, v any, path string, depth int) {
 			if p == nil {
 				p = additional(parts)
 			}
+			if _, isObject := x[k].(map[string]any); !isObject && bareObject(p) {
+				w.spots = append(w.spots, habitSpot{in: x, key: k, path: path + "." + k, anyObject: true})
+				continue
+			}
 			w.walk(p, x[k], path+"."+k, depth+1)
 		}
 		if w.wantAbsent {
@@ -234,6 +254,13 @@ func (w *nullWalk) walk(s *base.Schema, v any, path string, depth int) {
 			w.walk(items, e, path+"[*]", depth+1)
 		}
 	}
+}
+
+// bareObject reports whether s says only "type: object": no properties,
+// no additional ones named, no composition.
+func bareObject(s *base.Schema) bool {
+	return s != nil && slices.Equal(s.Type, []string{"object"}) && (s.Properties == nil || s.Properties.Len() == 0) &&
+		s.AdditionalProperties == nil && len(s.AllOf)+len(s.OneOf)+len(s.AnyOf) == 0
 }
 
 // absentIn notes the properties parts declare that x leaves out, but for
@@ -446,6 +473,9 @@ func (d *Document) ReadNulls(method, path string, status int, header http.Header
 	d.mu.Unlock()
 	var r NullReading
 	for _, s := range w.spots {
+		if s.anyObject {
+			continue
+		}
 		r.Nulls = mergeHabits(r.Nulls, Habit{Operation: op.Method + " " + op.Path, Path: s.path, Kind: HabitNull, Count: 1})
 	}
 	r.Absent = w.absent

@@ -25,6 +25,7 @@ components:
         nick: {type: string, nullable: true}
         tags: {type: array, items: {type: string}}
         labels: {type: object, additionalProperties: {type: string}}
+        entries: {type: object}
         stats: {$ref: '#/components/schemas/Stats'}
         pet: {$ref: '#/components/schemas/Pet'}
     Stats:
@@ -95,6 +96,8 @@ func TestJudgeTellsHabitsFromFailures(t *testing.T) {
 		{"required by the branch", `{"run":{"id":"a","pet":{"kind":"dog","good":null}}}`, nil, true},
 		{"a map's value", `{"run":{"id":"a","labels":{"team":null}}}`, nil, true},
 		{"an array item", `{"run":{"id":"a","tags":[null]}}`, nil, true},
+		{"a list where the schema says only type object", `{"run":{"id":"a","entries":["one","two"]}}`, []string{"$.run.entries"}, false},
+		{"a list where the object has its properties", `{"run":{"id":"a","stats":[1]}}`, nil, true},
 		{"a wrong type beside a habit", `{"run":{"id":"a","errorMessage":null,"exitStatus":"one"}}`, []string{"$.run.errorMessage"}, true},
 	}
 	for _, tc := range cases {
@@ -105,7 +108,7 @@ func TestJudgeTellsHabitsFromFailures(t *testing.T) {
 				problems, habits := d.checkResponse(op, a.req, "/runs/x", a, strict)
 				var places []string
 				for _, h := range habits {
-					if h.Operation != "GET /runs/{id}" || h.Kind != HabitNull {
+					if want := map[bool]string{true: HabitAnyObject, false: HabitNull}[strings.HasSuffix(h.Path, ".entries")]; h.Operation != "GET /runs/{id}" || h.Kind != want {
 						t.Errorf("habit %+v", h)
 					}
 					places = append(places, h.Path)

@@ -44,6 +44,7 @@ func registerSteps(sc *godog.ScenarioContext, w *world) {
 	sc.Step(`^the response status is not a success$`, w.statusNotSuccess)
 	sc.Step(`^the response is the profile's ([a-z_.]+) reply$`, w.profileReplyIs)
 	sc.Step(`^the response is the profile's answer to an unserved version$`, w.unservedAnswer)
+	sc.Step(`^the response is the profile's answer to an open operation without a token$`, w.openWithoutToken)
 	sc.Step(`^the response is the profile's answer for a deleted compute environment$`, w.deletedComputeEnv)
 	sc.Step(`^the response body is empty$`, w.bodyEmpty)
 	sc.Step(`^the response is a Bad Request with an Error ID$`, w.badRequest)
@@ -258,6 +259,24 @@ func (w *world) unservedAnswer() error {
 	}
 	if a.status/100 != 2 {
 		return differs("status %d, want the default version's answer (the profile answers unserved versions as the default): %s", a.status, a)
+	}
+	return nil
+}
+
+// openWithoutToken checks a call without a token to an operation the
+// document declares no security on against auth.require_on_unsecured:
+// answered (the service's own client, Nextflow's auth status, needs 200)
+// or refused with auth.missing.
+func (w *world) openWithoutToken() error {
+	if w.r.opts.Profile.Auth.RequireOnUnsecured {
+		return w.profileReplyIs("auth.missing")
+	}
+	a, err := w.response()
+	if err != nil {
+		return err
+	}
+	if a.status != http.StatusOK {
+		return differs("status %d, want 200 (auth.require_on_unsecured: false): %s", a.status, a)
 	}
 	return nil
 }

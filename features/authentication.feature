@@ -48,7 +48,7 @@ Feature: Authentication
     Then the response status is 200
 
   @profile
-  Scenario: Operations the schema declares open still need a token
+  Scenario: Operations the schema declares open are answered as the profile says without a token
     Given no access token
     When I GET "/service-info"
-    Then the response is the profile's auth.missing reply
+    Then the response is the profile's answer to an open operation without a token

@@ -64,12 +64,33 @@ func newAPI(version string, doc *spec.Document, basePath string, seed int64, cac
 // (decoded), with the document's router. It works on the escaped path, so
 // "%2F" never acts as a separator: /api/workflow/ID%2Fcancel names a run
 // called "ID/cancel", which does not exist, rather than cancelling run ID.
+//
+// A path with one trailing slash is the path without it, as the service's
+// framework matches it: Nextflow calls POST /license/token/ and Seqera's
+// Node-RED nodes GET /data-links/, both answered by the service. Two
+// slashes, or a path the document itself writes with its slash, are left
+// as they are.
 func (a *api) match(r *http.Request) (*spec.Operation, map[string]string, bool) {
 	path, ok := a.below(r)
 	if !ok {
 		return nil, nil, false
 	}
-	return a.doc.Route(r.Method, path)
+	op, vars, ok := a.doc.Route(r.Method, path)
+	if !ok {
+		if trimmed, cut := oneTrailingSlash(path); cut {
+			return a.doc.Route(r.Method, trimmed)
+		}
+	}
+	return op, vars, ok
+}
+
+// oneTrailingSlash is path without its one trailing slash, or false when
+// it does not end with exactly one (or is only "/").
+func oneTrailingSlash(path string) (string, bool) {
+	if len(path) < 2 || path[len(path)-1] != '/' || path[len(path)-2] == '/' {
+		return path, false
+	}
+	return path[:len(path)-1], true
 }
 
 // below is the call's escaped path below the base path, or false when the
@@ -89,12 +110,21 @@ func (a *api) below(r *http.Request) (string, bool) {
 // unknown_method reply when the path exists with other methods, else its
 // unknown_route reply.
 func (a *api) unrouted(r *http.Request, p *profile.Profile) error {
-	if path, ok := a.below(r); ok && a.doc.HasPath(path) {
+	if path, ok := a.below(r); ok && a.hasPath(path) {
 		return apierror.Forbiddenf("%s is not a method of %s in API version %s", r.Method, r.URL.Path, a.version).
 			WithReply(p.MethodReply())
 	}
 	return apierror.Forbiddenf("no operation %s %s in API version %s", r.Method, r.URL.Path, a.version).
 		WithReply(p.UnknownRoute)
+}
+
+// hasPath reports whether the document has path, read as match reads it.
+func (a *api) hasPath(path string) bool {
+	if a.doc.HasPath(path) {
+		return true
+	}
+	trimmed, cut := oneTrailingSlash(path)
+	return cut && a.doc.HasPath(trimmed)
 }
 
 // handle runs the operation's handler, the service's own behaviour, where

@@ -15,7 +15,8 @@ import (
 // TestRouting guards api.match: every operation of both documents is found
 // from a call to its own path, literal segments win over parameters
 // ("/workflow/launch" is not a workflow id), an escaped "/" stays inside
-// its segment, and a method or length that no route has finds nothing.
+// its segment, one trailing slash is read away, and a method or length
+// that no route has finds nothing.
 func TestRouting(t *testing.T) {
 	docs := map[string]func(t *testing.T) *spec.Document{
 		"embedded": func(t *testing.T) *spec.Document {
@@ -55,6 +56,14 @@ func TestRouting(t *testing.T) {
 				{"GET", "/api/workflow/ID%2Fcancel", "DescribeWorkflow"},
 				{"GET", "/apiworkflow", ""},
 				{"GET", "/workflow", ""},
+				// One trailing slash is the path without it, as on the
+				// service; two are not, nor is the base path alone.
+				{"GET", "/api/workflow/", "ListWorkflows"},
+				{"POST", "/api/workflow/launch/", "CreateWorkflowLaunch"},
+				{"GET", "/api/workflow/abc/", "DescribeWorkflow"},
+				{"GET", "/api/workflow//", ""},
+				{"GET", "/api/workflow/abc//", ""},
+				{"GET", "/api/", ""},
 			} {
 				got, _, ok := a.match(httptest.NewRequest(c.method, c.target, nil))
 				if ok != (c.want != "") || ok && got.ID != c.want {

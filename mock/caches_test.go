@@ -29,7 +29,7 @@ func TestCachesReport(t *testing.T) {
 		return out
 	}
 	for range 3 {
-		ok(t, srv.Handler(), call(t, srv.Handler(), "GET", "/api/workflow/3cSucceeded003/log", devToken, nil), 200, "log")
+		ok(t, srv.Handler(), call(t, srv.Handler(), "GET", "/api/service-info", devToken, nil), 200, "service info")
 	}
 	answers, found := stats()["synthesized answers"]
 	if !found || answers.Hits < 2 {

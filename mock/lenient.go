@@ -17,7 +17,7 @@ import (
 func requestPolicy(p *profile.Profile) leniency.Policy {
 	r := p.Requests
 	return leniency.Policy{
-		NullsAsAbsent: r.NullsAsAbsent, ScalarsAsStrings: r.ScalarsAsStrings,
+		NullsAsAbsent: r.NullsAsAbsent, ScalarsAsStrings: r.ScalarsAsStrings, StringsAsNumbers: r.StringsAsNumbers,
 		InferDiscriminator: r.InferDiscriminator, ObjectsAsAny: r.ObjectsAsAny,
 		RequiredExceptions: r.RequiredExceptions, Strict: r.Strict,
 	}

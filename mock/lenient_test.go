@@ -374,3 +374,34 @@ func TestCreatedAccessKeyIsInTheServiceFormat(t *testing.T) {
 		ok(t, h, call(t, h, "GET", "/api/workflow", tok, nil), 200, "call with "+tok)
 	}
 }
+
+// Seqera's Node-RED nodes send label ids as numeric strings ("labelIds":
+// ["5","6"]); the service's JSON reader turns them into the numbers its
+// schema wants. By default the fake answers such a launch as it answers
+// the one with numbers, on both documents, and records the reading in the
+// request journal; strict mode refuses it naming each string.
+func TestNumericStringsAsNodeRedSendsThem(t *testing.T) {
+	for _, dc := range documents {
+		t.Run(dc.name, func(t *testing.T) {
+			doc := dc.doc(t)
+			launch := func(ids string) []byte {
+				return []byte(`{"launch":{"pipeline":"https://github.com/nextflow-io/hello","computeEnvId":"4Gt7Ws2KpQ9vBn","labelIds":` + ids + `}}`)
+			}
+			srv, _ := strictServer(t, doc)
+			numbers := call(t, srv.Handler(), "POST", "/api/workflow/launch?workspaceId=2001", devToken, launch(`[5,6]`))
+			texts := call(t, srv.Handler(), "POST", "/api/workflow/launch?workspaceId=2001", devToken, launch(`["5","6"]`))
+			if texts.status != numbers.status || texts.status == 400 {
+				t.Fatalf("labelIds as text answered %d %s; as numbers %d %s", texts.status, texts.body, numbers.status, numbers.body)
+			}
+			got := kinds(lastRequest(t, srv, "?n=1")[0].Deviations)
+			if want := []string{"/launch/labelIds/0 string_as_number", "/launch/labelIds/1 string_as_number"}; !slices.Equal(got, want) {
+				t.Errorf("journal: %q, want %q", got, want)
+			}
+			strict, _ := newServer(t, doc, strictRequests(t))
+			want := []string{"/launch/labelIds/0 string_as_number", "/launch/labelIds/1 string_as_number"}
+			if got := refusedFor(t, strict, call(t, strict.Handler(), "POST", "/api/workflow/launch?workspaceId=2001", devToken, launch(`["5","6"]`))); !slices.Equal(got, want) {
+				t.Errorf("strict names %q, want %q", got, want)
+			}
+		})
+	}
+}

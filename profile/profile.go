@@ -293,6 +293,7 @@ const (
 type Requests struct {
 	NullsAsAbsent      bool `yaml:"nulls_as_absent"`
 	ScalarsAsStrings   bool `yaml:"scalars_as_strings"`
+	StringsAsNumbers   bool `yaml:"strings_as_numbers"`
 	InferDiscriminator bool `yaml:"infer_discriminator"`
 	ObjectsAsAny       bool `yaml:"objects_as_any"`
 	// RequiredExceptions name required properties, as

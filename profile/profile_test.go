@@ -26,7 +26,7 @@ func TestDefaultValues(t *testing.T) {
 		{"auth.unknown", p.Auth.Unknown, forbidden},
 		{"auth.expired", p.Auth.Expired, forbidden},
 		{"auth.revoked", p.Auth.Revoked, forbidden},
-		{"auth.require_on_unsecured", p.Auth.RequireOnUnsecured, true},
+		{"auth.require_on_unsecured", p.Auth.RequireOnUnsecured, false},
 		{"unknown_route", p.UnknownRoute, forbidden},
 		{"bad_request", p.BadRequest, badRequest},
 		{"body_limit.max", p.BodyLimit.Max, Size(10 << 20)},
@@ -54,7 +54,7 @@ func TestDefaultValues(t *testing.T) {
 		{"compute_envs.after_delete", p.ComputeEnvs.AfterDelete, "deleted"},
 		{"tokens", p.Tokens, []TokenSpec{}},
 		{"auth.basic_token", p.Auth.BasicToken, true},
-		{"requests", p.Requests, Requests{NullsAsAbsent: true, ScalarsAsStrings: true, InferDiscriminator: true,
+		{"requests", p.Requests, Requests{NullsAsAbsent: true, ScalarsAsStrings: true, StringsAsNumbers: true, InferDiscriminator: true,
 			ObjectsAsAny: true, RequiredExceptions: []string{"Workflow.submit"}}},
 		{"answers.nulls", p.Answers.Nulls, NullsService},
 	}

@@ -225,7 +225,7 @@ func TestCalibrateDefaultFake(t *testing.T) {
 		"auth.unknown":              d.Auth.Unknown,
 		"auth.revoked":              d.Auth.Revoked,
 		"auth.expired":              d.Auth.Expired,
-		"auth.require_on_unsecured": true,
+		"auth.require_on_unsecured": false,
 		"unknown_route":             d.UnknownRoute,
 		"unknown_method":            d.MethodReply(),
 		"bad_request":               d.BadRequest,

@@ -87,6 +87,10 @@ func (w *Run) AppendJSON(b []byte) []byte {
 		b = appendField(b, "launch", false)
 		b = append(b, w.Launch...)
 	}
+	if w.SchedRunID != nil {
+		b = appendField(b, "schedRunId", false)
+		b = AppendJSONString(b, *w.SchedRunID)
+	}
 	if w.Seeded {
 		b = appendField(b, "seeded", false)
 		b = append(b, "true"...)

@@ -92,6 +92,9 @@ type Run struct {
 	// the client wrote them (nulls left out), a JSON object; nil when
 	// there were none.
 	Launch json.RawMessage `json:"launch,omitempty"`
+	// SchedRunID is the scheduler's id for the run, as a client last wrote
+	// it (PATCH /workflow/{id}: Nextflow's launched runs); nil until then.
+	SchedRunID *string `json:"schedRunId,omitempty"`
 	// Seeded marks a run of the seeded account, whose answers may carry
 	// values the fake makes up; a run a client launched or reported shows
 	// only what was written and what its run derives.

@@ -56,6 +56,10 @@ const (
 	// ScalarAsString is a JSON number or boolean in a string property:
 	// Jackson coerces it to its text.
 	ScalarAsString Kind = "scalar_as_string"
+	// NumberAsText is a JSON string holding a number where the schema
+	// says integer or number: Jackson reads "5" into a Java long or
+	// double (Seqera's Node-RED nodes send "labelIds": ["5","6"]).
+	StringAsNumber Kind = "string_as_number"
 	// InferredDiscriminator is a discriminated object sent without its
 	// discriminator property, read as the branch a sibling property names
 	// (credentials.provider for the keys, computeEnv.platform for the
@@ -91,6 +95,7 @@ func (d Deviation) String() string {
 type Policy struct {
 	NullsAsAbsent      bool
 	ScalarsAsStrings   bool
+	StringsAsNumbers   bool
 	InferDiscriminator bool
 	ObjectsAsAny       bool
 	// RequiredExceptions name required properties a client may leave
@@ -110,6 +115,8 @@ func (p *Policy) tolerates(k Kind) bool {
 		return p.NullsAsAbsent
 	case ScalarAsString:
 		return p.ScalarsAsStrings
+	case StringAsNumber:
+		return p.StringsAsNumbers
 	case InferredDiscriminator:
 		return p.InferDiscriminator
 	case ObjectAsAny:

@@ -43,6 +43,7 @@ components:
       properties:
         thing: {$ref: '#/components/schemas/Thing'}
         labels: {type: array, items: {type: string}}
+        labelIds: {type: array, items: {type: integer, format: int64}}
         params: {type: object, additionalProperties: {type: object}}
         sizes: {type: object, additionalProperties: {type: string}}
     Thing:
@@ -98,7 +99,7 @@ components:
 
 // lenient is the service's policy, as the default profile has it.
 var lenient = leniency.Policy{
-	NullsAsAbsent: true, ScalarsAsStrings: true, InferDiscriminator: true, ObjectsAsAny: true,
+	NullsAsAbsent: true, ScalarsAsStrings: true, StringsAsNumbers: true, InferDiscriminator: true, ObjectsAsAny: true,
 	RequiredExceptions: []string{"Thing.submit"},
 }
 
@@ -165,6 +166,12 @@ func TestRead(t *testing.T) {
 		{name: "a number where a number is allowed", body: `{"thing":{` + ok + `,"count":3,"either":4,"flag":true}}`},
 		{name: "numbers in an array of strings", body: `{"labels":[1,"a",false]}`, want: `{"labels":["1","a","false"]}`,
 			tolerated: []string{"/labels/0 scalar_as_string", "/labels/2 scalar_as_string"}},
+		{name: "numeric strings in an array of integers", body: `{"labelIds":["5","6", 7]}`, want: `{"labelIds":[5,6, 7]}`,
+			tolerated: []string{"/labelIds/0 string_as_number", "/labelIds/1 string_as_number"}},
+		{name: "a numeric string in an integer property", body: `{"thing":{` + ok + `,"count":"-12.5e3"}}`,
+			want: `{"thing":{` + ok + `,"count":-12.5e3}}`, tolerated: []string{"/thing/count string_as_number"}},
+		{name: "strings that are not JSON numbers stay for the validator", body: `{"labelIds":[" 5","0x1F","5a","","01","1.","NaN","\u0035"]}`},
+		{name: "a numeric string where a string is also allowed", body: `{"thing":{` + ok + `,"either":"4"}}`},
 		{name: "a required property the client leaves out", body: `{"thing":{"name":"a"}}`,
 			tolerated: []string{"/thing/submit required_exception"}},
 		{name: "the same, sent as null", body: `{"thing":{"name":"a","submit":null}}`, want: `{"thing":{"name":"a"}}`,
@@ -189,9 +196,9 @@ func TestRead(t *testing.T) {
 		{name: "an escaped key", body: `{"thing":{` + ok + `},"a\/b~":null,"labels":{"x\"y":1}}`},
 		{name: "not JSON", body: `{"thing":{"name":null,`},
 		{name: "trailing garbage", body: `{"thing":{"description":null}} x`},
-		{name: "strict refuses them all", policy: &leniency.Policy{Strict: true, NullsAsAbsent: true, ScalarsAsStrings: true, InferDiscriminator: true, ObjectsAsAny: true, RequiredExceptions: []string{"Thing.submit"}},
-			body:    `{"thing":{"name":1,"description":null,"kind":"aws","keys":{}},"params":{"a":1}}`,
-			refused: []string{"/params/a object_as_any", "/thing/description null_as_absent", "/thing/keys/discriminator inferred_discriminator", "/thing/name scalar_as_string", "/thing/submit required_exception"}},
+		{name: "strict refuses them all", policy: &leniency.Policy{Strict: true, NullsAsAbsent: true, ScalarsAsStrings: true, StringsAsNumbers: true, InferDiscriminator: true, ObjectsAsAny: true, RequiredExceptions: []string{"Thing.submit"}},
+			body:    `{"thing":{"name":1,"description":null,"kind":"aws","keys":{}},"params":{"a":1},"labelIds":["5"]}`,
+			refused: []string{"/labelIds/0 string_as_number", "/params/a object_as_any", "/thing/description null_as_absent", "/thing/keys/discriminator inferred_discriminator", "/thing/name scalar_as_string", "/thing/submit required_exception"}},
 		{name: "one kind off", policy: &leniency.Policy{ScalarsAsStrings: true},
 			body: `{"thing":{"name":1,"description":null,"submit":"x"}}`, want: `{"thing":{"name":"1","description":null,"submit":"x"}}`,
 			tolerated: []string{"/thing/name scalar_as_string"}, refused: []string{"/thing/description null_as_absent"}},

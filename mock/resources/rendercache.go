@@ -63,6 +63,13 @@ func (w *runs) render(x *run, sch *base.Schema, purpose string, now time.Time) (
 	if err != nil {
 		return nil, err
 	}
+	// The scheduler's run id is what UpdateWorkflow last wrote, else null,
+	// whatever kind the run is.
+	var sched any
+	if x.wf.SchedRunID != nil {
+		sched = *x.wf.SchedRunID
+	}
+	w.s.fit.set(sch, m, "schedRunId", sched)
 	w.s.CopyRecords(sch, m, now)
 	w.s.fit.complete(sch, m)
 	return m, nil

@@ -147,7 +147,10 @@ func (p plannedRuns) workflowFields(x *run, v workflow.View, now time.Time) map[
 		f["success"], f["exitStatus"] = true, int64(0)
 	case workflow.Failed:
 		f["success"], f["exitStatus"] = false, int64(1)
-		f["errorMessage"] = "Process `" + workflow.PlanFor(id).Processes()[0] + "` terminated with an error exit status (1)"
+		// The task that failed, as its task list and its log name it.
+		plan := workflow.PlanFor(id)
+		proc, n := plan.TaskOf(workflow.FailedTask(v, plan.Total))
+		f["errorMessage"] = fmt.Sprintf("Process `%s (%d)` terminated with an error exit status (1)", proc, n)
 	case workflow.Cancelled:
 		f["success"] = false
 	}
@@ -446,6 +449,9 @@ func (p plannedRuns) forget(*run) error { return nil }
 
 // frame is the frame of an answer about the run: synthesized for a run of
 // the seeded account, bare for one a client launched.
+// log is the run's console output so far (workflow.Run.LogAt).
+func (p plannedRuns) log(x *run, now time.Time) []string { return x.wf.LogAt(x.id, now) }
+
 func (p plannedRuns) frame(x *run, sch *base.Schema, key string) map[string]any {
 	return p.w.s.bases.frames(x.wf.Seeded).object(sch, key)
 }

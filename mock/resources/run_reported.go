@@ -292,6 +292,10 @@ func (k reportedRuns) metrics(x *run, item *base.Schema) ([]any, error) {
 }
 
 // frame is bare: nothing made up beside what the client reported.
+// log is empty: Nextflow's reports carry no console output, and the fake
+// does not make one up for a run it did not run.
+func (k reportedRuns) log(*run, time.Time) []string { return []string{} }
+
 func (k reportedRuns) frame(_ *run, sch *base.Schema, key string) map[string]any {
 	return k.w.s.bases.bare(sch, key)
 }

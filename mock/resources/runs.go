@@ -89,6 +89,9 @@ type runKind interface {
 	frame(x *run, sch *base.Schema, key string) map[string]any
 	// metrics lists the run's per-process metrics for the item schema.
 	metrics(x *run, item *base.Schema) ([]any, error)
+	// log is the run's console output at now, one line an entry: the
+	// lines Nextflow's launch command prints as they come.
+	log(x *run, now time.Time) []string
 	// forget removes what the run keeps beside its own record, once the
 	// record is deleted.
 	forget(x *run) error
@@ -140,8 +143,10 @@ func (s *Service) registerRuns() {
 	s.handle(s.op("GET", "/workflow"), w.list)
 	s.handle(s.op("GET", "/workflow/{workflowId}"), w.describe)
 	s.handle(s.op("DELETE", "/workflow/{workflowId}"), w.remove)
+	s.handle(s.op("PATCH", "/workflow/{workflowId}"), w.update)
 	s.handle(s.op("POST", "/workflow/{workflowId}/cancel"), w.cancel)
 	s.handle(s.op("GET", "/workflow/{workflowId}/progress"), w.progressOp)
+	s.handle(s.op("GET", "/workflow/{workflowId}/log"), w.logOp)
 	s.handle(s.op("GET", "/workflow/{workflowId}/tasks"), w.tasksOp)
 	s.handle(s.op("GET", "/workflow/{workflowId}/task/{taskId}"), w.taskOp)
 	s.handle(s.op("GET", "/workflow/{workflowId}/metrics"), w.metricsOp)
@@ -334,6 +339,38 @@ func (w *runs) cancel(req *handler.Request) (*handler.Response, error) {
 	return success(req.Op, nil), nil
 }
 
+// update writes the run's extension values (schedRunId; a null or absent
+// one clears it) and answers the run as describe then shows it: what was
+// written, at every read.
+func (w *runs) update(req *handler.Request) (*handler.Response, error) {
+	x, err := w.get(req)
+	if err != nil {
+		return nil, err
+	}
+	body, err := decodeObject(req.Body)
+	if err != nil {
+		return nil, err
+	}
+	var sched *string
+	switch v := body["schedRunId"].(type) {
+	case string:
+		sched = &v
+	case nil:
+	default:
+		return nil, fail(errBadInput, "schedRunId is not a string: %v", v)
+	}
+	if _, err := updateRun(w.s.d.Store, x.id, req.Now, func(wf *workflow.Run) error {
+		if (wf.SchedRunID == nil) == (sched == nil) && (sched == nil || *wf.SchedRunID == *sched) {
+			return errUnchanged
+		}
+		wf.SchedRunID = sched
+		return nil
+	}); err != nil && !errors.Is(err, errUnchanged) {
+		return nil, err
+	}
+	return w.describe(req)
+}
+
 func (w *runs) remove(req *handler.Request) (*handler.Response, error) {
 	x, err := w.get(req)
 	if err != nil {
@@ -365,6 +402,35 @@ func (w *runs) progressOp(req *handler.Request) (*handler.Response, error) {
 	root := x.kind.frame(x, sch, "progress/"+x.id)
 	if ps := prop(sch, "progress"); ps != nil {
 		root["progress"] = x.kind.progress(x, ps, x.wf.At(req.Now), true)
+	}
+	return success(req.Op, root), nil
+}
+
+// logOp answers the run's console log: every entry so far, as a JSON list
+// of strings (Nextflow's launch command reads log.entries as one, and the
+// service's Jackson writes its Iterator<String> so; the published schema
+// renders it as a bare object, which answers.objects_as_any lets through),
+// pending until the run has ended. The fake keeps no log text beyond the
+// run, so one page holds it all and there is no cursor.
+func (w *runs) logOp(req *handler.Request) (*handler.Response, error) {
+	x, err := w.get(req)
+	if err != nil {
+		return nil, err
+	}
+	sch := successSchema(req.Op)
+	root := x.kind.frame(x, sch, "log/"+x.id)
+	if ls := prop(sch, "log"); ls != nil {
+		lines := x.kind.log(x, req.Now)
+		entries := make([]any, len(lines))
+		for i, l := range lines {
+			entries[i] = l
+		}
+		page := x.kind.frame(x, ls, "log/"+x.id+"/page")
+		w.s.fit.overlay(ls, page, map[string]any{
+			"entries": entries, "pending": !workflow.Final(x.wf.At(req.Now).Status), "truncated": false,
+			"message": nil, "rewindToken": nil, "forwardToken": nil, "downloads": nil,
+		})
+		root["log"] = page
 	}
 	return success(req.Op, root), nil
 }
