@@ -102,6 +102,11 @@ func TestKnownIDsAreFound(t *testing.T) {
 			checked, skipped := 0, []string{}
 			for _, op := range ops {
 				values, ok := f.pathValues(op)
+				if strings.Contains(op.Path, "{version}") {
+					// A dataset's version is named by its number, which a
+					// generated value does not hold.
+					ok = false
+				}
 				if !ok {
 					skipped = append(skipped, op.ID)
 					continue
