@@ -35,6 +35,10 @@ func TestParticipantsAddAndRole(t *testing.T) {
 	if found != 1 {
 		t.Errorf("the participant added by e-mail is listed %d times, want once", found)
 	}
+	// Found again by e-mail, as the Terraform provider looks it up.
+	if l := list(f.ok("GET", base+"?search=bob@example.com", "").body, "participants"); len(l) != 1 || get(l[0], "email") != "bob@example.com" {
+		t.Errorf("a search by e-mail finds %v", l)
+	}
 
 	members := list(f.ok("GET", "/orgs/1001/members", "").body, "members")
 	if len(members) == 0 {

@@ -25,7 +25,8 @@ func TestCataloguesAreTheService(t *testing.T) {
 	}
 	f.ok("POST", "/roles?orgId=1001", `{"name":"runner","description":"Runs pipelines","permissions":["pipeline:read","workflow:execute"]}`)
 	role := f.ok("GET", "/roles/runner?orgId=1001", "").body
-	if fmt.Sprint(get(role, "role.permissions")) != "[pipeline:read workflow:execute]" || get(role, "role.description") != "Runs pipelines" {
+	if fmt.Sprint(get(role, "role.permissions")) != "[pipeline:read workflow:execute]" || get(role, "role.description") != "Runs pipelines" ||
+		get(role, "role.isPredefined") != false {
 		t.Errorf("the custom role reads back as %v", get(role, "role"))
 	}
 	f.refused(apierror.BadRequest, "POST", "/roles?orgId=1001", `{"name":"odd","description":"x","permissions":["eager_kepler"]}`)

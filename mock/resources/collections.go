@@ -827,9 +827,11 @@ func (c *collection) listOp(req *handler.Request) (*handler.Response, error) {
 	return success(req.Op, root), nil
 }
 
-// matches is the list search: the text anywhere in the item's names.
+// matches is the list search: the text anywhere in the item's names (a
+// person's too: members and participants are looked up by e-mail, as the
+// Terraform provider finds the member it added).
 func (c *collection) matches(d *itemData, search string) bool {
-	for _, k := range []string{"name", "fullName", "description"} {
+	for _, k := range []string{"name", "fullName", "description", "email", "userName", "firstName", "lastName"} {
 		if v, ok := d.Fields[k].(string); ok && lowerContains(v, search) {
 			return true
 		}
@@ -989,6 +991,12 @@ func (c *collection) renderItem(sch *base.Schema, coll string, r store.Record, d
 	}
 	if !d.Seeded {
 		c.owner(sch, server)
+		// What a client makes is its own, never one the service
+		// predefines (a custom role: the Terraform provider's role data
+		// source reads is_predefined false).
+		if _, written := d.Fields["isPredefined"]; !written && prop(sch, "isPredefined") != nil {
+			server["isPredefined"] = false
+		}
 	}
 	if c.lifecycle {
 		st, gone := c.status(r, d, now)
