@@ -2,7 +2,6 @@ package mock_test
 
 import (
 	"bytes"
-	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -183,7 +182,7 @@ func TestEveryOperationWithStateStaysValid(t *testing.T) {
 				// records it refers to, in its body: random ones are
 				// missing.
 				namesRecord := strings.Contains(op.Path, "{") || op.Method == "POST" && (op.Path == "/workflow/launch" || op.Path == "/trace/create") ||
-					c.Query.Get("workspaceId") != "" || c.Query.Get("orgId") != "" || bodyNamesRecords(c.Body)
+					c.Query.Get("workspaceId") != "" || c.Query.Get("orgId") != "" || c.NamesRecords()
 				switch {
 				case a.status == op.Success.Status:
 					succeeded++
@@ -202,27 +201,4 @@ func TestEveryOperationWithStateStaysValid(t *testing.T) {
 			t.Logf("%s: answers by status: %v", dc.name, counts)
 		})
 	}
-}
-
-// bodyNamesRecords reports a JSON body with a field that names records by
-// id (computeEnvId, labelIds), a few objects deep.
-func bodyNamesRecords(body []byte) bool {
-	var v any
-	if json.Unmarshal(body, &v) != nil {
-		return false
-	}
-	var names func(v any, depth int) bool
-	names = func(v any, depth int) bool {
-		m, ok := v.(map[string]any)
-		if !ok || depth > 3 {
-			return false
-		}
-		for k, val := range m {
-			if val != nil && (strings.HasSuffix(k, "Id") || strings.HasSuffix(k, "Ids")) || names(val, depth+1) {
-				return true
-			}
-		}
-		return false
-	}
-	return names(v, 0)
 }

@@ -256,6 +256,36 @@ func (c *Call) body(op *spec.Operation, gen *synth.Generator, key string, refs f
 	return nil
 }
 
+// isReference reports a field that names records by id, by the service's
+// naming: computeEnvId, labelIds.
+func isReference(field string) bool {
+	return strings.HasSuffix(field, "Id") || strings.HasSuffix(field, "Ids")
+}
+
+// NamesRecords reports a call whose JSON body names records by id (a
+// field isReference accepts, with a value, a few objects deep): a fake
+// refuses it unless those records exist.
+func (c *Call) NamesRecords() bool {
+	var v any
+	if json.Unmarshal(c.Body, &v) != nil {
+		return false
+	}
+	var names func(v any, depth int) bool
+	names = func(v any, depth int) bool {
+		m, ok := v.(map[string]any)
+		if !ok || depth > 3 {
+			return false
+		}
+		for k, val := range m {
+			if val != nil && isReference(k) || names(val, depth+1) {
+				return true
+			}
+		}
+		return false
+	}
+	return names(v, 0)
+}
+
 // nameHeld sets the reference fields of a generated value (see
 // WithReferences), a few objects deep.
 func nameHeld(v any, refs func(string) (string, bool), depth int) {
@@ -268,7 +298,7 @@ func nameHeld(v any, refs func(string) (string, bool), depth int) {
 			nameHeld(val, refs, depth+1)
 			continue
 		}
-		if !strings.HasSuffix(k, "Id") && !strings.HasSuffix(k, "Ids") {
+		if !isReference(k) {
 			continue
 		}
 		if l, many := val.([]any); many && len(l) == 0 {

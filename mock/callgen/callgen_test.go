@@ -458,3 +458,72 @@ func TestCallRequest(t *testing.T) {
 		t.Error("an invalid method was accepted")
 	}
 }
+
+// refsYAML has a create whose body names records by id, one level deep
+// and in a list of numbers, as the service's pipeline create does.
+const refsYAML = `openapi: 3.0.3
+info: {title: Refs, version: "1"}
+paths:
+  /pipelines:
+    post:
+      operationId: create
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              type: object
+              required: [name, labelIds, launch, tagIds]
+              properties:
+                name: {type: string}
+                labelIds: {type: array, minItems: 1, items: {type: integer}}
+                tagIds: {type: array, maxItems: 0, items: {type: integer}}
+                launch:
+                  type: object
+                  required: [computeEnvId, pipeline]
+                  properties:
+                    computeEnvId: {type: string}
+                    pipeline: {type: string}
+      responses:
+        "200": {description: ok}
+`
+
+// WithReferences gives every field that names records the id the caller
+// holds, keeping numbers numbers, and leaves other fields and empty lists
+// alone; NamesRecords sees such a body.
+func TestWithReferences(t *testing.T) {
+	d, err := spec.Load([]byte(refsYAML))
+	if err != nil {
+		t.Fatal(err)
+	}
+	op := d.Operations[0]
+	held := map[string]string{"computeEnvId": "ce-1", "labelIds": "42", "tagIds": "7"}
+	c, err := Build(op, synth.New(synth.WithSeed(1)), "refs", WithReferences(func(f string) (string, bool) {
+		id, ok := held[f]
+		return id, ok
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var body struct {
+		Name     string
+		LabelIDs []any `json:"labelIds"`
+		TagIDs   []any `json:"tagIds"`
+		Launch   struct{ ComputeEnvID, Pipeline string }
+	}
+	if err := json.Unmarshal(c.Body, &body); err != nil {
+		t.Fatal(err)
+	}
+	if body.Launch.ComputeEnvID != "ce-1" || !reflect.DeepEqual(body.LabelIDs, []any{42.0}) || len(body.TagIDs) != 0 {
+		t.Errorf("references not named as held: %s", c.Body)
+	}
+	if body.Name == "" || body.Launch.Pipeline == "" || body.Name == "ce-1" {
+		t.Errorf("other fields changed: %s", c.Body)
+	}
+	if !c.NamesRecords() {
+		t.Errorf("NamesRecords misses %s", c.Body)
+	}
+	if (&Call{Body: []byte(`{"name":"x","launch":{"computeEnvId":null}}`)}).NamesRecords() {
+		t.Error("NamesRecords counts a null reference")
+	}
+}

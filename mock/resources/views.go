@@ -109,23 +109,32 @@ func (s *Service) showWritten(sch *base.Schema, m map[string]any, d *itemData) {
 	s.fit.merge(sch, m, derivedFields, 0)
 	s.fit.merge(sch, m, d.Fields, 0)
 	// References written inside an object (a pipeline's launch names its
-	// compute environment) show as what they name there too.
+	// compute environment) show as what they name there too. Only such
+	// objects are copied: the rest of the view is left as merged.
 	for k, v := range d.Fields {
 		wm, ok := v.(map[string]any)
 		ps := prop(sch, k)
-		if !ok || !isObject(ps) {
+		if !ok || !isObject(ps) || !namesRefs(wm) {
 			continue
 		}
-		mm, _ := cloneJSON(m[k]).(map[string]any)
+		mm, _ := cloneJSON(m[k]).(map[string]any) // m[k] may be the record's own map
 		if mm == nil {
 			mm = map[string]any{}
 		}
-		before := len(mm)
 		s.showRefs(ps, mm, wm)
-		if _, was := m[k].(map[string]any); was || len(mm) > before {
-			m[k] = mm
+		m[k] = mm
+	}
+}
+
+// namesRefs reports written fields that name records by id (computeEnvId,
+// labelIds), the fields showRefs shows as what they name.
+func namesRefs(fields map[string]any) bool {
+	for k, v := range fields {
+		if v != nil && (strings.HasSuffix(k, "Id") || strings.HasSuffix(k, "Ids")) {
+			return true
 		}
 	}
+	return false
 }
 
 // derived names item properties the service works out from what was
