@@ -189,7 +189,7 @@ func (s *Service) showRefs(sch *base.Schema, m map[string]any, fields map[string
 			}
 			continue
 		}
-		if !isRef || stem == "" || v == nil {
+		if !isRef || stem == "" || v == nil || v == "" {
 			continue
 		}
 		for _, name := range []string{stem, stem + "s"} {

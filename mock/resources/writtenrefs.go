@@ -44,8 +44,8 @@ func (s *Service) checkRefsIn(c *collection, fields map[string]any, ws *int64, n
 			ids = []any{v}
 		}
 		for _, id := range ids {
-			if id == nil {
-				continue
+			if id == nil || id == "" {
+				continue // names nothing: an unset id, as a form-built body sends one
 			}
 			if err := named.visible(fmtID(id), ws, now); err != nil {
 				return fail(errMissing, "%s names %v, which is not held in %s: %v", k, id, contextName(ws), err)

@@ -35,20 +35,36 @@ func TestWrittenReferencesNameHeldRecords(t *testing.T) {
 			}
 			made := f.ok("POST", "/pipelines?workspaceId=2001", body("here", held)).body
 			id := fmt.Sprint(get(made, "pipeline.pipelineId"))
-			if got := get(made, "pipeline.computeEnv.id"); got != nil && got != held {
+			if got := get(made, "pipeline.computeEnv.id"); got != held {
 				t.Errorf("the pipeline's compute environment is %v; want %s", got, held)
 			}
 			if !slices.ContainsFunc(f.doc.Operations, func(op *spec.Operation) bool { return op.Path == "/pipelines/{pipelineId}/launch" }) {
 				f.refused(apierror.Forbidden, "PUT", "/pipelines/"+id+"?workspaceId=2001", body("here", "nosuchce"))
 				return // the document has no view of a pipeline's launch settings
 			}
-			if got := get(f.ok("GET", "/pipelines/"+id+"/launch?workspaceId=2001", "").body, "launch.computeEnv.id"); got != held {
+			// The launch's compute environment is a copy of the record it
+			// names, and what nobody wrote in the launch reads null.
+			launch := get(f.ok("GET", "/pipelines/"+id+"/launch?workspaceId=2001", "").body, "launch")
+			if got := get(launch, "computeEnv.id"); got != held {
 				t.Errorf("the pipeline's launch runs on %v; want %s", got, held)
+			}
+			record := get(f.ok("GET", "/compute-envs/"+held+"?workspaceId=2001", "").body, "computeEnv")
+			for _, k := range []string{"name", "platform", "status"} {
+				if get(launch, "computeEnv."+k) != get(record, k) {
+					t.Errorf("the launch's computeEnv.%s = %v; the record's is %v", k, get(launch, "computeEnv."+k), get(record, k))
+				}
+			}
+			for _, k := range []string{"revision", "runName", "resume", "sessionId", "paramsText"} {
+				if v := get(launch, k); v != nil {
+					t.Errorf("the launch's %s = %v, which nobody wrote", k, v)
+				}
 			}
 			f.refused(apierror.Forbidden, "PUT", "/pipelines/"+id+"?workspaceId=2001", body("here", "nosuchce"))
 			if got := get(f.ok("GET", "/pipelines/"+id+"/launch?workspaceId=2001", "").body, "launch.computeEnv.id"); got != held {
 				t.Errorf("after a refused update the launch runs on %v; want %s", got, held)
 			}
+			// An empty id names nothing, like null: nothing to look up.
+			f.ok("POST", "/pipelines?workspaceId=2001", body("unset", ""))
 			f.refused(apierror.Forbidden, "POST", "/compute-envs?workspaceId=2001",
 				`{"computeEnv":{"name":"ce-x","platform":"aws-batch","credentialsId":"nosuchcreds","config":{"region":"eu-west-1","workDir":"s3://b/w"}}}`)
 		})
