@@ -2,9 +2,11 @@ package resources
 
 import (
 	"encoding/json"
+	"errors"
 	"strings"
 
 	"github.com/wmsmock/wmsmock/mock/handler"
+	"github.com/wmsmock/wmsmock/mock/spec"
 	"github.com/wmsmock/wmsmock/mock/store"
 )
 
@@ -86,6 +88,16 @@ func (c *collection) addOp(req *handler.Request) (*handler.Response, error) {
 	if prop(c.item, "type") != nil && c.param == "participantId" {
 		fields["type"] = participantType(fields, c.s, req)
 	}
+	if c.param == "memberId" && c != c.s.namedBy("memberId") {
+		// A team's member is a member of the team's organization, under
+		// the same id: the organization's member it names joins.
+		members := c.s.namedBy("memberId")
+		id, ok := members.memberNamed(fields, req)
+		if !ok {
+			return nil, fail(errMissing, "%s: no member of the organization is named %v", req.Op.ID, firstOf(fields, "email", "userName"))
+		}
+		return c.join(req, coll, id, fields)
+	}
 	if c.param == "participantId" && fields["memberId"] != nil {
 		if h, ok := c.s.heldBy("memberId", fields["memberId"], nil, req.Now); ok && h.view["role"] != nil {
 			fields["orgRole"] = h.view["role"]
@@ -128,24 +140,95 @@ func participantType(fields map[string]any, s *Service, req *handler.Request) st
 	}
 	// A user named by e-mail or name who is a member of the organization
 	// joins as that member.
-	if members := s.namedBy("memberId"); members != nil && members.indexed() {
-		coll := concrete(members.listPath, req.PathParams)
-		if recs, err := listSome(s.d.Store, coll); err == nil {
-			for _, r := range recs {
-				d, err := decodeItem(r)
-				if err != nil {
-					continue
-				}
-				for _, k := range []string{"email", "userName"} {
-					if v := fields[k]; v != nil && d.Fields[k] == v {
-						fields["memberId"] = members.idValue(r.ID)
-						return "MEMBER"
-					}
-				}
-			}
+	if members := s.namedBy("memberId"); members != nil {
+		if id, ok := members.memberNamed(fields, req); ok {
+			fields["memberId"] = members.idValue(id)
+			return "MEMBER"
 		}
 	}
 	return "COLLABORATOR"
+}
+
+// memberNamed finds the member of the request's organization (c is the
+// organization's members) whose e-mail or user name is the one fields
+// holds.
+func (c *collection) memberNamed(fields map[string]any, req *handler.Request) (string, bool) {
+	if c == nil || !c.indexed() {
+		return "", false
+	}
+	recs, err := listSome(c.s.d.Store, concrete(c.listPath, req.PathParams))
+	if err != nil {
+		return "", false
+	}
+	for _, r := range recs {
+		d, err := decodeItem(r)
+		if err != nil {
+			continue
+		}
+		for _, k := range []string{"email", "userName"} {
+			if v := fields[k]; v != nil && d.Fields[k] == v {
+				return r.ID, true
+			}
+		}
+	}
+	return "", false
+}
+
+// join adds the organization's member id to a team's members, holding
+// the id and the name or e-mail the call gave (which a search of the
+// team finds): what else the member is (names, role) is the
+// organization's record, shown through the copies of held records.
+func (c *collection) join(req *handler.Request, coll, id string, named map[string]any) (*handler.Response, error) {
+	fields := map[string]any{c.idProp: c.idValue(id)}
+	for _, k := range []string{"email", "userName"} {
+		if v, ok := named[k]; ok {
+			fields[k] = v
+		}
+	}
+	d := &itemData{Fields: fields}
+	b, err := json.Marshal(d)
+	if err != nil {
+		return nil, err
+	}
+	r, err := c.s.d.Store.Insert(coll, store.Record{ID: id, Created: req.Now.UTC(), Updated: req.Now.UTC(), Data: b})
+	if errors.Is(err, store.ErrExists) {
+		return nil, fail(errDuplicate, "Duplicate element: already in %s", coll)
+	}
+	if err == nil {
+		err = c.remember(coll, r.ID)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return success(req.Op, c.renderAnswer(successSchema(req.Op), coll, r, d, req.Now)), nil
+}
+
+// namesPerson reports a create whose body names who joins (a user's name
+// or e-mail) rather than describing a new item.
+func namesPerson(op *spec.Operation) bool {
+	if op == nil {
+		return false
+	}
+	sch := requestSchema(op)
+	if prop(sch, "name") != nil {
+		return false
+	}
+	for _, k := range propNames(sch) {
+		if strings.HasPrefix(k, "userNameOr") {
+			return true
+		}
+	}
+	return false
+}
+
+// firstOf is the first of keys that m holds, for messages.
+func firstOf(m map[string]any, keys ...string) any {
+	for _, k := range keys {
+		if v, ok := m[k]; ok {
+			return v
+		}
+	}
+	return nil
 }
 
 // alreadyIn reports whether an item of coll already names the member,

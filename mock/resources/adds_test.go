@@ -40,11 +40,9 @@ func TestParticipantsAddAndRole(t *testing.T) {
 		t.Errorf("a search by e-mail finds %v", l)
 	}
 
-	members := list(f.ok("GET", "/orgs/1001/members", "").body, "members")
-	if len(members) == 0 {
-		t.Fatal("the seeded organization has no members")
-	}
-	m := members[0]
+	// A member of the organization who is not yet a participant (the
+	// seeded members all are).
+	m := f.ok("PUT", "/orgs/1001/members/add", `{"user":"carol@example.org"}`).body["member"]
 	added := f.ok("PUT", base+"/add", fmt.Sprintf(`{"memberId":%v}`, get(m, "memberId"))).body["participant"]
 	for k, mk := range map[string]string{"email": "email", "userName": "userName", "firstName": "firstName", "orgRole": "role"} {
 		if get(added, k) != get(m, mk) {
@@ -53,5 +51,51 @@ func TestParticipantsAddAndRole(t *testing.T) {
 	}
 	if get(added, "type") != "MEMBER" {
 		t.Errorf("added by memberId: type %v, want MEMBER", get(added, "type"))
+	}
+}
+
+// TestTeamMembersAreOrganizationMembers holds a team's members (which the
+// published schema lists and adds at .../teams/{teamId}/members and
+// removes at .../members/{memberId}/delete, with no describe) to what the
+// Terraform provider's seqera_team_member reads back: the member added by
+// e-mail is the organization's member of that e-mail, under its id, listed
+// once and found by that e-mail; someone outside the organization cannot
+// join; a removed member leaves the team, not the organization.
+func TestTeamMembersAreOrganizationMembers(t *testing.T) {
+	f := newFixture(t, publishedDoc(t), true)
+	m := f.ok("PUT", "/orgs/1001/members/add", `{"user":"ada@example.org"}`).body["member"]
+	memberID := fmt.Sprint(get(m, "memberId"))
+	team := f.ok("POST", "/orgs/1001/teams", `{"team":{"name":"bioinformatics"}}`).body
+	base := fmt.Sprintf("/orgs/1001/teams/%v/members", get(team, "team.teamId"))
+	if l := list(f.ok("GET", base, "").body, "members"); len(l) != 0 {
+		t.Errorf("a new team lists members nobody added: %v", l)
+	}
+
+	added := f.ok("POST", base, `{"userNameOrEmail":"ada@example.org"}`).body["member"]
+	if got := fmt.Sprint(get(added, "memberId")); got != memberID {
+		t.Errorf("added to the team as member %s, the organization's member is %s", got, memberID)
+	}
+	if get(added, "email") != "ada@example.org" {
+		t.Errorf("added to the team: email %v", get(added, "email"))
+	}
+	f.refused(apierror.Conflict, "POST", base, `{"userNameOrEmail":"ada@example.org"}`)
+	f.refused(apierror.Forbidden, "POST", base, `{"userNameOrEmail":"nobody@example.org"}`)
+
+	l := list(f.ok("GET", base+"?search=ada@example.org", "").body, "members")
+	if len(l) != 1 || get(l[0], "email") != "ada@example.org" || fmt.Sprint(get(l[0], "memberId")) != memberID {
+		t.Errorf("the team's members searched by e-mail: %v", l)
+	}
+
+	f.ok("DELETE", base+"/"+memberID+"/delete", "")
+	if l := list(f.ok("GET", base, "").body, "members"); len(l) != 0 {
+		t.Errorf("after the removal the team lists %v", l)
+	}
+	f.refused(apierror.Forbidden, "DELETE", base+"/"+memberID+"/delete", "")
+	found := false
+	for _, e := range list(f.ok("GET", "/orgs/1001/members", "").body, "members") {
+		found = found || fmt.Sprint(get(e, "memberId")) == memberID
+	}
+	if !found {
+		t.Error("leaving the team took the member out of the organization")
 	}
 }

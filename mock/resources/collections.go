@@ -121,8 +121,16 @@ func (s *Service) registerCollections() {
 		}
 		return op
 	}
-	for _, itemPath := range paths {
-		segs := strings.Split(itemPath, "/")
+	for _, path := range paths {
+		segs := strings.Split(path, "/")
+		itemPath, del := path, free(path, "DELETE")
+		if n := len(segs); n >= 4 && segs[n-1] == "delete" && isParamSeg(segs[n-2]) && byPath[strings.Join(segs[:n-1], "/")] == nil {
+			// An item with no path of its own, removed through a path
+			// below it (a team's members: GET and POST .../members,
+			// DELETE .../members/{memberId}/delete).
+			segs = segs[:n-1]
+			itemPath = strings.Join(segs, "/")
+		}
 		if len(segs) < 3 || !isParamSeg(segs[len(segs)-1]) || isParamSeg(segs[len(segs)-2]) {
 			continue
 		}
@@ -133,12 +141,12 @@ func (s *Service) registerCollections() {
 			describe: free(itemPath, "GET"),
 			list:     free(listPath, "GET"),
 			create:   free(listPath, "POST"),
-			del:      free(itemPath, "DELETE"),
+			del:      del,
 		}
 		if c.update = free(itemPath, "PUT"); c.update == nil {
 			c.update = free(itemPath, "PATCH")
 		}
-		c.pathOp = firstOp[itemPath]
+		c.pathOp = firstOp[path]
 		if c.list == nil && c.create == nil || !c.shape() {
 			continue
 		}
@@ -153,7 +161,11 @@ func (s *Service) registerCollections() {
 	for _, c := range s.colls {
 		c.owners = s.holders(c.listPath)
 		s.handle(c.list, c.listOp)
-		s.handle(c.create, c.createOp)
+		if namesPerson(c.create) {
+			s.handle(c.create, c.addOp) // a team's members: who joins, by name or e-mail
+		} else {
+			s.handle(c.create, c.createOp)
+		}
 		s.handle(c.describe, c.describeOp)
 		s.handle(c.update, c.updateOp)
 		s.handle(c.del, c.deleteOp)
@@ -1018,5 +1030,27 @@ func (c *collection) renderItem(sch *base.Schema, coll string, r store.Record, d
 		server["workspaceId"] = ws
 	}
 	c.s.fit.overlay(sch, m, server)
+	if d.Seeded {
+		keepDatesInLife(sch, m, r, now)
+	}
 	return m
+}
+
+// keepDatesInLife moves a made-up date of a seeded item (its lastUsed,
+// lastAccess...) that falls before the item was created, or after now,
+// to the item's last update: a generated date is any date, but an item
+// is not used before it exists.
+func keepDatesInLife(sch *base.Schema, m map[string]any, r store.Record, now time.Time) {
+	for k, v := range m {
+		s, ok := v.(string)
+		if !ok || k == serverFields[0] {
+			continue
+		}
+		if p := prop(sch, k); p == nil || p.Format != "date-time" {
+			continue
+		}
+		if t, err := time.Parse(time.RFC3339, s); err == nil && (t.Before(r.Created) || t.After(now)) {
+			m[k] = stamp(r.Updated)
+		}
+	}
 }

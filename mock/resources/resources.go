@@ -148,6 +148,7 @@ func Register(doc *spec.Document, d Deps) (*Service, error) {
 		s.registerCatalogue,
 		s.registerCollections,
 		s.registerAdds,
+		s.registerSwitches, // switches.go
 		s.registerVersions,
 		s.registerDataLinks, // datalinks.go
 		s.registerDatasets,  // datasets.go
