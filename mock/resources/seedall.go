@@ -146,7 +146,8 @@ func (s *Service) firstHeld(c *collection) (string, bool) {
 func (c *collection) seedGenerated(coll string, n int, ws *int64, now time.Time) error {
 	key := fmt.Sprintf("seeded %s %d", coll, n)
 	d := &itemData{Fields: map[string]any{}, Workspace: ws, Seeded: true}
-	if p := prop(c.item, "name"); p != nil {
+	personID, person := c.seedPerson(n, key, d)
+	if p := prop(c.item, "name"); p != nil && !person {
 		if name, ok := c.s.d.Gen.Value(p, key+" name", synth.Response).(string); ok && name != "" && !strings.Contains(name, "/") {
 			d.Fields["name"] = name
 		}
@@ -169,6 +170,13 @@ func (c *collection) seedGenerated(coll string, n int, ws *int64, now time.Time)
 			return err
 		}
 		return c.remember(coll, name)
+	}
+	if personID != "" {
+		rec.ID = personID
+		if _, err := c.s.d.Store.Insert(coll, rec); err != nil && !errors.Is(err, store.ErrExists) {
+			return err
+		}
+		return c.remember(coll, personID)
 	}
 	r := c.s.d.Gen.Rand(key + " id")
 	newID := func() (string, error) {

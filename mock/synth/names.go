@@ -1,6 +1,7 @@
 package synth
 
 import (
+	"math/rand/v2"
 	"strconv"
 	"strings"
 
@@ -201,6 +202,13 @@ func personName(c *run, sep string, capital bool) string {
 		return capitalize(f) + sep + capitalize(l)
 	}
 	return f + sep + l
+}
+
+// Person is a made-up person's first and last name, capitalized, from
+// the names the generator uses everywhere: for a seeded account whose
+// people must each have one name, one user name and one e-mail.
+func Person(r *rand.Rand) (first, last string) {
+	return capitalize(firstNames[r.IntN(len(firstNames))]), capitalize(lastNames[r.IntN(len(lastNames))])
 }
 
 func email(c *run) string {
