@@ -145,6 +145,35 @@ func TestOwnHandlerPastDeadline(t *testing.T) {
 	}
 }
 
+// A write the fake has done by the time its deadline passes is answered
+// as done, not as the internal-error reply: a client told that a launch
+// failed launches again, and then holds a run more than it was told of.
+// (A read that outlives its deadline stays the internal-error reply,
+// TestOwnHandlerPastDeadline.)
+func TestCommittedWriteIsAnsweredPastDeadline(t *testing.T) {
+	srv, _ := newServer(t, embedded(t), mock.WithRequestTimeout(time.Nanosecond))
+	// The admin API is outside the deadline: it counts what is held.
+	tokens := func() int {
+		a := adminCall(t, srv.Handler(), "GET", "/_mock/admin/tokens", "", nil)
+		var l struct{ Tokens []json.RawMessage }
+		if err := json.Unmarshal(a.body, &l); err != nil || a.status != 200 {
+			t.Fatalf("admin tokens: %d %s", a.status, a.body)
+		}
+		return len(l.Tokens)
+	}
+	before := tokens()
+	a := call(t, srv.Handler(), "POST", "/api/tokens", devToken, []byte(`{"name":"past-the-deadline"}`))
+	after := tokens()
+	switch {
+	case a.status == 200 && after != before+1:
+		t.Errorf("the token create was answered as done, and %d tokens are held, want %d", after, before+1)
+	case a.status != 200 && after != before:
+		t.Errorf("the token create was answered %d %s, and the token was stored all the same (%d tokens, %d before)", a.status, a.body, after, before)
+	case a.status != 200:
+		t.Errorf("the token create was answered %d %s: the fake did no work past the deadline, so this test checks nothing", a.status, a.body)
+	}
+}
+
 // A client that goes away before its answer (a load generator stopping, a
 // test cancelling its call) is not a failure of the fake: the call is
 // recorded as 499 with no Error ID and nothing is logged as an error. The

@@ -375,6 +375,12 @@ func (s *Server) serveWithin(w http.ResponseWriter, r *http.Request, prog *progr
 	if ctx.Err() == nil || prog.phase.Load() == stageInput && err != nil {
 		return r, resp, err
 	}
+	if err == nil && resp != nil && isWrite(r.Method) && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		// The write is done (stored, a run launched): the deadline stops
+		// work, never the answer to work committed, or the client would
+		// be told it failed and retry what it already has.
+		return r, resp, nil
+	}
 	kind, why := apierror.Internal, "no answer within "+s.timeout.String()
 	if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		// A client that closes its connection (a load generator stopping,
@@ -383,6 +389,11 @@ func (s *Server) serveWithin(w http.ResponseWriter, r *http.Request, prog *progr
 	}
 	return r, nil, &apierror.Error{Kind: kind,
 		Reason: fmt.Sprintf("%s: %s (operation %s, stage %s)", r.Method, why, prog.operation(), prog.stage())}
+}
+
+// isWrite reports a method that changes what the service holds.
+func isWrite(method string) bool {
+	return method != http.MethodGet && method != http.MethodHead && method != http.MethodOptions
 }
 
 // handleWithin runs the operation's handler. A handler given with
