@@ -199,7 +199,13 @@ func (v *Validator) Warm(op *spec.Operation) {
 	v.once(&v.warmed, op, func() any {
 		for _, p := range append(append([]*v3.Parameter{}, op.PathItem.Parameters...), op.Op.Parameters...) {
 			if p != nil && p.Schema != nil {
-				v.compile(p.Schema.Schema(), schema_validation.SchemaValidationPurposeGeneric, 3.1) // the library compiles parameters as 3.1
+				// The library looks a parameter's schema up as 3.1 whatever
+				// the document, and compiles it so when it is not cached,
+				// which refuses a 3.0 document's nullable (16 query
+				// parameters of the published schema, search among them):
+				// compiled here as the document's version, under the key
+				// the library reads.
+				v.compileKeyed(p.Schema.Schema(), schema_validation.SchemaValidationPurposeGeneric, v.version, 3.1)
 			}
 		}
 		if rb := op.Op.RequestBody; rb != nil && rb.Content != nil {
@@ -289,10 +295,16 @@ func freeString(s *base.Schema) bool {
 // up by. A schema the library cannot compile is left out; the library then
 // reports it when a call needs it.
 func (v *Validator) compile(schema *base.Schema, purpose schema_validation.SchemaValidationPurpose, version float32) {
+	v.compileKeyed(schema, purpose, version, version)
+}
+
+// compileKeyed is compile for a schema the library looks up under another
+// version (keyVersion) than the one it is to be read as (version).
+func (v *Validator) compileKeyed(schema *base.Schema, purpose schema_validation.SchemaValidationPurpose, version, keyVersion float32) {
 	if schema == nil || schema.GoLow() == nil {
 		return
 	}
-	key := schema_validation.SchemaCacheKey(schema.GoLow().Hash(), version, purpose)
+	key := schema_validation.SchemaCacheKey(schema.GoLow().Hash(), keyVersion, purpose)
 	if _, ok := v.options.SchemaCache.Load(key); ok {
 		return
 	}
