@@ -77,6 +77,10 @@ var importBroken = map[string]string{
 	// intelligent_compute_enabled: the launch (pipeline, revision, work_dir,
 	// compute_env_id...) an import leaves null, so the plan replaces the run.
 	"seqera_workflows": "the provider reads back none of the launch (RefreshFromSharedDescribeWorkflowResponse, workflows_resource_sdk.go), so an imported run always plans a replacement",
+	// Its ImportState sets file_path null ("file_path and file_hash cannot
+	// be recovered from import"), and a changed file_path forces a new
+	// version: an imported version always plans a replacement.
+	"seqera_dataset_version": "the provider's import leaves file_path null (dataset_version/resource.go, ImportState), and file_path forces a new version, so an imported version always plans a replacement",
 	// Likewise with configuration, which every studio's answer holds.
 	"seqera_studios": "the provider crashes reading an import (RefreshFromSharedDataStudioDto, studios_resource_sdk.go:51: writes into the unset configuration)",
 }
