@@ -94,7 +94,11 @@ func (c *collection) addOp(req *handler.Request) (*handler.Response, error) {
 		members := c.s.namedBy("memberId")
 		id, ok := members.memberNamed(fields, req)
 		if !ok {
-			return nil, fail(errMissing, "%s: no member of the organization is named %v", req.Op.ID, firstOf(fields, "email", "userName"))
+			// Only a member can join a team (the Terraform provider's
+			// team member: "organization members who have been added to
+			// a specific team"). A Bad Request, not the missing-resource
+			// reply: the call names a person, not a resource by its id.
+			return nil, fail(errBadInput, "%s: %v is not a member of the organization", req.Op.ID, firstOf(fields, "email", "userName"))
 		}
 		return c.join(req, coll, id, fields)
 	}

@@ -10,8 +10,8 @@ import (
 // The seeded account's people hang together. Its organization's first
 // member is the fake's one user (the caller, as user-info shows them) and
 // its owner; the others are people the fake makes up, each with one name,
-// one user name and one e-mail made from it, and a user id of their own
-// (not the caller's). A team's seeded members and a workspace's seeded
+// one user name and one e-mail made from it, and no user id (the fake
+// describes one user, the caller). A team's seeded members and a workspace's seeded
 // participants are members of the organization, under the member's id
 // and with the member's name and e-mail, as the service has them: a
 // participant or team member is an organization member seen from there.
@@ -91,8 +91,10 @@ func (s *Service) seededMember(n int, key string) map[string]any {
 	}
 	first, last := synth.Person(s.d.Gen.Rand(key + " person"))
 	user := strings.ToLower(first + "." + last)
+	// The fake holds one user, the caller: another member's user id
+	// would name a user nobody can describe, so it is not known (null).
 	return map[string]any{
-		"userId": 1000 + n, "userName": user, "email": user + "@example.com",
+		"userId": nil, "userName": user, "email": user + "@example.com",
 		"firstName": first, "lastName": last, "role": "member",
 	}
 }
