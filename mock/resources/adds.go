@@ -271,17 +271,7 @@ func (c *collection) roleOp(prop string) handler.Func {
 		if role == "" {
 			return nil, fail(errBadInput, "%s needs a role", req.Op.ID)
 		}
-		_, err = c.s.d.Store.Update(coll, r.ID, func(rec *store.Record) error {
-			cur, err := decodeItem(*rec)
-			if err != nil {
-				return err
-			}
-			cur.Fields[prop] = strings.ToLower(role)
-			rec.Updated = req.Now.UTC()
-			rec.Data, err = json.Marshal(cur)
-			return err
-		})
-		if err != nil {
+		if err := c.change(coll, r.ID, req.Now, func(d *itemData) { d.Fields[prop] = strings.ToLower(role) }); err != nil {
 			return nil, err
 		}
 		return success(req.Op, nil), nil

@@ -416,6 +416,25 @@ func decodeItem(r store.Record) (*itemData, error) {
 	return &d, nil
 }
 
+// change rewrites one stored item with set, answering the
+// missing-resource reply when it has gone meanwhile.
+func (c *collection) change(coll, id string, now time.Time, set func(*itemData)) error {
+	_, err := c.s.d.Store.Update(coll, id, func(rec *store.Record) error {
+		cur, err := decodeItem(*rec)
+		if err != nil {
+			return err
+		}
+		set(cur)
+		rec.Updated = now.UTC()
+		rec.Data, err = json.Marshal(cur)
+		return err
+	})
+	if errors.Is(err, store.ErrNotFound) {
+		return fail(errMissing, "item %q in %s was deleted", id, coll)
+	}
+	return err
+}
+
 // status works out a lifecycle item's status at now; gone reports an item
 // whose deletion has finished.
 func (c *collection) status(r store.Record, d *itemData, now time.Time) (status string, gone bool) {
@@ -738,26 +757,16 @@ func (c *collection) deleteOp(req *handler.Request) (*handler.Response, error) {
 	}
 	if c.lifecycle && c.s.d.Profile.ComputeEnvs.DeletingFor > 0 {
 		now := req.Now.UTC()
-		_, err = c.s.d.Store.Update(coll, r.ID, func(rec *store.Record) error {
-			cur, err := decodeItem(*rec)
-			if err != nil {
-				return err
+		err = c.change(coll, r.ID, now, func(d *itemData) {
+			if d.DeletingAt == nil {
+				d.DeletingAt = &now
 			}
-			if cur.DeletingAt == nil {
-				cur.DeletingAt = &now
-			}
-			rec.Updated = now
-			rec.Data, err = json.Marshal(cur)
-			return err
 		})
 		if err == nil {
 			c.s.dropRef(coll, r.ID) // no answer names an item being deleted
 		}
-	} else {
-		err = c.s.d.Store.Delete(coll, r.ID)
-	}
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, fail(errMissing, "item %q in %s was deleted", r.ID, coll)
+	} else if err = c.s.d.Store.Delete(coll, r.ID); errors.Is(err, store.ErrNotFound) {
+		err = fail(errMissing, "item %q in %s was deleted", r.ID, coll)
 	}
 	if err != nil {
 		return nil, err

@@ -1,9 +1,7 @@
 package resources
 
 import (
-	"encoding/json"
 	"errors"
-	"time"
 
 	"github.com/wmsmock/wmsmock/mock/handler"
 	"github.com/wmsmock/wmsmock/mock/store"
@@ -90,22 +88,4 @@ func (c *collection) primaryOp(req *handler.Request) (*handler.Response, error) 
 		return nil, err
 	}
 	return success(req.Op, nil), nil
-}
-
-// change rewrites one stored item with set.
-func (c *collection) change(coll, id string, now time.Time, set func(*itemData)) error {
-	_, err := c.s.d.Store.Update(coll, id, func(rec *store.Record) error {
-		cur, err := decodeItem(*rec)
-		if err != nil {
-			return err
-		}
-		set(cur)
-		rec.Updated = now.UTC()
-		rec.Data, err = json.Marshal(cur)
-		return err
-	})
-	if errors.Is(err, store.ErrNotFound) {
-		return fail(errMissing, "item %q in %s was deleted", id, coll)
-	}
-	return err
 }
