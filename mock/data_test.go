@@ -59,6 +59,27 @@ func TestDatasetUploadCaps(t *testing.T) {
 	errorID(t, call(t, h, "POST", fmt.Sprintf("/api/datasets/%s/upload?workspaceId=%d", id, ws), devToken, []byte(`{"file":"x"}`)))
 }
 
+// TestDatasetDeleteFreesItsBytes: a deleted dataset gives its uploaded
+// bytes back to the fake's cap (data.stored_max), so a fake used for
+// hours of create, upload and delete does not end up refusing every
+// upload; its files cannot be read any more.
+func TestDatasetDeleteFreesItsBytes(t *testing.T) {
+	p := profile.Default()
+	p.Data.UploadMax, p.Data.StoredMax = 600, 1300
+	srv, _ := newServer(t, embedded(t), mock.WithProfile(p), mock.WithStrictResponses())
+	h := srv.Handler()
+	_, _, ws := heldWorkspace(t, srv)
+	for round := range 3 {
+		id := newDataset(t, srv, ws, fmt.Sprintf("round-%d", round))
+		ok(t, h, upload(t, srv, ws, id, bytes.Repeat([]byte("a"), 500)), 200, fmt.Sprintf("round %d: first upload", round))
+		ok(t, h, upload(t, srv, ws, id, bytes.Repeat([]byte("b"), 200)), 200, fmt.Sprintf("round %d: second upload", round))
+		ok(t, h, call(t, h, "DELETE", fmt.Sprintf("/api/datasets/%s?workspaceId=%d", id, ws), devToken, nil), 204, "delete")
+		if a := call(t, h, "GET", fmt.Sprintf("/api/datasets/%s/v/1/n/rows.csv?workspaceId=%d", id, ws), devToken, nil); a.status == 200 {
+			t.Errorf("round %d: a deleted dataset's file is still served", round)
+		}
+	}
+}
+
 // TestDataLinkSearchKeywords: the data links' search reads provider: and
 // region: as keywords and the rest as the name; a keyword that does not
 // fit the link leaves it out.

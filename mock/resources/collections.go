@@ -80,6 +80,9 @@ type collection struct {
 	versioned  bool // items show their version (versions.go)
 	uniqueName bool // a duplicate name is a 409, as the document declares
 	scoped     bool // items belong to a workspace (workspaceId parameter)
+	// afterDelete frees what an item holds beyond its record (a
+	// dataset's uploaded bytes) once the item is deleted; nil for most.
+	afterDelete func(coll, id string) error
 	// search replaces the list's text search (matches) where the service
 	// documents a syntax of its own (data links' keywords); exact says the
 	// item is named exactly what was searched, and comes first.
@@ -767,6 +770,9 @@ func (c *collection) deleteOp(req *handler.Request) (*handler.Response, error) {
 		}
 	} else if err = c.s.d.Store.Delete(coll, r.ID); errors.Is(err, store.ErrNotFound) {
 		err = fail(errMissing, "item %q in %s was deleted", r.ID, coll)
+	}
+	if err == nil && c.afterDelete != nil {
+		err = c.afterDelete(coll, r.ID)
 	}
 	if err != nil {
 		return nil, err

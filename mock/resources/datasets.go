@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"mime"
 	"mime/multipart"
@@ -68,6 +69,7 @@ func (s *Service) registerDatasets() {
 		if lastLiteral(c.listPath) != "datasets" {
 			continue
 		}
+		c.afterDelete = s.forgetDatasetFiles
 		s.handle(s.op("POST", c.itemPath+"/upload"), c.uploadOp)
 		s.handle(s.op("GET", c.itemPath+"/versions"), c.datasetVersionsOp)
 		s.handle(s.op("GET", c.itemPath+"/v/{version}/n/{fileName}"), c.datasetDownloadOp)
@@ -172,6 +174,34 @@ func (s *Service) uploadedFile(req *handler.Request) (name, media string, conten
 		}
 		return name, media, content, nil
 	}
+}
+
+// forgetDatasetFiles drops a deleted dataset's versions and their bytes,
+// and gives what they were charged back to the cap (data.stored_max).
+func (s *Service) forgetDatasetFiles(coll, id string) error {
+	st := s.d.Store
+	r, err := st.Get(datasetVersionsCollection, versionsKey(coll, id))
+	if errors.Is(err, store.ErrNotFound) {
+		return nil // nothing was uploaded
+	}
+	if err != nil {
+		return err
+	}
+	var vs datasetVersions
+	if err := json.Unmarshal(r.Data, &vs); err != nil {
+		return fmt.Errorf("resources: versions of %s: %w", id, err)
+	}
+	var freed int64
+	for _, v := range vs.Versions {
+		if err := st.Delete(datasetFilesCollection, fileKey(coll, id, v.Version)); err != nil && !errors.Is(err, store.ErrNotFound) {
+			return err
+		}
+		freed += v.FileSize + versionOverhead
+	}
+	if err := st.Delete(datasetVersionsCollection, versionsKey(coll, id)); err != nil && !errors.Is(err, store.ErrNotFound) {
+		return err
+	}
+	return s.reserveBytes(-freed)
 }
 
 // reserveBytes counts n more bytes kept (n < 0 gives them back), or
