@@ -36,6 +36,7 @@ import (
 	"time"
 
 	"github.com/wmsmock/wmsmock/fixtures"
+	"github.com/wmsmock/wmsmock/internal/fnv1a"
 	"github.com/wmsmock/wmsmock/internal/memo"
 	"github.com/wmsmock/wmsmock/internal/ratewindow"
 	"github.com/wmsmock/wmsmock/internal/stopwatch"
@@ -786,18 +787,9 @@ func requestKey(r *http.Request, query url.Values, basePath string, body []byte)
 	}
 	if len(body) > 0 {
 		b.WriteByte('#')
-		b.WriteString(strconv.FormatUint(fnv64(body), 16))
+		b.WriteString(strconv.FormatUint(fnv1a.New().Bytes(body).Sum(), 16))
 	}
 	return b.String()
-}
-
-func fnv64(b []byte) uint64 {
-	h := uint64(14695981039346656037)
-	for _, c := range b {
-		h ^= uint64(c)
-		h *= 1099511628211
-	}
-	return h
 }
 
 func (s *Server) logRequest(r *http.Request, rec *recorder, d time.Duration) {

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/wmsmock/wmsmock/internal/jsonvalue"
 )
 
 // Send makes one call and returns the answer's status and body.
@@ -118,24 +120,12 @@ func Field(v any, path string) any {
 
 // same compares an answer's value with a wanted one, numbers by value.
 func same(got, want any) bool {
-	gn, gok := toFloat(got)
-	wn, wok := toFloat(want)
+	gn, gok := jsonvalue.Number(got)
+	wn, wok := jsonvalue.Number(want)
 	if gok && wok {
 		return gn == wn
 	}
 	return fmt.Sprint(got) == fmt.Sprint(want)
-}
-
-func toFloat(v any) (float64, bool) {
-	switch x := v.(type) {
-	case float64:
-		return x, true
-	case int:
-		return float64(x), true
-	case int64:
-		return float64(x), true
-	}
-	return 0, false
 }
 
 // expect reads the run's describe answer and compares fields.
@@ -229,7 +219,7 @@ func (r *Run) Check(send Send, id string) []string {
 	if err != nil || complete.Before(end.Truncate(time.Second)) || complete.Before(start) {
 		add(fmt.Sprintf("GET /workflow/%s: complete %v, want the reported end (after the last task's, %s)", id, Field(d, "workflow.complete"), stamp(end)))
 	}
-	if dur, _ := toFloat(Field(d, "workflow.duration")); dur <= 0 {
+	if dur, _ := jsonvalue.Number(Field(d, "workflow.duration")); dur <= 0 {
 		add(fmt.Sprintf("GET /workflow/%s: duration %v", id, Field(d, "workflow.duration")))
 	}
 	for _, k := range []string{"submit", "start", "complete", "dateCreated", "lastUpdated"} {
@@ -300,7 +290,7 @@ func (r *Run) checkTasks(send Send, id string) []string {
 		}
 		var got []int
 		for _, e := range Field(page, "tasks").([]any) {
-			n, _ := toFloat(Field(e, "task.taskId"))
+			n, _ := jsonvalue.Number(Field(e, "task.taskId"))
 			got = append(got, int(n))
 		}
 		if !slices.Equal(got, ids) {

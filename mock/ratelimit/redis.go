@@ -10,6 +10,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/wmsmock/wmsmock/internal/intdiv"
 	"github.com/wmsmock/wmsmock/mock/clock"
 )
 
@@ -218,7 +219,7 @@ func (r *Redis) args(now int64, peek bool) []any {
 		case sp.fixed:
 			args = append(args, "f", sp.Limit, flag(sp.enforced), fixedPeriod(sp, now), "", 0)
 		case sp.bucketed:
-			args = append(args, "b", sp.Limit, flag(sp.enforced), bucketMin(sp, now), ceilDiv(now, sp.width), 2*sp.slots)
+			args = append(args, "b", sp.Limit, flag(sp.enforced), bucketMin(sp, now), intdiv.Ceil(now, sp.width), 2*sp.slots)
 		default:
 			args = append(args, "e", sp.Limit, flag(sp.enforced), stamp(now-sp.period), "", 0)
 		}
@@ -303,7 +304,7 @@ func (r *Redis) rebuild(res []any, now int64, peek bool) (*entry, error) {
 				continue // counted in Redis only; decideOn leaves it alone
 			}
 			st.counts = make([]uint32, sp.slots)
-			st.last = ceilDiv(now, sp.width)
+			st.last = intdiv.Ceil(now, sp.width)
 			st.first = bucketMin(sp, now)
 			for j := 0; j+1 < len(state); j += 2 {
 				idx, err1 := strconv.ParseInt(fmt.Sprint(state[j]), 10, 64)

@@ -3,6 +3,8 @@ package ratelimit
 import (
 	"math"
 	"time"
+
+	"github.com/wmsmock/wmsmock/internal/intdiv"
 )
 
 // Times inside the limiter are int64 nanoseconds since the limiter's epoch
@@ -52,7 +54,7 @@ func newFixedSpec(w Window, epoch time.Time) windowSpec {
 }
 
 // fixedPeriod is the number of the fixed period holding now.
-func fixedPeriod(sp *windowSpec, now int64) int64 { return floorDiv(now+sp.offset, sp.period) }
+func fixedPeriod(sp *windowSpec, now int64) int64 { return intdiv.Floor(now+sp.offset, sp.period) }
 
 // fixedEnd is when period k ends, in limiter time.
 func fixedEnd(sp *windowSpec, k int64) int64 { return (k+1)*sp.period - sp.offset }
@@ -64,7 +66,7 @@ func newSpec(w Window, exactMax int) windowSpec {
 		sp.width = max(sp.period/maxBuckets, minBucketWidth)
 		// A window (now-period, now] touches at most ceil(period/width)+1
 		// buckets (one more when now is off the bucket grid).
-		sp.slots = int(ceilDiv(sp.period, sp.width)) + 1
+		sp.slots = int(intdiv.Ceil(sp.period, sp.width)) + 1
 	}
 	return sp
 }
@@ -81,7 +83,7 @@ const countedOnlyBuckets = 60
 func countedOnly(sp windowSpec) windowSpec {
 	sp.enforced = false
 	sp.width = max(sp.period/countedOnlyBuckets, sp.width)
-	sp.slots = int(ceilDiv(sp.period, sp.width)) + 1
+	sp.slots = int(intdiv.Ceil(sp.period, sp.width)) + 1
 	return sp
 }
 
@@ -95,7 +97,7 @@ func implied(a, b windowSpec) bool {
 	if a.bucketed || a.fixed || b.fixed || a.period > b.period {
 		return false
 	}
-	k := ceilDiv(b.period, a.period)
+	k := intdiv.Ceil(b.period, a.period)
 	return k <= int64(b.Limit)/int64(a.Limit)
 }
 
@@ -137,7 +139,7 @@ func (s *winState) prepare(sp *windowSpec, now int64) {
 		}
 		return
 	}
-	b := ceilDiv(now, sp.width)
+	b := intdiv.Ceil(now, sp.width)
 	if s.counts == nil {
 		s.counts = make([]uint32, sp.slots)
 		s.last, s.first = b, b
@@ -200,7 +202,7 @@ func (s *winState) record(sp *windowSpec, now int64) {
 
 // bucketMin is the oldest bucket that overlaps (now-period, now].
 func bucketMin(sp *windowSpec, now int64) int64 {
-	return floorDiv(now-sp.period, sp.width) + 1
+	return intdiv.Floor(now-sp.period, sp.width) + 1
 }
 
 // bucketSum is the conservative count for (now-period, now]: every call
@@ -296,13 +298,3 @@ func (s *winState) usage(sp *windowSpec, now int64) (used int64, reset int64) {
 	s.first = x
 	return used, x*sp.width + sp.period
 }
-
-func floorDiv(a, b int64) int64 {
-	q := a / b
-	if a%b != 0 && (a < 0) != (b < 0) {
-		q--
-	}
-	return q
-}
-
-func ceilDiv(a, b int64) int64 { return -floorDiv(-a, b) }

@@ -12,6 +12,7 @@ import (
 	"github.com/pb33f/libopenapi/datamodel/high/base"
 	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
 
+	"github.com/wmsmock/wmsmock/internal/jsonvalue"
 	"github.com/wmsmock/wmsmock/internal/oasdoc"
 	"github.com/wmsmock/wmsmock/mock/handler"
 	"github.com/wmsmock/wmsmock/mock/spec"
@@ -575,7 +576,7 @@ func (c *collection) keepFields(src map[string]any, written *base.Schema, seed b
 		if p == nil && w == nil || writeOnly(p) || writeOnly(w) {
 			continue
 		}
-		v = dropNulls(cloneJSON(v), 0)
+		v = dropNulls(jsonvalue.Clone(v), 0)
 		hideWriteOnly(p, v, 0)
 		hideWriteOnly(w, v, 0)
 		switch {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/pb33f/libopenapi/datamodel/high/base"
 
+	"github.com/wmsmock/wmsmock/internal/jsonvalue"
 	"github.com/wmsmock/wmsmock/internal/memo"
 )
 
@@ -341,12 +342,12 @@ func (s *Service) lay(os objSchema, obj, from map[string]any) {
 		switch {
 		case os.s == nil && os.branch == nil:
 			if _, shown := obj[k]; shown {
-				obj[k] = cloneJSON(v)
+				obj[k] = jsonvalue.Clone(v)
 			}
 		case prop(os.s, k) != nil:
-			s.fit.set(os.s, obj, k, cloneJSON(v))
+			s.fit.set(os.s, obj, k, jsonvalue.Clone(v))
 		case prop(os.branch, k) != nil:
-			s.fit.set(os.branch, obj, k, cloneJSON(v))
+			s.fit.set(os.branch, obj, k, jsonvalue.Clone(v))
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wmsmock/wmsmock/internal/jsonvalue"
 	"github.com/wmsmock/wmsmock/profile"
 )
 
@@ -82,7 +83,7 @@ func TestNullsNeverOverRecordValues(t *testing.T) {
 
 // withoutNulls is a copy of a decoded JSON value without the null members
 // of its objects.
-func withoutNulls(v any) any { return dropNulls(cloneJSON(v), 0) }
+func withoutNulls(v any) any { return dropNulls(jsonvalue.Clone(v), 0) }
 
 func jsonText(v any) string {
 	b, _ := json.Marshal(v)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/pb33f/libopenapi/datamodel/high/base"
 
+	"github.com/wmsmock/wmsmock/internal/jsonvalue"
 	"github.com/wmsmock/wmsmock/internal/testenv"
 	"github.com/wmsmock/wmsmock/mock/callgen"
 	"github.com/wmsmock/wmsmock/mock/handler"
@@ -382,7 +383,7 @@ func (rb *readBack) compare(label string, sch *base.Schema, view any, wrote map[
 			n++
 			// An answer writes null for what was not written (inside a
 			// written list's objects too): null and absent are the same.
-			if !reflect.DeepEqual(w, dropNulls(cloneJSON(got), 0)) {
+			if !reflect.DeepEqual(w, dropNulls(jsonvalue.Clone(got), 0)) {
 				rb.t.Errorf("%s: %s = %s, wrote %s", label, strings.TrimPrefix(path, "."), compact(got), compact(w))
 			}
 			return
@@ -392,7 +393,7 @@ func (rb *readBack) compare(label string, sch *base.Schema, view any, wrote map[
 			if p == nil || readOnly(p) || writeOnly(p) || path == "" && slices.Contains(serverFields, k) {
 				continue
 			}
-			trial := cloneJSON(gm).(map[string]any)
+			trial := jsonvalue.Clone(gm).(map[string]any)
 			trial[k] = laid(trial[k], v)
 			if !fit.fits(s, trial) {
 				continue
@@ -483,9 +484,9 @@ func laid(have, w any) any {
 	wm, ok := w.(map[string]any)
 	hm, _ := have.(map[string]any)
 	if !ok || hm == nil {
-		return cloneJSON(w)
+		return jsonvalue.Clone(w)
 	}
-	out := cloneJSON(hm).(map[string]any)
+	out := jsonvalue.Clone(hm).(map[string]any)
 	for k, v := range wm {
 		out[k] = laid(out[k], v)
 	}

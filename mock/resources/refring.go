@@ -3,6 +3,8 @@ package resources
 import (
 	"hash/fnv"
 	"slices"
+
+	"github.com/wmsmock/wmsmock/internal/fnv1a"
 )
 
 // ring is a consistent-hash ring over a set of ids: a value is given the
@@ -56,14 +58,7 @@ func (r *ring) has(id string) bool {
 // pointHash is FNV-1a over the id and the point's number, mixed; written
 // out so that hashing allocates nothing.
 func pointHash(id string, i int) uint64 {
-	const prime = 1099511628211
-	h := uint64(14695981039346656037)
-	for j := 0; j < len(id); j++ {
-		h = (h ^ uint64(id[j])) * prime
-	}
-	h = (h ^ 0) * prime
-	h = (h ^ uint64(byte(i))) * prime
-	return mix64(h)
+	return mix64(fnv1a.New().String(id).Byte(0).Byte(byte(i)).Sum())
 }
 
 // mix64 spreads fnv's output over the whole ring (fnv leaves nearby

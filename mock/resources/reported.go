@@ -8,6 +8,7 @@ import (
 
 	"github.com/pb33f/libopenapi/datamodel/high/base"
 
+	"github.com/wmsmock/wmsmock/internal/jsonvalue"
 	"github.com/wmsmock/wmsmock/internal/oasdoc"
 )
 
@@ -115,7 +116,7 @@ func intOf(v any) (int64, bool) {
 		n, err := strconv.ParseInt(strings.TrimSpace(x), 10, 64)
 		return n, err == nil
 	}
-	if f, ok := number(v); ok {
+	if f, ok := jsonvalue.Number(v); ok {
 		return int64(f), true
 	}
 	return 0, false
@@ -127,7 +128,7 @@ func floatOf(v any) (float64, bool) {
 		f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
 		return f, err == nil
 	}
-	return number(v)
+	return jsonvalue.Number(v)
 }
 
 // boolOf reads a reported boolean, also from the text true or false.
@@ -196,5 +197,5 @@ func (b *bases) bare(s *base.Schema, key string) map[string]any {
 		}
 		return m, nil
 	})
-	return cloneJSON(v).(map[string]any)
+	return jsonvalue.Clone(v).(map[string]any)
 }

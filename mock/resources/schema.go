@@ -10,6 +10,7 @@ import (
 
 	"github.com/pb33f/libopenapi/datamodel/high/base"
 
+	"github.com/wmsmock/wmsmock/internal/jsonvalue"
 	"github.com/wmsmock/wmsmock/internal/memo"
 	"github.com/wmsmock/wmsmock/internal/oasdoc"
 	"github.com/wmsmock/wmsmock/internal/workflow"
@@ -296,7 +297,7 @@ func scalarOK(s *base.Schema, v any, depth int) bool {
 		}
 	case bool:
 	default:
-		num, ok := number(v)
+		num, ok := jsonvalue.Number(v)
 		if !ok {
 			return false
 		}
@@ -341,34 +342,13 @@ func typeOK(t string, v any) bool {
 		_, ok := v.(bool)
 		return ok
 	case "number":
-		_, ok := number(v)
+		_, ok := jsonvalue.Number(v)
 		return ok
 	case "integer":
-		n, ok := number(v)
+		n, ok := jsonvalue.Number(v)
 		return ok && n == math.Trunc(n)
 	}
 	return false
-}
-
-func number(v any) (float64, bool) {
-	switch x := v.(type) {
-	case int:
-		return float64(x), true
-	case int32:
-		return float64(x), true
-	case int64:
-		return float64(x), true
-	case uint64:
-		return float64(x), true
-	case float32:
-		return float64(x), true
-	case float64:
-		return x, true
-	case json.Number:
-		f, err := x.Float64()
-		return f, err == nil
-	}
-	return 0, false
 }
 
 func inEnum(s *base.Schema, v any) bool {
@@ -380,8 +360,8 @@ func inEnum(s *base.Schema, v any) bool {
 		if ev == v {
 			return true
 		}
-		a, aok := number(ev)
-		b, bok := number(v)
+		a, aok := jsonvalue.Number(ev)
+		b, bok := jsonvalue.Number(v)
 		if aok && bok && a == b {
 			return true
 		}
@@ -417,7 +397,7 @@ func (f *fitter) merge(s *base.Schema, m map[string]any, fields map[string]any, 
 		if !ok || p == nil || depth >= maxSchemaDepth {
 			continue
 		}
-		trial, _ := cloneJSON(m[k]).(map[string]any)
+		trial, _ := jsonvalue.Clone(m[k]).(map[string]any)
 		if trial == nil {
 			trial = map[string]any{}
 		}
@@ -542,25 +522,6 @@ func dropNulls(v any, depth int) any {
 	return v
 }
 
-// cloneJSON deep-copies a decoded JSON value.
-func cloneJSON(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		c := make(map[string]any, len(x))
-		for k, e := range x {
-			c[k] = cloneJSON(e)
-		}
-		return c
-	case []any:
-		c := make([]any, len(x))
-		for i, e := range x {
-			c[i] = cloneJSON(e)
-		}
-		return c
-	}
-	return v
-}
-
 // bases hands out synthesized values, each one valid for its schema and
 // the same for the same key, as the ground answers are built on. They are
 // cached because the same record is rendered on every read: without the
@@ -588,7 +549,7 @@ func (b *bases) object(s *base.Schema, key string) map[string]any {
 	if s == nil {
 		return map[string]any{}
 	}
-	m, ok := cloneJSON(b.value(s, key)).(map[string]any)
+	m, ok := jsonvalue.Clone(b.value(s, key)).(map[string]any)
 	if !ok {
 		return map[string]any{}
 	}
@@ -604,14 +565,14 @@ func (b *bases) frame(s *base.Schema, key, name string) map[string]any {
 		return map[string]any{}
 	}
 	v, _ := b.m.Do(baseKey{schema: s, key: key + "\x00without " + name}, func() (any, error) {
-		m, ok := cloneJSON(b.value(s, key)).(map[string]any)
+		m, ok := jsonvalue.Clone(b.value(s, key)).(map[string]any)
 		if !ok {
 			return map[string]any{}, nil
 		}
 		delete(m, name)
 		return m, nil
 	})
-	return cloneJSON(v).(map[string]any)
+	return jsonvalue.Clone(v).(map[string]any)
 }
 
 // withField returns the synthesized object for s and key, as JSON, with
@@ -651,12 +612,12 @@ func (b *bases) view(s, canon *base.Schema, key string) map[string]any {
 	}
 	v, _ := b.m.Do(baseKey{schema: s, key: key, as: canon}, func() (any, error) {
 		m := b.object(s, key)
-		if c, ok := cloneJSON(b.value(canon, key)).(map[string]any); ok {
+		if c, ok := jsonvalue.Clone(b.value(canon, key)).(map[string]any); ok {
 			b.fit.merge(s, m, c, 0)
 		}
 		return m, nil
 	})
-	m, _ := cloneJSON(v).(map[string]any)
+	m, _ := jsonvalue.Clone(v).(map[string]any)
 	return m
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/pb33f/libopenapi/datamodel/high/base"
 
+	"github.com/wmsmock/wmsmock/internal/jsonvalue"
 	"github.com/wmsmock/wmsmock/mock/handler"
 	"github.com/wmsmock/wmsmock/mock/spec"
 )
@@ -117,7 +118,7 @@ func (s *Service) showWritten(sch *base.Schema, m map[string]any, d *itemData) {
 		if !ok || !isObject(ps) || !namesRefs(wm) {
 			continue
 		}
-		mm, _ := cloneJSON(m[k]).(map[string]any) // m[k] may be the record's own map
+		mm, _ := jsonvalue.Clone(m[k]).(map[string]any) // m[k] may be the record's own map
 		if mm == nil {
 			mm = map[string]any{}
 		}
@@ -203,9 +204,9 @@ func (s *Service) showRefs(sch *base.Schema, m map[string]any, fields map[string
 			}
 			// The view's own object for the reference, so that what the
 			// named item does not say is still there.
-			ref, _ := cloneJSON(m[name]).(map[string]any)
+			ref, _ := jsonvalue.Clone(m[name]).(map[string]any)
 			if l, _ := m[name].([]any); many && len(l) > 0 {
-				ref, _ = cloneJSON(l[0]).(map[string]any)
+				ref, _ = jsonvalue.Clone(l[0]).(map[string]any)
 			}
 			if ref == nil {
 				ref = map[string]any{}
@@ -259,7 +260,7 @@ func (s *Service) launchDerived(sch *base.Schema, m map[string]any, d *itemData,
 		if ce := s.namedBy("computeEnvId"); ce != nil {
 			if id, err := ce.primary(d.Workspace, now); err == nil && id != "" {
 				if h, ok := s.heldBy("computeEnvId", id, prop(lsch, "computeEnv"), now); ok {
-					launch["computeEnv"], ceID = cloneJSON(h.view), id
+					launch["computeEnv"], ceID = jsonvalue.Clone(h.view), id
 				}
 			}
 		}

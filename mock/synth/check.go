@@ -1,11 +1,11 @@
 package synth
 
 import (
-	"encoding/json"
 	"math"
 	"slices"
-	"strconv"
 	"unicode/utf8"
+
+	"github.com/wmsmock/wmsmock/internal/jsonvalue"
 )
 
 // maxCheckDepth stops the checker on schemas that recurse without
@@ -130,7 +130,7 @@ func ownOK(n *node, v any, mode Mode, depth int) bool {
 			return false
 		}
 	default:
-		f, ok := toFloat(v)
+		f, ok := jsonvalue.Number(v)
 		if !ok {
 			return false
 		}
@@ -285,27 +285,6 @@ func inEnum(enum []any, v any) bool {
 	return false
 }
 
-// toFloat reads any numeric representation the generator or a JSON
-// decoder produces.
-func toFloat(v any) (float64, bool) {
-	switch x := v.(type) {
-	case int64:
-		return float64(x), true
-	case int:
-		return float64(x), true
-	case int32:
-		return float64(x), true
-	case float64:
-		return x, true
-	case float32:
-		return float64(x), true
-	case json.Number:
-		f, err := strconv.ParseFloat(string(x), 64)
-		return f, err == nil
-	}
-	return 0, false
-}
-
 // isIntegral tolerates the rounding error of a float division, so
 // 0.3/0.1 counts as a whole multiple.
 func isIntegral(f float64) bool {
@@ -352,7 +331,7 @@ func jsonEqual(a, b any) bool {
 		}
 		return true
 	}
-	fa, ok1 := toFloat(a)
-	fb, ok2 := toFloat(b)
+	fa, ok1 := jsonvalue.Number(a)
+	fb, ok2 := jsonvalue.Number(b)
 	return ok1 && ok2 && fa == fb
 }

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/wmsmock/wmsmock/internal/jsonvalue"
 )
 
 // hardDepthSlack is how far past maxDepth generation may go to satisfy
@@ -69,7 +71,7 @@ func (c *run) value(raw *node, fd field, depth int, ot *objTimes, allowSub bool)
 		return placeholder(n)
 	}
 	if n.hasConst {
-		return cloneJSON(n.constVal)
+		return jsonvalue.Clone(n.constVal)
 	}
 	if len(n.enum) > 0 {
 		return c.pickEnum(n)
@@ -173,7 +175,7 @@ func (c *run) pickEnum(n *node) any {
 	for _, e := range n.enum {
 		if e != nil {
 			if i == 0 {
-				return cloneJSON(e)
+				return jsonvalue.Clone(e)
 			}
 			i--
 		}
@@ -770,25 +772,4 @@ func (c *run) array(n *node, fd field, depth int, ot *objTimes) []any {
 		a = append(a, v)
 	}
 	return a
-}
-
-// cloneJSON copies maps and slices so callers may modify what Value
-// returns without corrupting enum, const or example values shared by every
-// call.
-func cloneJSON(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		m := make(map[string]any, len(x))
-		for k, e := range x {
-			m[k] = cloneJSON(e)
-		}
-		return m
-	case []any:
-		a := make([]any, len(x))
-		for i, e := range x {
-			a[i] = cloneJSON(e)
-		}
-		return a
-	}
-	return v
 }

@@ -17,6 +17,7 @@ import (
 	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/wmsmock/wmsmock/internal/jsonvalue"
 	"github.com/wmsmock/wmsmock/internal/testenv"
 )
 
@@ -97,7 +98,7 @@ type validatorKey struct {
 func newValidator() *validator {
 	rangeFormat := func(lo, hi float64) func(any) error {
 		return func(v any) error {
-			f, ok := toFloat(v)
+			f, ok := jsonvalue.Number(v)
 			if ok && (f < lo || f > hi) {
 				return errors.New("out of range")
 			}

@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/wmsmock/wmsmock/internal/intdiv"
 )
 
 // safeInt is the largest integer every JSON decoder (including
@@ -87,22 +89,12 @@ func integerStep(m float64) int64 {
 }
 
 func pickMultiple(c *run, a, b, step int64) (int64, bool) {
-	kLo, kHi := ceilDiv(a, step), floorDiv(b, step)
+	kLo, kHi := intdiv.Ceil(a, step), intdiv.Floor(b, step)
 	if kLo > kHi {
 		return 0, false
 	}
 	return (kLo + c.r.Int64N(kHi-kLo+1)) * step, true
 }
-
-func floorDiv(a, b int64) int64 {
-	q := a / b
-	if a%b != 0 && (a < 0) != (b < 0) {
-		q--
-	}
-	return q
-}
-
-func ceilDiv(a, b int64) int64 { return -floorDiv(-a, b) }
 
 func clampToInt(f float64) int64 {
 	switch {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/pb33f/libopenapi/datamodel/high/base"
+	"github.com/wmsmock/wmsmock/internal/fnv1a"
 )
 
 // Mode says which direction a value travels, because OpenAPI hides
@@ -204,16 +205,9 @@ func (g *Generator) node(schema *base.Schema) *node {
 // hash of the generator's seed and key. The server can use it to derive
 // other per-request values (ids, error ids) the same reproducible way.
 func (g *Generator) Rand(key string) *rand.Rand {
-	// FNV-1a of the seed's eight bytes, little end first, then the key's,
-	// written out so that a call allocates only the source itself.
-	const prime = 1099511628211
-	a := uint64(14695981039346656037)
-	for i := range 8 {
-		a = (a ^ uint64(byte(uint64(g.seed)>>(8*i)))) * prime
-	}
-	for i := 0; i < len(key); i++ {
-		a = (a ^ uint64(key[i])) * prime
-	}
+	// FNV-1a of the seed's eight bytes, little end first, then the key's:
+	// a call allocates only the source itself.
+	a := fnv1a.New().Uint64(uint64(g.seed)).String(key).Sum()
 	return rand.New(rand.NewPCG(a, splitmix(a^0x9e3779b97f4a7c15)))
 }
 

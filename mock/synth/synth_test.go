@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/pb33f/libopenapi/datamodel/high/base"
+	"github.com/wmsmock/wmsmock/internal/jsonvalue"
 )
 
 // determinismSchemas are the schemas the determinism tests run on: the
@@ -93,7 +94,7 @@ func TestFormats(t *testing.T) {
 	s := componentSchema(t, inlineDoc(t), "Scalars")
 	epoch := time.Date(2030, 6, 1, 0, 0, 0, 0, time.UTC)
 	num := func(v any) float64 {
-		f, ok := toFloat(v)
+		f, ok := jsonvalue.Number(v)
 		if !ok {
 			t.Fatalf("not a number: %T %v", v, v)
 		}
