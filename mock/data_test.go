@@ -3,6 +3,7 @@ package mock_test
 import (
 	"bytes"
 	"fmt"
+	"net/http"
 	"net/url"
 	"strings"
 	"testing"
@@ -33,11 +34,7 @@ func upload(t *testing.T, srv *mock.Server, ws int64, id string, content []byte)
 // or one that would take the bytes the fake keeps past its cap, is a Bad
 // Request with an Error ID, and leaves the dataset as it was.
 func TestDatasetUploadCaps(t *testing.T) {
-	p := profile.Default()
-	p.Data.UploadMax, p.Data.StoredMax = 600, 1300
-	srv, _ := newServer(t, embedded(t), mock.WithProfile(p), mock.WithStrictResponses())
-	h := srv.Handler()
-	_, _, ws := heldWorkspace(t, srv)
+	srv, h, ws := cappedFake(t)
 	id := newDataset(t, srv, ws, "capped")
 
 	errorID(t, upload(t, srv, ws, id, bytes.Repeat([]byte("x"), 601))) // one file past upload_max
@@ -59,16 +56,22 @@ func TestDatasetUploadCaps(t *testing.T) {
 	errorID(t, call(t, h, "POST", fmt.Sprintf("/api/datasets/%s/upload?workspaceId=%d", id, ws), devToken, []byte(`{"file":"x"}`)))
 }
 
+// cappedFake is a fake that keeps at most 600 bytes per upload and 1300
+// in all, and the workspace its datasets go in.
+func cappedFake(t *testing.T) (*mock.Server, http.Handler, int64) {
+	p := profile.Default()
+	p.Data.UploadMax, p.Data.StoredMax = 600, 1300
+	srv, _ := newServer(t, embedded(t), mock.WithProfile(p), mock.WithStrictResponses())
+	_, _, ws := heldWorkspace(t, srv)
+	return srv, srv.Handler(), ws
+}
+
 // TestDatasetDeleteFreesItsBytes: a deleted dataset gives its uploaded
 // bytes back to the fake's cap (data.stored_max), so a fake used for
 // hours of create, upload and delete does not end up refusing every
 // upload; its files cannot be read any more.
 func TestDatasetDeleteFreesItsBytes(t *testing.T) {
-	p := profile.Default()
-	p.Data.UploadMax, p.Data.StoredMax = 600, 1300
-	srv, _ := newServer(t, embedded(t), mock.WithProfile(p), mock.WithStrictResponses())
-	h := srv.Handler()
-	_, _, ws := heldWorkspace(t, srv)
+	srv, h, ws := cappedFake(t)
 	for round := range 3 {
 		id := newDataset(t, srv, ws, fmt.Sprintf("round-%d", round))
 		ok(t, h, upload(t, srv, ws, id, bytes.Repeat([]byte("a"), 500)), 200, fmt.Sprintf("round %d: first upload", round))
