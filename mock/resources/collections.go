@@ -1052,10 +1052,11 @@ func (c *collection) renderItem(sch *base.Schema, coll string, r store.Record, d
 	return m
 }
 
-// keepDatesInLife moves a made-up date of a seeded item (its lastUsed,
-// lastAccess...) that falls before the item was created, or after now,
-// to the item's last update: a generated date is any date, but an item
-// is not used before it exists.
+// keepDatesInLife moves a made-up date of a seeded item that falls before
+// the item was created, or a past one (lastUsed, lastAccess, dateX) that
+// falls after now, to the item's last update: a generated date is any
+// date, but an item is not used before it exists. A date that may lie
+// ahead (an expiry, a next run) keeps its value when it does.
 func keepDatesInLife(sch *base.Schema, m map[string]any, r store.Record, now time.Time) {
 	for k, v := range m {
 		s, ok := v.(string)
@@ -1065,7 +1066,12 @@ func keepDatesInLife(sch *base.Schema, m map[string]any, r store.Record, now tim
 		if p := prop(sch, k); p == nil || p.Format != "date-time" {
 			continue
 		}
-		if t, err := time.Parse(time.RFC3339, s); err == nil && (t.Before(r.Created) || t.After(now)) {
+		t, err := time.Parse(time.RFC3339, s)
+		if err != nil {
+			continue
+		}
+		past := strings.HasPrefix(k, "last") || strings.HasPrefix(k, "date")
+		if t.Before(r.Created) || past && t.After(now) {
 			m[k] = stamp(r.Updated)
 		}
 	}
