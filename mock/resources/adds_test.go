@@ -78,6 +78,16 @@ func TestTeamMembersAreOrganizationMembers(t *testing.T) {
 	if get(added, "email") != "ada@example.org" {
 		t.Errorf("added to the team: email %v", get(added, "email"))
 	}
+	// Nobody wrote the member's names: null, here as in the organization;
+	// the role is the organization member's own, copied, not made up.
+	for _, k := range []string{"firstName", "lastName", "userName"} {
+		if get(added, k) != nil {
+			t.Errorf("added to the team: %s = %v, nobody wrote it", k, get(added, k))
+		}
+	}
+	if get(added, "role") != get(m, "role") {
+		t.Errorf("added to the team: role %v, the organization's member has %v", get(added, "role"), get(m, "role"))
+	}
 	f.refused(apierror.Conflict, "POST", base, `{"userNameOrEmail":"ada@example.org"}`)
 	f.refused(apierror.BadRequest, "POST", base, `{"userNameOrEmail":"nobody@example.org"}`)
 
