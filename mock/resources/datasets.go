@@ -227,37 +227,25 @@ func max64(a, b int64) int64 {
 // updateOrInsert changes one JSON record atomically, creating it (from
 // the zero value) when it does not exist yet.
 func updateOrInsert[T any](st store.Store, coll, id string, now time.Time, change func(*T) error) error {
-	for range 8 {
-		_, err := st.Update(coll, id, func(rec *store.Record) error {
-			var v T
-			if err := json.Unmarshal(rec.Data, &v); err != nil {
-				return err
-			}
-			if err := change(&v); err != nil {
-				return err
-			}
-			rec.Updated = now.UTC()
-			b, err := json.Marshal(v)
-			rec.Data = b
-			return err
-		})
-		if !errors.Is(err, store.ErrNotFound) {
-			return err
+	encode := func(v *T) ([]byte, error) {
+		if err := change(v); err != nil {
+			return nil, err
 		}
-		var v T
-		if err := change(&v); err != nil {
-			return err
-		}
-		b, err := json.Marshal(v)
-		if err != nil {
-			return err
-		}
-		if _, err = st.Insert(coll, store.Record{ID: id, Created: now.UTC(), Updated: now.UTC(), Data: b}); !errors.Is(err, store.ErrExists) {
-			return err
-		}
-		// Another call created it meanwhile: change theirs.
+		return json.Marshal(v)
 	}
-	return errors.New("resources: " + coll + " " + id + " kept changing")
+	return upsert(st, coll, id, func(rec *store.Record) error {
+		var v T
+		if err := json.Unmarshal(rec.Data, &v); err != nil {
+			return err
+		}
+		b, err := encode(&v)
+		rec.Data, rec.Updated = b, now.UTC()
+		return err
+	}, func() (store.Record, error) {
+		var v T
+		b, err := encode(&v)
+		return store.Record{Created: now.UTC(), Updated: now.UTC(), Data: b}, err
+	})
 }
 
 // versions reads a dataset's versions, oldest first.
