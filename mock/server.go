@@ -45,6 +45,7 @@ import (
 	"github.com/wmsmock/wmsmock/mock/backend"
 	"github.com/wmsmock/wmsmock/mock/clock"
 	"github.com/wmsmock/wmsmock/mock/control"
+	"github.com/wmsmock/wmsmock/mock/extension"
 	"github.com/wmsmock/wmsmock/mock/faults"
 	"github.com/wmsmock/wmsmock/mock/handler"
 	"github.com/wmsmock/wmsmock/mock/leniency"
@@ -96,6 +97,8 @@ type Server struct {
 	faultRules faultState
 	// downloads serves the data links' download URLs (downloads.go).
 	downloads downloads
+	// ext answers the calls beyond the schema (extensions.go).
+	ext extensions
 }
 
 // New builds a Server from options. With none it serves the embedded
@@ -154,6 +157,9 @@ func New(opts ...Option) (*Server, error) {
 		return nil, err
 	}
 	if err := srv.openBackend(s); err != nil {
+		return nil, err
+	}
+	if err := srv.setupExtensions(s); err != nil { // extensions.go
 		return nil, err
 	}
 	if err := srv.setupFaults(s); err != nil { // faults.go
@@ -447,6 +453,9 @@ type progress struct {
 	call     *faults.Call
 	injected *faults.Injection
 	pinned   *faults.Pinned
+	// extension names the route beyond the schema the call addressed
+	// (extensions.go), for the journal.
+	extension string
 	// deviations are where the body differed from the document, refused
 	// ones first (readLeniently); moreDeviations counts those not listed.
 	deviations     []leniency.Deviation
@@ -493,9 +502,12 @@ func (s *Server) serveAPI(r *http.Request, prog *progress) (*handler.Response, e
 	a, versionErr := s.selectVersion(r)
 	var op *spec.Operation
 	var vars map[string]string
+	var ext *extension.Route // a call beyond the schema (extensions.go)
 	routed := false
 	if versionErr == nil {
-		op, vars, routed = a.match(r)
+		if op, vars, routed = a.match(r); !routed {
+			ext = s.extensionFor(r, a)
+		}
 	}
 
 	// 1. Authentication: a usable Bearer token on every call, including
@@ -507,9 +519,12 @@ func (s *Server) serveAPI(r *http.Request, prog *progress) (*handler.Response, e
 		// the caller's, so never a 403 and never a pass.
 		return nil, &apierror.Error{Kind: apierror.Internal, Reason: "checking the token: " + authErr.Error()}
 	}
-	anonymousOK := !s.profile.Auth.RequireOnUnsecured && routed && !op.Secured
+	anonymousOK := !s.profile.Auth.RequireOnUnsecured && routed && !op.Secured || ext != nil && ext.Open
 	if result != auth.OK && !anonymousOK {
 		reply := authReply(&s.profile.Auth, result)
+		if own, ok := extensionAuthReply(ext); ok {
+			reply = own
+		}
 		return nil, apierror.Forbiddenf("authentication failed: %s", result).WithReply(reply)
 	}
 
@@ -543,6 +558,9 @@ func (s *Server) serveAPI(r *http.Request, prog *progress) (*handler.Response, e
 	//    the profile may answer the two apart.
 	prog.at(stageRoute)
 	if !routed {
+		if ext != nil {
+			return s.serveExtension(r, a, ext, tok, now, prog, decision)
+		}
 		return nil, a.unrouted(r, s.profile)
 	}
 	prog.api = a
@@ -625,6 +643,8 @@ func authReply(a *profile.Auth, r auth.Result) profile.Reply {
 		return a.Expired
 	case auth.Revoked:
 		return a.Revoked
+	case auth.SessionExpired:
+		return a.SessionExpired
 	}
 	return a.Unknown
 }
@@ -819,6 +839,7 @@ func (s *Server) recordRequest(r *http.Request, rec *recorder, prog *progress, t
 	if op := prog.op.Load(); op != nil {
 		e.Operation = op.ID
 	}
+	e.Extension = prog.extension
 	e.Deviations, e.MoreDeviations = prog.deviations, prog.moreDeviations
 	e.Injected = prog.injections()
 	s.requests.Add(e)

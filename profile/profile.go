@@ -49,6 +49,7 @@ type Profile struct {
 	Answers         Answers     `yaml:"answers"` // answers.go
 	Faults          Faults      `yaml:"faults"`  // faults.go
 	Data            Data        `yaml:"data"`    // data.go
+	Extensions      Extensions  `yaml:"extensions"` // extensions.go
 }
 
 // MethodReply is how a call with a method its path does not define is
@@ -161,6 +162,9 @@ type Auth struct {
 	Unknown            Reply `yaml:"unknown"`
 	Expired            Reply `yaml:"expired"`
 	Revoked            Reply `yaml:"revoked"`
+	// SessionExpired refuses an expired session token (a JWT the fake
+	// signed), which clients refresh on.
+	SessionExpired     Reply `yaml:"session_expired"`
 	RequireOnUnsecured bool  `yaml:"require_on_unsecured"`
 	// BasicToken accepts "Basic base64(@token:<token>)" as the token:
 	// what Nextflow sends for a token not in the service's own format.

@@ -50,6 +50,7 @@ func (p *Profile) Validate() error {
 	v.reply("auth.unknown", a.Unknown)
 	v.reply("auth.expired", a.Expired)
 	v.reply("auth.revoked", a.Revoked)
+	v.reply("auth.session_expired", a.SessionExpired)
 	v.reply("unknown_route", p.UnknownRoute)
 	if p.UnknownMethod != nil {
 		v.reply("unknown_method", *p.UnknownMethod)
@@ -145,6 +146,7 @@ func (p *Profile) Validate() error {
 	p.Answers.validate(&v)
 	p.Faults.validate(&v)
 	p.Data.validate(&v)
+	p.Extensions.validate(&v)
 
 	for i, t := range p.Tokens {
 		key := fmt.Sprintf("tokens[%d]", i)

@@ -2,6 +2,7 @@ package auth
 
 import (
 	"encoding/base64"
+	"errors"
 	"strings"
 	"time"
 )
@@ -20,9 +21,13 @@ const (
 	Unknown                 // a well-formed token the store does not hold
 	Expired                 // the token's expiry time has passed
 	Revoked                 // the token was revoked
+	// SessionExpired is a session token (a JWT the fake signed: see
+	// Sessions) past its expiry. Clients refresh on this one: Nextflow's
+	// HTTP client asks for a new JWT when the service answers 401.
+	SessionExpired
 )
 
-var resultNames = [...]string{"ok", "missing", "bad_scheme", "malformed", "unknown", "expired", "revoked"}
+var resultNames = [...]string{"ok", "missing", "bad_scheme", "malformed", "unknown", "expired", "revoked", "session_expired"}
 
 // String gives the reason as it appears in logs and profile keys.
 func (r Result) String() string {
@@ -52,7 +57,14 @@ type CheckOption func(*checkConfig)
 
 type checkConfig struct {
 	basicToken bool
+	sessions   *Sessions
 }
+
+// WithSessions has Check take the access tokens s signed (see Sessions)
+// besides those in the store: a value of a JWT's form that s signed is an
+// access token of the store's token it names until it expires. Any other
+// value goes to the store as before, so a stored token may have dots.
+func WithSessions(s *Sessions) CheckOption { return func(c *checkConfig) { c.sessions = s } }
 
 // BasicToken has Check take "Basic base64(@token:<token>)" as the token:
 // what Nextflow's Tower client sends for a token that does not look like
@@ -94,15 +106,15 @@ func Check(store Store, header string, now time.Time, opts ...CheckOption) (Toke
 	if header == "" {
 		return Token{}, Missing, nil
 	}
+	var c checkConfig
+	for _, o := range opts {
+		o(&c)
+	}
 	scheme, rest, _ := strings.Cut(header, " ")
 	value := strings.TrimLeft(rest, " ")
 	switch {
 	case strings.EqualFold(scheme, "Bearer"):
 	case strings.EqualFold(scheme, "Basic") && len(opts) > 0:
-		var c checkConfig
-		for _, o := range opts {
-			o(&c)
-		}
 		token, ok := fromBasic(value)
 		if !c.basicToken || !ok {
 			return Token{}, BadScheme, nil
@@ -113,6 +125,16 @@ func Check(store Store, header string, now time.Time, opts ...CheckOption) (Toke
 	}
 	if !ValidValue(value) {
 		return Token{}, Malformed, nil
+	}
+	if c.sessions != nil && LooksLikeSession(value) {
+		switch claims, err := c.sessions.Read(value, KindAccess, now); {
+		case err == nil:
+			at := now
+			return Token{ID: claims.TokenID, Name: "session", Expires: ptr(claims.ExpiresAt()), LastUsed: &at}, OK, nil
+		case errors.Is(err, ErrSessionExpired):
+			return Token{ID: claims.TokenID, Name: "session", Expires: ptr(claims.ExpiresAt())}, SessionExpired, nil
+		}
+		// Not one of ours (or not an access token): the store decides.
 	}
 	var tok Token
 	var ok bool
@@ -150,3 +172,5 @@ type user interface {
 	// revoked nor expired at now; the token comes back as it was before.
 	Use(value string, now time.Time) (Token, bool, error)
 }
+
+func ptr[T any](v T) *T { return &v }

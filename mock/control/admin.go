@@ -4,6 +4,7 @@ import (
 	"crypto/subtle"
 	"encoding/json"
 	"errors"
+	"io"
 	"net"
 	"net/http"
 	"strconv"
@@ -93,6 +94,10 @@ type RequestEntry struct {
 	// a 403 carries no Error ID to look up at /_mock/errors.
 	Reason    string  `json:"reason,omitempty"`
 	LatencyMS float64 `json:"latencyMs"`
+	// Extension names the call beyond the published schema the request
+	// addressed (an OpenID sign-in, a Fusion license, a session refresh),
+	// whether it was answered or refused (strict mode, a profile switch).
+	Extension string `json:"extension,omitempty"`
 	// Deviations are where the body differed from the document and the
 	// fake read it as the service does (or, refused, why: the same list
 	// is under the Error ID). MoreDeviations counts those past the list.
@@ -158,6 +163,61 @@ func registerAdmin(r *mux.Router, b AdminBackend) {
 	if rb, ok := b.(RulesBackend); ok {
 		registerRules(sub, rb) // rules.go: faults and overrides
 	}
+	if sb, ok := b.(SessionBackend); ok {
+		sub.HandleFunc("/sessions", (&sessions{b: sb}).create).Methods(http.MethodPost)
+	}
+}
+
+// SessionBackend mints sessions: the access token (a JWT) and refresh
+// token the service gives a run it launches.
+type SessionBackend interface {
+	// NewSession mints a session of the fake's dev token. It fails when
+	// the profile's refresh_token extension is off or in strict mode,
+	// where no client could refresh it.
+	NewSession() (access, refresh string, expires time.Time, err error)
+	BasePath() string
+}
+
+type sessions struct{ b SessionBackend }
+
+// create answers a new session, with the environment the service sets for
+// the Nextflow it starts: started by hand with it, Nextflow reports to the
+// fake as a run the service launched, and refreshes its token through the
+// fake when it expires.
+func (s *sessions) create(w http.ResponseWriter, r *http.Request) {
+	var body struct {
+		WorkflowID  string `json:"workflowId"`
+		WorkspaceID string `json:"workspaceId"`
+	}
+	if r.ContentLength != 0 {
+		if err := json.NewDecoder(io.LimitReader(r.Body, 1<<16)).Decode(&body); err != nil {
+			writeJSON(w, http.StatusBadRequest, message("sessions: the body must be a JSON object with optional workflowId and workspaceId: "+err.Error()))
+			return
+		}
+	}
+	access, refresh, expires, err := s.b.NewSession()
+	if err != nil {
+		writeJSON(w, http.StatusConflict, message("sessions: "+err.Error()))
+		return
+	}
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	env := map[string]string{
+		"TOWER_API_ENDPOINT":  scheme + "://" + r.Host + s.b.BasePath(),
+		"TOWER_ACCESS_TOKEN":  access,
+		"TOWER_REFRESH_TOKEN": refresh,
+	}
+	if body.WorkflowID != "" {
+		env["TOWER_WORKFLOW_ID"] = body.WorkflowID
+	}
+	if body.WorkspaceID != "" {
+		env["TOWER_WORKSPACE_ID"] = body.WorkspaceID
+	}
+	writeJSON(w, http.StatusCreated, map[string]any{
+		"accessToken": access, "refreshToken": refresh, "expiresAt": expires.UTC().Format(time.RFC3339), "env": env,
+	})
 }
 
 // guard lets a call through from loopback, or from anywhere with the admin
