@@ -46,9 +46,9 @@ type Profile struct {
 	ComputeEnvs     ComputeEnvs `yaml:"compute_envs"`
 	Tokens          []TokenSpec `yaml:"tokens"`
 	Requests        Requests    `yaml:"requests"`
-	Answers         Answers     `yaml:"answers"` // answers.go
-	Faults          Faults      `yaml:"faults"`  // faults.go
-	Data            Data        `yaml:"data"`    // data.go
+	Answers         Answers     `yaml:"answers"`    // answers.go
+	Faults          Faults      `yaml:"faults"`     // faults.go
+	Data            Data        `yaml:"data"`       // data.go
 	Extensions      Extensions  `yaml:"extensions"` // extensions.go
 }
 
@@ -156,12 +156,12 @@ func Fill(s, errorID string, values map[string]string) string {
 // Auth says how each kind of unusable credential is refused (one field per
 // auth.Result of the fake's bearer check), and whether operations without declared security need one.
 type Auth struct {
-	Missing            Reply `yaml:"missing"`
-	BadScheme          Reply `yaml:"bad_scheme"`
-	Malformed          Reply `yaml:"malformed"`
-	Unknown            Reply `yaml:"unknown"`
-	Expired            Reply `yaml:"expired"`
-	Revoked            Reply `yaml:"revoked"`
+	Missing   Reply `yaml:"missing"`
+	BadScheme Reply `yaml:"bad_scheme"`
+	Malformed Reply `yaml:"malformed"`
+	Unknown   Reply `yaml:"unknown"`
+	Expired   Reply `yaml:"expired"`
+	Revoked   Reply `yaml:"revoked"`
 	// SessionExpired refuses an expired session token (a JWT the fake
 	// signed), which clients refresh on.
 	SessionExpired     Reply `yaml:"session_expired"`
