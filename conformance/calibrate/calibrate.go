@@ -28,6 +28,7 @@ import (
 
 	"github.com/wmsmock/wmsmock/conformance"
 	"github.com/wmsmock/wmsmock/internal/wait"
+	"github.com/wmsmock/wmsmock/mock/extension"
 	"github.com/wmsmock/wmsmock/profile"
 )
 
@@ -188,6 +189,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		{"answer nulls", p.answerNulls}, // nulls.go
 		{"body limit", p.bodyLimit},
 		{"rate limit", p.rateLimit},
+		{"extensions", p.extensions},
 	}
 	for _, s := range steps {
 		if err := s.run(ctx); err != nil {
@@ -198,6 +200,17 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		}
 	}
 	return p.res, nil
+}
+
+// extensions notes the calls beyond the published schema the fake
+// answers (its profile's extensions section), which calibrate does not
+// probe: a sign-in needs a browser, a license is a Fusion licence of the
+// account, a refresh needs a launched run's refresh token.
+func (p *prober) extensions(context.Context) error {
+	for _, r := range extension.Routes() {
+		p.note("extensions.%s not probed: %s %s (%s) is beyond the published schema", r.Switch, r.Method, r.Path, r.Name)
+	}
+	return nil
 }
 
 // prober holds a run's state.

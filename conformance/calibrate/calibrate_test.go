@@ -18,6 +18,7 @@ import (
 	"github.com/wmsmock/wmsmock/mock"
 	"github.com/wmsmock/wmsmock/mock/auth"
 	"github.com/wmsmock/wmsmock/mock/clock"
+	"github.com/wmsmock/wmsmock/mock/extension"
 	"github.com/wmsmock/wmsmock/profile"
 )
 
@@ -217,7 +218,16 @@ rate_limit:
 func TestCalibrateDefaultFake(t *testing.T) {
 	d := profile.Default()
 	base, clk := fake(t, d)
-	got := values(run(t, base, clk))
+	res := run(t, base, clk)
+	got := values(res)
+	// Every call beyond the schema is listed as not probed, by its
+	// profile switch.
+	notes := strings.Join(res.Notes, "\n")
+	for _, r := range extension.Routes() {
+		if !strings.Contains(notes, "extensions."+r.Switch+" not probed: "+r.Method+" "+r.Path) {
+			t.Errorf("no note says %s %s (extensions.%s) is not probed: %s", r.Method, r.Path, r.Switch, notes)
+		}
+	}
 	want := map[string]any{
 		"auth.missing":              d.Auth.Missing,
 		"auth.bad_scheme":           d.Auth.BadScheme,
