@@ -2,9 +2,11 @@ package mock_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 
@@ -147,5 +149,31 @@ func TestDatasetBytesSharedOnRedis(t *testing.T) {
 	got := ok(t, b.Handler(), call(t, b.Handler(), "GET", fmt.Sprintf("/api/datasets/%s/v/1/n/rows.csv?workspaceId=%d", id, ws), devToken, nil), 200, "download on B")
 	if !bytes.Equal(got.body, content) {
 		t.Errorf("B read %q, A was sent %q", got.body, content)
+	}
+}
+
+// TestDeleteDatasetsInBulk: DELETE /datasets with datasetIds deletes each
+// dataset the workspace holds, as one DELETE of each would (its files go
+// too), and names the rest as failed: an id it does not hold, or one
+// already deleted earlier in the same list.
+func TestDeleteDatasetsInBulk(t *testing.T) {
+	srv, _ := newServer(t, published(t), mock.WithStrictResponses())
+	h := srv.Handler()
+	_, _, ws := heldWorkspace(t, srv)
+	a, b, c := newDataset(t, srv, ws, "bulk-a"), newDataset(t, srv, ws, "bulk-b"), newDataset(t, srv, ws, "bulk-c")
+	ok(t, h, upload(t, srv, ws, a, []byte("x,y\n1,2\n")), 200, "upload")
+	body, _ := json.Marshal(map[string]any{"datasetIds": []string{a, b, "no-such-dataset", a}})
+	var got struct{ Success, Failed []string }
+	decode(t, ok(t, h, call(t, h, "DELETE", fmt.Sprintf("/api/datasets?workspaceId=%d", ws), devToken, body), 200, "bulk delete").body, &got)
+	if !slices.Equal(got.Success, []string{a, b}) || !slices.Equal(got.Failed, []string{"no-such-dataset", a}) {
+		t.Errorf("success %v failed %v; want success [%s %s], failed [no-such-dataset %s]", got.Success, got.Failed, a, b, a)
+	}
+	for id, want := range map[string]int{a: 403, b: 403, c: 200} {
+		if st := call(t, h, "GET", fmt.Sprintf("/api/datasets/%s/metadata?workspaceId=%d", id, ws), devToken, nil).status; st != want {
+			t.Errorf("GET dataset %s after the bulk delete: %d, want %d", id, st, want)
+		}
+	}
+	if st := call(t, h, "GET", fmt.Sprintf("/api/datasets/%s/v/1/n/rows.csv?workspaceId=%d", a, ws), devToken, nil).status; st == 200 {
+		t.Error("a dataset deleted in bulk still serves its file")
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"mime"
 	"mime/multipart"
 	"net/url"
@@ -73,7 +74,44 @@ func (s *Service) registerDatasets() {
 		s.handle(s.op("POST", c.itemPath+"/upload"), c.uploadOp)
 		s.handle(s.op("GET", c.itemPath+"/versions"), c.datasetVersionsOp)
 		s.handle(s.op("GET", c.itemPath+"/v/{version}/n/{fileName}"), c.datasetDownloadOp)
+		s.handle(s.op("DELETE", c.listPath), c.deleteDatasetsOp)
 	}
+}
+
+// deleteDatasetsOp deletes every dataset a DELETE on the list names
+// (DeleteDatasets: {"datasetIds": [...]}) as one DELETE of each would,
+// files freed too, and answers which went and which did not: an id the
+// fake does not hold in the workspace is "failed", not an error of the
+// whole call. An id named twice is deleted once and then fails.
+func (c *collection) deleteDatasetsOp(req *handler.Request) (*handler.Response, error) {
+	var body struct {
+		DatasetIDs []string `json:"datasetIds"`
+	}
+	if err := json.Unmarshal(req.Body, &body); err != nil {
+		return nil, fail(errBadInput, "the body is not a list of datasetIds: %v", err)
+	}
+	out := map[string][]string{"success": {}, "failed": {}}
+	for _, id := range body.DatasetIDs {
+		if err := req.HTTP.Context().Err(); err != nil {
+			return nil, err
+		}
+		one := *req
+		one.PathParams = maps.Clone(req.PathParams)
+		if one.PathParams == nil {
+			one.PathParams = map[string]string{}
+		}
+		one.PathParams[c.param] = id
+		_, err := c.deleteOp(&one)
+		switch {
+		case err == nil:
+			out["success"] = append(out["success"], id)
+		case errors.Is(err, errMissing):
+			out["failed"] = append(out["failed"], id)
+		default:
+			return nil, err
+		}
+	}
+	return success(req.Op, out), nil
 }
 
 func versionsKey(coll, id string) string { return coll + "/" + id }
