@@ -96,10 +96,13 @@ const flows = {
       ],
       {},
     );
-    const files = done.payload.filter((i) => i.type === "FILE");
+    // The node sends the items as the payload itself (older releases) or
+    // under payload.files, with the link's reference beside them.
+    const items = Array.isArray(done.payload) ? done.payload : done.payload.files;
+    if (!Array.isArray(items)) throw new Error(`the node sent no list of items: ${JSON.stringify(done.payload).slice(0, 300)}`);
+    const files = items.filter((i) => i.type === "FILE");
     if (!files.length) throw new Error("the browse found no files");
-    // Every file listed is also listed by its own folder, page by page.
-    return `${name}: ${done.payload.length} entries, ${files.length} files`;
+    return `${name}: ${items.length} entries, ${files.length} files`;
   },
 
   async "dataset upload then download of the same bytes"() {
