@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -110,18 +111,18 @@ func TestTerraformProviderBodies(t *testing.T) {
 			if d := path(ce, "computeEnv", "config", "discriminator"); d != "aws-batch" {
 				t.Errorf("the compute environment reads back with config of kind %v", d)
 			}
-			if got := kinds(lastRequest(t, srv, "?n=3")[1].Deviations); !slices.Contains(got, "/computeEnv/config/discriminator inferred_discriminator") {
+			if got := kinds(lastRequest(t, srv, "?n=3")[1].Deviations); !slices.Contains(got, "/computeEnv/config/discriminator infer_discriminator") {
 				t.Errorf("the compute environment's journal entry lists %q", got)
 			}
 
 			strict, _ := newServer(t, doc, strictRequests(t))
 			sh := strict.Handler()
-			want := []string{"/credentials/keys/assumeRoleArn null_as_absent", "/credentials/keys/discriminator inferred_discriminator",
-				"/credentials/keys/externalId null_as_absent", "/credentials/keys/mode null_as_absent"}
+			want := []string{"/credentials/keys/assumeRoleArn nulls_as_absent", "/credentials/keys/discriminator infer_discriminator",
+				"/credentials/keys/externalId nulls_as_absent", "/credentials/keys/mode nulls_as_absent"}
 			if got := refusedFor(t, strict, call(t, sh, "POST", "/api/credentials"+ws, devToken, []byte(keysMode))); !slices.Equal(got, want) {
 				t.Errorf("strict refusal of the keys body names %q, want %q", got, want)
 			}
-			want = []string{"/computeEnv/config/discriminator inferred_discriminator"}
+			want = []string{"/computeEnv/config/discriminator infer_discriminator"}
 			if got := refusedFor(t, strict, call(t, sh, "POST", "/api/compute-envs"+ws, devToken, []byte(computeEnv("x")))); !slices.Equal(got, want) {
 				t.Errorf("strict refusal of the compute environment names %q, want %q", got, want)
 			}
@@ -172,7 +173,7 @@ func TestCommandLineClientBodies(t *testing.T) {
 					credID = id
 				}
 				r := call(t, before.Handler(), "POST", b.target, devToken, []byte(body))
-				if r.status != 400 || !strings.Contains(journalReason(t, before, r), "inferred_discriminator") {
+				if r.status != 400 || !strings.Contains(journalReason(t, before, r), "infer_discriminator") {
 					t.Errorf("without inference %s: %d %s (%s)", body, r.status, r.body, journalReason(t, before, r))
 				}
 			}
@@ -211,17 +212,17 @@ func TestNextflowTraceBodies(t *testing.T) {
 	}{
 		{"POST", "/api/trace/create", `{"sessionId":"a8d4d6b2-8f43-4b3c-9a0b-6d6b2c5f8a11","runName":"mighty_turing","projectName":"nextflow-io/hello",` +
 			`"repository":"https://github.com/nextflow-io/hello","workflowId":null,"instant":1772366400000}`,
-			[]string{"/workflowId null_as_absent"}},
+			[]string{"/workflowId nulls_as_absent"}},
 		{"PUT", "/api/trace/4Bi5xBK6E2Nbhj/begin", `{"workflow":{` + workflow + `},"processNames":["sayHello"],"towerLaunch":false,"instant":1772366401000}`,
-			[]string{"/workflow/container null_as_absent", "/workflow/containerEngine null_as_absent", "/workflow/errorMessage null_as_absent",
-				"/workflow/errorReport null_as_absent", "/workflow/exitStatus null_as_absent", "/workflow/fusion/version null_as_absent",
-				"/workflow/logFile null_as_absent", "/workflow/manifest/author null_as_absent", "/workflow/nextflow/build scalar_as_string",
-				"/workflow/operationId null_as_absent", "/workflow/outFile null_as_absent",
-				"/workflow/params/greetings object_as_any", "/workflow/params/input object_as_any", "/workflow/params/max_cpus object_as_any",
-				"/workflow/params/outdir object_as_any", "/workflow/params/skip object_as_any", "/workflow/submit required_exception"}},
+			[]string{"/workflow/container nulls_as_absent", "/workflow/containerEngine nulls_as_absent", "/workflow/errorMessage nulls_as_absent",
+				"/workflow/errorReport nulls_as_absent", "/workflow/exitStatus nulls_as_absent", "/workflow/fusion/version nulls_as_absent",
+				"/workflow/logFile nulls_as_absent", "/workflow/manifest/author nulls_as_absent", "/workflow/nextflow/build scalars_as_strings",
+				"/workflow/operationId nulls_as_absent", "/workflow/outFile nulls_as_absent",
+				"/workflow/params/greetings objects_as_any", "/workflow/params/input objects_as_any", "/workflow/params/max_cpus objects_as_any",
+				"/workflow/params/outdir objects_as_any", "/workflow/params/skip objects_as_any", "/workflow/submit required_exceptions"}},
 		{"PUT", "/api/trace/4Bi5xBK6E2Nbhj/progress", `{"tasks":[` + task + `],` + progress + `,"containers":[],"instant":1772366403000}`,
-			[]string{"/tasks/0/disk null_as_absent", "/tasks/0/env null_as_absent", "/tasks/0/memory null_as_absent",
-				"/tasks/0/nativeId scalar_as_string", "/tasks/0/tag null_as_absent", "/tasks/0/time null_as_absent"}},
+			[]string{"/tasks/0/disk nulls_as_absent", "/tasks/0/env nulls_as_absent", "/tasks/0/memory nulls_as_absent",
+				"/tasks/0/nativeId scalars_as_strings", "/tasks/0/tag nulls_as_absent", "/tasks/0/time nulls_as_absent"}},
 		{"PUT", "/api/trace/4Bi5xBK6E2Nbhj/heartbeat", `{` + progress + `,"instant":1772366404000}`, nil},
 	}
 	srv, _ := newServer(t, doc)
@@ -285,8 +286,8 @@ func TestNullsNumbersAndExtrasOnTheEmbeddedDocument(t *testing.T) {
 		t.Errorf("the run's name reads back as %v, want the number's text", name)
 	}
 	strict, _ := newServer(t, doc, strictRequests(t))
-	want := []string{"/launch/configProfiles/1 scalar_as_string", "/launch/paramsText null_as_absent",
-		"/launch/revision null_as_absent", "/launch/runName scalar_as_string"}
+	want := []string{"/launch/configProfiles/1 scalars_as_strings", "/launch/paramsText nulls_as_absent",
+		"/launch/revision nulls_as_absent", "/launch/runName scalars_as_strings"}
 	if got := refusedFor(t, strict, call(t, strict.Handler(), "POST", "/api/workflow/launch?workspaceId=2001", devToken, []byte(body))); !slices.Equal(got, want) {
 		t.Errorf("strict names %q, want %q", got, want)
 	}
@@ -312,8 +313,8 @@ func TestHandlerGetsTheBodyAsRead(t *testing.T) {
 		t.Errorf("the handler got\n%s\nwant\n%s", got, want)
 	}
 	line := logs.String()
-	for _, want := range []string{"request body deviates from the document", "/credentials/keys/assumeRoleArn: null_as_absent",
-		"/credentials/keys/accessKey: scalar_as_string", "operation=CreateCredentials"} {
+	for _, want := range []string{"request body deviates from the document", "/credentials/keys/assumeRoleArn: nulls_as_absent",
+		"/credentials/keys/accessKey: scalars_as_strings", "operation=CreateCredentials"} {
 		if !strings.Contains(line, want) {
 			t.Errorf("the debug log lacks %q:\n%s", want, line)
 		}
@@ -394,14 +395,31 @@ func TestNumericStringsAsNodeRedSendsThem(t *testing.T) {
 				t.Fatalf("labelIds as text answered %d %s; as numbers %d %s", texts.status, texts.body, numbers.status, numbers.body)
 			}
 			got := kinds(lastRequest(t, srv, "?n=1")[0].Deviations)
-			if want := []string{"/launch/labelIds/0 string_as_number", "/launch/labelIds/1 string_as_number"}; !slices.Equal(got, want) {
+			if want := []string{"/launch/labelIds/0 strings_as_numbers", "/launch/labelIds/1 strings_as_numbers"}; !slices.Equal(got, want) {
 				t.Errorf("journal: %q, want %q", got, want)
 			}
 			strict, _ := newServer(t, doc, strictRequests(t))
-			want := []string{"/launch/labelIds/0 string_as_number", "/launch/labelIds/1 string_as_number"}
+			want := []string{"/launch/labelIds/0 strings_as_numbers", "/launch/labelIds/1 strings_as_numbers"}
 			if got := refusedFor(t, strict, call(t, strict.Handler(), "POST", "/api/workflow/launch?workspaceId=2001", devToken, launch(`["5","6"]`))); !slices.Equal(got, want) {
 				t.Errorf("strict names %q, want %q", got, want)
 			}
 		})
+	}
+}
+
+// TestLeniencyKindsAreProfileKeys: every kind of deviation the journal
+// names is the key of the profile's requests section that turns it on or
+// off, so a setting has one spelling wherever a user meets it.
+func TestLeniencyKindsAreProfileKeys(t *testing.T) {
+	keys := map[string]bool{}
+	rt := reflect.TypeOf(profile.Requests{})
+	for i := range rt.NumField() {
+		name, _, _ := strings.Cut(rt.Field(i).Tag.Get("yaml"), ",")
+		keys[name] = true
+	}
+	for _, k := range leniency.Kinds {
+		if !keys[string(k)] {
+			t.Errorf("deviation kind %q is no key of the profile's requests section %v", k, keys)
+		}
 	}
 }

@@ -130,10 +130,10 @@ func TestTraceBeginOnThePublishedSchema(t *testing.T) {
 		`"params":{"name":"x","n":3,"skip":null}},"processNames":["sayHello"],"towerLaunch":false,"instant":1712345678901}`
 	res := New(doc, service).Read(begin, "application/json", []byte(body))
 	want := []string{
-		"/workflow/complete null_as_absent", "/workflow/errorMessage null_as_absent", "/workflow/exitStatus null_as_absent",
-		"/workflow/nextflow/build scalar_as_string",
-		"/workflow/params/n object_as_any", "/workflow/params/name object_as_any", "/workflow/params/skip object_as_any",
-		"/workflow/submit required_exception",
+		"/workflow/complete nulls_as_absent", "/workflow/errorMessage nulls_as_absent", "/workflow/exitStatus nulls_as_absent",
+		"/workflow/nextflow/build scalars_as_strings",
+		"/workflow/params/n objects_as_any", "/workflow/params/name objects_as_any", "/workflow/params/skip objects_as_any",
+		"/workflow/submit required_exceptions",
 	}
 	var got []string
 	for _, d := range res.Tolerated {

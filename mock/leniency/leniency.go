@@ -50,29 +50,34 @@ type Kind string
 
 // The kinds of deviation.
 const (
-	// NullAsAbsent is null in an optional property whose schema does not
+	// NullsAsAbsent is null in an optional property whose schema does not
 	// allow null: Jackson reads it as a Java null, the same as absent.
-	NullAsAbsent Kind = "null_as_absent"
-	// ScalarAsString is a JSON number or boolean in a string property:
+	NullsAsAbsent Kind = "nulls_as_absent"
+	// ScalarsAsStrings is a JSON number or boolean in a string property:
 	// Jackson coerces it to its text.
-	ScalarAsString Kind = "scalar_as_string"
-	// NumberAsText is a JSON string holding a number where the schema
+	ScalarsAsStrings Kind = "scalars_as_strings"
+	// StringsAsNumbers is a JSON string holding a number where the schema
 	// says integer or number: Jackson reads "5" into a Java long or
 	// double (Seqera's Node-RED nodes send "labelIds": ["5","6"]).
-	StringAsNumber Kind = "string_as_number"
-	// InferredDiscriminator is a discriminated object sent without its
+	StringsAsNumbers Kind = "strings_as_numbers"
+	// InferDiscriminator is a discriminated object sent without its
 	// discriminator property, read as the branch a sibling property names
 	// (credentials.provider for the keys, computeEnv.platform for the
 	// config).
-	InferredDiscriminator Kind = "inferred_discriminator"
-	// RequiredException is a required property left out (or null) that
+	InferDiscriminator Kind = "infer_discriminator"
+	// RequiredExceptions is a required property left out (or null) that
 	// the profile names as one the service accepts without.
-	RequiredException Kind = "required_exception"
-	// ObjectAsAny is a value other than an object where the schema says
+	RequiredExceptions Kind = "required_exceptions"
+	// ObjectsAsAny is a value other than an object where the schema says
 	// only "type: object": a Java Object on the service, which takes any
 	// JSON value.
-	ObjectAsAny Kind = "object_as_any"
+	ObjectsAsAny Kind = "objects_as_any"
 )
+
+// Kinds lists every kind. Each is named as the profile's requests key that
+// turns it on or off, so a kind is spelled one way in the journal, the
+// profile and the code.
+var Kinds = []Kind{NullsAsAbsent, ScalarsAsStrings, StringsAsNumbers, InferDiscriminator, RequiredExceptions, ObjectsAsAny}
 
 // Deviation is one place where a body differs from its schema.
 type Deviation struct {
@@ -111,17 +116,17 @@ func (p *Policy) tolerates(k Kind) bool {
 		return false
 	}
 	switch k {
-	case NullAsAbsent:
+	case NullsAsAbsent:
 		return p.NullsAsAbsent
-	case ScalarAsString:
+	case ScalarsAsStrings:
 		return p.ScalarsAsStrings
-	case StringAsNumber:
+	case StringsAsNumbers:
 		return p.StringsAsNumbers
-	case InferredDiscriminator:
+	case InferDiscriminator:
 		return p.InferDiscriminator
-	case ObjectAsAny:
+	case ObjectsAsAny:
 		return p.ObjectsAsAny
-	case RequiredException:
+	case RequiredExceptions:
 		return true // the list itself is the setting
 	}
 	return false

@@ -106,7 +106,7 @@ func (w *walker) value(sh *shape, infer *inference) byte {
 		return kind
 	}
 	if sh.bare {
-		w.deviate(ObjectAsAny, func() string {
+		w.deviate(ObjectsAsAny, func() string {
 			return kindName[kind] + " where the schema says only type object (a Java Object on the service), taken as sent"
 		})
 		return kind
@@ -114,7 +114,7 @@ func (w *walker) value(sh *shape, infer *inference) byte {
 	if kind == 't' && sh.types&tString != 0 && sh.types&tBool == 0 ||
 		kind == '0' && sh.types&tString != 0 && sh.types&tNumber == 0 {
 		raw := w.b[start:w.i]
-		if w.deviate(ScalarAsString, func() string {
+		if w.deviate(ScalarsAsStrings, func() string {
 			return kindName[kind] + " " + clip(raw) + " read as the string " + strconv.Quote(clip(raw))
 		}) {
 			w.edits = append(w.edits, edit{start: start, end: w.i, quote: true})
@@ -123,7 +123,7 @@ func (w *walker) value(sh *shape, infer *inference) byte {
 	if kind == '"' && sh.types&tNumber != 0 && sh.types&tString == 0 {
 		raw := w.b[start:w.i]
 		if text := raw[1 : len(raw)-1]; isJSONNumber(text) {
-			if w.deviate(StringAsNumber, func() string {
+			if w.deviate(StringsAsNumbers, func() string {
 				return "the string " + clip(raw) + " read as the number " + clip(text)
 			}) {
 				w.edits = append(w.edits, edit{start: start, end: w.i, text: text})
@@ -199,7 +199,7 @@ func (w *walker) object(sh *shape, infer *inference) {
 		} else if infer != nil {
 			if b := d.branches[unquote(infer.value)]; b != nil {
 				w.push(segment{key: []byte(d.prop)})
-				tolerated := w.deviate(InferredDiscriminator, func() string {
+				tolerated := w.deviate(InferDiscriminator, func() string {
 					return "no " + d.prop + " property; the branch " + string(infer.value) + " is read from the sibling " + w.siblingPath(infer.sibling)
 				})
 				w.pop()
@@ -293,7 +293,7 @@ func (w *walker) object(sh *shape, infer *inference) {
 	for _, name := range eff.excepted {
 		if !slices.Contains(seen, name) {
 			w.push(segment{key: []byte(name)})
-			w.deviate(RequiredException, detail("the required property is left out, as the service's own client does (profile requests.required_exceptions)"))
+			w.deviate(RequiredExceptions, detail("the required property is left out, as the service's own client does (profile requests.required_exceptions)"))
 			w.pop()
 		}
 	}
@@ -310,15 +310,15 @@ func (w *walker) null(obj, psh *shape, key []byte) bool {
 		// lose its key, so it is left to the validator; a Java Object
 		// takes it.
 		if psh.bare {
-			w.deviate(ObjectAsAny, detail("null where the schema says only type object (a Java Object on the service), taken as sent"))
+			w.deviate(ObjectsAsAny, detail("null where the schema says only type object (a Java Object on the service), taken as sent"))
 		}
 		return false
 	case slices.Contains(obj.excepted, string(key)):
-		return w.deviate(RequiredException, detail("null in a required property the service's own client leaves out (profile requests.required_exceptions), read as absent"))
+		return w.deviate(RequiredExceptions, detail("null in a required property the service's own client leaves out (profile requests.required_exceptions), read as absent"))
 	case obj.required[string(key)]:
 		return false // null where a value is required: the validator refuses it
 	}
-	return w.deviate(NullAsAbsent, detail("null in an optional property, read as absent"))
+	return w.deviate(NullsAsAbsent, detail("null in an optional property, read as absent"))
 }
 
 // inferFor offers a discriminated member of obj the branch its sibling
@@ -389,7 +389,7 @@ func (w *walker) array(items *shape) {
 	for n := 0; !w.bad; n++ {
 		w.push(segment{index: n})
 		if w.value(items, nil) == 'n' && items.bare {
-			w.deviate(ObjectAsAny, detail("null where the schema says only type object (a Java Object on the service), taken as sent"))
+			w.deviate(ObjectsAsAny, detail("null where the schema says only type object (a Java Object on the service), taken as sent"))
 		}
 		w.pop()
 		w.ws()
