@@ -14,7 +14,12 @@
 # On a small shared machine one wrk run can be off by a quarter, so the
 # script measures in rounds: in each round every call of the fake is loaded
 # right after a bare handler sending the same bytes, and the call's ratio is
-# taken against that bare figure. It prints every round, the median of each
+# taken against that bare figure. Writes have a second floor: a bare
+# handler that also decodes each body as JSON and keeps it under a new id
+# (bench/bare --keep), the least a stateful server does. The writes are a
+# launch and Nextflow's progress report of 100 running tasks (PUT
+# /trace/{id}/progress, about 67 KB, to a run the round created), whose
+# figure is also given in tasks per second. It prints every round, the median of each
 # column and the median of each ratio. Each
 # round starts a fresh fake, so the runs launched in one round do not
 # lengthen the lists of the next.
@@ -70,6 +75,7 @@ rps() { # url method body
 }
 
 fake=127.0.0.1:18080
+tasks=100
 list="/api/workflow?max=20"
 describe="/api/workflow/3cSucceeded003"
 launch='{"launch":{"computeEnvId":"5Fq2Xw8RtLmN3p","pipeline":"https://github.com/nf-core/rnaseq","workDir":"s3://bucket/work"}}'
@@ -89,7 +95,29 @@ start_fake() { # doc
     curl -fs -H 'Authorization: Bearer wmsmock-dev-token' "http://$fake$p" >/dev/null
   done
   curl -fs -H 'Authorization: Bearer wmsmock-dev-token' -H 'Content-Type: application/json' -d "$launch" "http://$fake/api/workflow/launch" >/dev/null
+  # A run Nextflow reports, begun, for the progress calls.
+  local run
+  run=$(curl -fs -H 'Authorization: Bearer wmsmock-dev-token' -H 'Content-Type: application/json' \
+    -d '{"runName":"bench","sessionId":"s","projectName":"p"}' "http://$fake/api/trace/create" | sed -E 's/.*"workflowId":"([^"]+)".*/\1/')
+  curl -fs -X PUT -H 'Authorization: Bearer wmsmock-dev-token' -H 'Content-Type: application/json' \
+    -d '{"processNames":["ALIGN"],"workflow":{"runName":"bench","projectName":"p","sessionId":"s","commandLine":"nextflow run p","userName":"u","workDir":"/work","submit":"2026-03-01T12:00:00Z"}}' \
+    "http://$fake/api/trace/$run/begin" >/dev/null
+  progress_path=/api/trace/$run/progress
+  curl -fs -X PUT -H 'Authorization: Bearer wmsmock-dev-token' -H 'Content-Type: application/json' -d "$progress" "http://$fake$progress_path" >/dev/null
 }
+
+# Nextflow's progress report: $tasks running tasks, as its client writes
+# them (mock/trace_bench_test.go's progressBody).
+progress=$(awk -v n="$tasks" 'BEGIN {
+  printf "{\"tasks\":["
+  for (id = 1; id <= n; id++) {
+    if (id > 1) printf ","
+    printf "{\"taskId\":%d,\"status\":\"RUNNING\",\"hash\":\"ab/%06x\",\"name\":\"ALIGN (%d)\",\"process\":\"ALIGN\",\"tag\":\"sample_%d\",", id, id, id, id
+    printf "\"submit\":\"2026-03-01T12:00:00Z\",\"workdir\":\"/work/ab/%06x\",\"cpus\":2,\"memory\":4294967296,\"attempt\":1,", id
+    printf "\"nativeId\":\"%d\",\"executor\":\"local\",\"realtime\":1500,\"pcpu\":97.5,\"peakRss\":104857600,\"rchar\":2048,\"wchar\":1024}", 40000 + id
+  }
+  printf "],\"progress\":{\"running\":%d},\"containers\":[]}", n
+}')
 
 # Each call is measured against a bare handler that sends exactly the bytes
 # the fake sends for it on that document (captured once), so the ratio is
@@ -102,19 +130,22 @@ for doc in "${docs[@]}"; do
   curl -fs "${auth[@]}" "http://$fake$list" >"$work/$doc-list.json"
   curl -fs "${auth[@]}" "http://$fake$describe" >"$work/$doc-describe.json"
   curl -fs "${auth[@]}" -H 'Content-Type: application/json' -d "$launch" "http://$fake/api/workflow/launch" >"$work/$doc-launch.json"
+  curl -fs -X PUT "${auth[@]}" -H 'Content-Type: application/json' -d "$progress" "http://$fake$progress_path" >"$work/$doc-progress.json"
   kill "$fake_pid"; wait "$fake_pid" 2>/dev/null || true
-  for call in list describe launch; do
-    "$work/bare" --addr "127.0.0.1:$port" --body "$work/$doc-$call.json" &
+  for call in list describe launch keep:launch keep:progress; do
+    flags=()
+    if [[ $call == keep:* ]]; then flags=(--keep); fi
+    "$work/bare" --addr "127.0.0.1:$port" --body "$work/$doc-${call#keep:}.json" "${flags[@]}" &
     wait_for "http://127.0.0.1:$port/"
     bare[$doc-$call]="http://127.0.0.1:$port/"
     port=$((port + 1))
   done
 done
 
-row() { awk '{ printf "%-18s %6.0f %6.0f %3.0f%% %6.0f %6.0f %3.0f%% %6.0f %6.0f %3.0f%%\n", $1, $2, $3, 100*$3/$2, $4, $5, 100*$5/$4, $6, $7, 100*$7/$6 }'; }
-printf '%-18s %18s %18s %18s   (req/s: bare, fake, fake/bare)\n' round list describe launch
+row() { awk '{ printf "%-18s %6.0f %6.0f %3.0f%% %6.0f %6.0f %3.0f%% %6.0f %6.0f %3.0f%% %6.0f %3.0f%% %6.0f %6.0f %3.0f%%\n", $1, $2, $3, 100*$3/$2, $4, $5, 100*$5/$4, $6, $7, 100*$7/$6, $8, 100*$7/$8, $9, $10, 100*$10/$9 }'; }
+printf '%-18s %18s %18s %18s %11s %18s   (req/s: floor, fake, fake/floor)\n' round list describe launch "launch/keep" "progress/keep"
 for doc in "${docs[@]}"; do
-  printf '%-18s %18s %18s %18s   (bytes)\n' "$doc" "$(wc -c <"$work/$doc-list.json")B" "$(wc -c <"$work/$doc-describe.json")B" "$(wc -c <"$work/$doc-launch.json")B"
+  printf '%-18s %18s %18s %18s %11s %18s   (bytes)\n' "$doc" "$(wc -c <"$work/$doc-list.json")B" "$(wc -c <"$work/$doc-describe.json")B" "$(wc -c <"$work/$doc-launch.json")B" "" "${#progress}B in"
   : >"$work/$doc-rows"
 done
 for r in $(seq 1 "$rounds"); do
@@ -126,9 +157,12 @@ for r in $(seq 1 "$rounds"); do
     d=$(rps "http://$fake$describe" GET "")
     bp=$(rps "${bare[$doc-launch]}" POST "$launch")
     p=$(rps "http://$fake/api/workflow/launch" POST "$launch")
+    kp=$(rps "${bare[$doc-keep:launch]}" POST "$launch")
+    kt=$(rps "${bare[$doc-keep:progress]}" PUT "$progress")
+    t=$(rps "http://$fake$progress_path" PUT "$progress")
     kill "$fake_pid"; wait "$fake_pid" 2>/dev/null || true
-    echo "$bl $l $bd $d $bp $p" >>"$work/$doc-rows"
-    row <<<"$r/$doc $bl $l $bd $d $bp $p"
+    echo "$bl $l $bd $d $bp $p $kp $kt $t" >>"$work/$doc-rows"
+    row <<<"$r/$doc $bl $l $bd $d $bp $p $kp $kt $t"
   done
 done
 
@@ -136,11 +170,11 @@ median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] 
 col() { awk -v c="$2" '{ print $c }' "$work/$1-rows" | median; }
 ratio() { awk -v f="$2" -v b="$3" '{ print 100 * $f / $b }' "$work/$1-rows" | median; }
 for doc in "${docs[@]}"; do
-  row <<<"median/$doc $(col "$doc" 1) $(col "$doc" 2) $(col "$doc" 3) $(col "$doc" 4) $(col "$doc" 5) $(col "$doc" 6)"
+  row <<<"median/$doc $(col "$doc" 1) $(col "$doc" 2) $(col "$doc" 3) $(col "$doc" 4) $(col "$doc" 5) $(col "$doc" 6) $(col "$doc" 7) $(col "$doc" 8) $(col "$doc" 9)"
 done
 for doc in "${docs[@]}"; do
-  printf '%s: median of the per-round ratios: list %.0f%%, describe %.0f%%, launch %.0f%%\n' "$doc" \
-    "$(ratio "$doc" 2 1)" "$(ratio "$doc" 4 3)" "$(ratio "$doc" 6 5)"
+  printf '%s: median of the per-round ratios: list %.0f%%, describe %.0f%% (of the same bytes); launch %.0f%% of the same bytes, %.0f%% of the write floor; progress %.0f%% of the write floor (%.0f tasks/s)\n' "$doc" \
+    "$(ratio "$doc" 2 1)" "$(ratio "$doc" 4 3)" "$(ratio "$doc" 6 5)" "$(ratio "$doc" 6 7)" "$(ratio "$doc" 9 8)" "$(echo "$(col "$doc" 9) * $tasks" | bc)"
 done
 # A figure is only worth its calls' answers: show any the fake logged as
 # failed (4xx/5xx), not just that some were.
