@@ -12,6 +12,7 @@ import (
 
 	"github.com/pb33f/libopenapi/datamodel/high/base"
 
+	"github.com/wmsmock/wmsmock/internal/hashring"
 	"github.com/wmsmock/wmsmock/mock/store"
 )
 
@@ -26,7 +27,7 @@ import (
 // The index of held ids is built when the seeding is done (or a state is
 // restored) and kept current by the write paths (refindex.go): an item
 // created later becomes a target, a deleted one stops being named. Picks
-// go through consistent-hash rings (refring.go), so a new item takes over
+// go through consistent-hash rings (internal/hashring), so a new item takes over
 // only the references it wins, and the others stay as shown.
 
 // refTarget is one kind of referenced resource: the ids the fake holds,
@@ -35,30 +36,30 @@ import (
 // for an answer being rendered, only for one pick.
 type refTarget struct {
 	mu   sync.RWMutex
-	byWS map[int64]*ring
-	all  *ring
+	byWS map[int64]*hashring.Ring
+	all  *hashring.Ring
 	// where is the context of each id, to find its ring on removal.
 	where map[string]int64
 }
 
 func newRefTarget() *refTarget {
-	return &refTarget{byWS: map[int64]*ring{}, all: newRing(), where: map[string]int64{}}
+	return &refTarget{byWS: map[int64]*hashring.Ring{}, all: hashring.New(), where: map[string]int64{}}
 }
 
 // add holds id, of context ws; it reports whether the id is new.
 func (t *refTarget) add(id string, ws int64) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.all.has(id) {
+	if t.all.Has(id) {
 		return false
 	}
 	r := t.byWS[ws]
 	if r == nil {
-		r = newRing()
+		r = hashring.New()
 		t.byWS[ws] = r
 	}
-	r.add(id)
-	t.all.add(id)
+	r.Add(id)
+	t.all.Add(id)
 	t.where[id] = ws
 	return true
 }
@@ -67,15 +68,15 @@ func (t *refTarget) add(id string, ws int64) bool {
 func (t *refTarget) remove(id string) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if !t.all.has(id) {
+	if !t.all.Has(id) {
 		return false
 	}
 	ws := t.where[id]
 	delete(t.where, id)
-	t.all.remove(id)
+	t.all.Remove(id)
 	if r := t.byWS[ws]; r != nil {
-		r.remove(id)
-		if r.len() == 0 {
+		r.Remove(id)
+		if r.Len() == 0 {
 			delete(t.byWS, ws)
 		}
 	}
@@ -86,14 +87,14 @@ func (t *refTarget) remove(id string) bool {
 func (t *refTarget) has(id string) bool {
 	t.mu.RLock()
 	defer t.mu.RUnlock()
-	return t.all.has(id)
+	return t.all.Has(id)
 }
 
 // empty reports whether no id is held.
 func (t *refTarget) empty() bool {
 	t.mu.RLock()
 	defer t.mu.RUnlock()
-	return t.all.len() == 0
+	return t.all.Len() == 0
 }
 
 type refIndex struct {
@@ -266,10 +267,10 @@ func (s *Service) indexRefs() error {
 func (t *refTarget) pick(v any, ws int64) (any, bool) {
 	t.mu.RLock()
 	r := t.byWS[ws]
-	if r == nil || r.len() == 0 {
+	if r == nil || r.Len() == 0 {
 		r = t.all
 	}
-	id, ok := r.pick(valueHash(v))
+	id, ok := r.Pick(hashring.ValueHash(v))
 	t.mu.RUnlock()
 	if !ok {
 		return nil, false
@@ -282,11 +283,6 @@ func (t *refTarget) pick(v any, ws int64) (any, bool) {
 		return n, err == nil
 	}
 	return nil, false
-}
-
-func jsonString(v any) string {
-	b, _ := json.Marshal(v)
-	return string(b)
 }
 
 // fixRefs rewrites, in place, the reference values of a synthesized

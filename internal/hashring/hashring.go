@@ -1,13 +1,15 @@
-package resources
+// Package hashring is a consistent-hash ring over a set of ids, as the
+// fake uses to point a generated reference at an item it holds.
+package hashring
 
 import (
-	"hash/fnv"
+	"encoding/json"
 	"slices"
 
 	"github.com/wmsmock/wmsmock/internal/fnv1a"
 )
 
-// ring is a consistent-hash ring over a set of ids: a value is given the
+// Ring is a consistent-hash ring over a set of ids: a value is given the
 // id whose point on the ring follows the value's hash. Adding an id moves
 // only the values its points win (about 1/n of them), removing one moves
 // only the values it held, so references already shown stay where they
@@ -18,7 +20,7 @@ import (
 // binary searches and an add or remove moves at most one chunk's points
 // (and the chunk list's pointers): neither grows with the whole ring the
 // way one sorted slice would under a stream of launches.
-type ring struct {
+type Ring struct {
 	chunks [][]ringPoint // each sorted; chunk i's points all precede chunk i+1's
 	// lasts[i] is chunk i's last point. The search for a point's chunk
 	// reads only this one array: reading each probed chunk's own last
@@ -46,11 +48,11 @@ const ringPoints = 4
 
 const ringChunk = 256
 
-func newRing() *ring { return &ring{slots: map[string]uint32{}} }
+func New() *Ring { return &Ring{slots: map[string]uint32{}} }
 
-func (r *ring) len() int { return len(r.slots) }
+func (r *Ring) Len() int { return len(r.slots) }
 
-func (r *ring) has(id string) bool {
+func (r *Ring) Has(id string) bool {
 	_, ok := r.slots[id]
 	return ok
 }
@@ -74,7 +76,7 @@ func mix64(x uint64) uint64 {
 // cmp orders points by hash and, for equal hashes, by id, so the order
 // (and every pick) depends only on the ids held, not on the slots they
 // were given.
-func (r *ring) cmp(a, b ringPoint) int {
+func (r *Ring) cmp(a, b ringPoint) int {
 	switch {
 	case a.h < b.h:
 		return -1
@@ -96,13 +98,13 @@ func cmpStrings(a, b string) int {
 
 // chunkFor is the index of the chunk p belongs in: the first whose last
 // point is not before p, else the last chunk.
-func (r *ring) chunkFor(p ringPoint) int {
+func (r *Ring) chunkFor(p ringPoint) int {
 	i, _ := slices.BinarySearchFunc(r.lasts, p, r.cmp)
 	return min(i, len(r.chunks)-1)
 }
 
-func (r *ring) add(id string) {
-	if r.has(id) {
+func (r *Ring) Add(id string) {
+	if r.Has(id) {
 		return
 	}
 	var slot uint32
@@ -140,7 +142,7 @@ func (r *ring) add(id string) {
 	}
 }
 
-func (r *ring) remove(id string) {
+func (r *Ring) Remove(id string) {
 	slot, ok := r.slots[id]
 	if !ok {
 		return
@@ -169,7 +171,7 @@ func (r *ring) remove(id string) {
 
 // pick is the id owning hash h: the first point at or after h, going
 // round to the first point of all.
-func (r *ring) pick(h uint64) (string, bool) {
+func (r *Ring) Pick(h uint64) (string, bool) {
 	if len(r.chunks) == 0 {
 		return "", false
 	}
@@ -190,18 +192,19 @@ func (r *ring) pick(h uint64) (string, bool) {
 	return r.names[c[at].slot], true
 }
 
-// valueHash is where a generated value sits on the ring.
-func valueHash(v any) uint64 {
-	h := fnv.New64a()
-	_, _ = h.Write([]byte(jsonString(v)))
-	return mix64(h.Sum64())
+// ValueHash is where a value sits on the ring: its JSON text, hashed, so
+// the same value (a generated id, a number) lands in the same place in
+// every process.
+func ValueHash(v any) uint64 {
+	b, _ := json.Marshal(v)
+	return mix64(fnv1a.New().Bytes(b).Sum())
 }
 
-// ringOf builds a ring over ids.
-func ringOf(ids ...string) *ring {
-	r := newRing()
+// Of builds a ring over ids.
+func Of(ids ...string) *Ring {
+	r := New()
 	for _, id := range ids {
-		r.add(id)
+		r.Add(id)
 	}
 	return r
 }

@@ -1,4 +1,4 @@
-package resources
+package hashring
 
 import (
 	"fmt"
@@ -38,16 +38,16 @@ func slowPick(ids map[string]bool, h uint64) string {
 // empty), and that a change moves only the values the changed id wins or
 // held.
 func TestRingPicksAndMovesLittle(t *testing.T) {
-	r := newRing()
+	r := New()
 	held := map[string]bool{}
 	values := make([]uint64, 200)
 	for i := range values {
-		values[i] = valueHash(fmt.Sprintf("v%d", i))
+		values[i] = ValueHash(fmt.Sprintf("v%d", i))
 	}
 	before := func() []string {
 		out := make([]string, len(values))
 		for i, h := range values {
-			out[i], _ = r.pick(h)
+			out[i], _ = r.Pick(h)
 		}
 		return out
 	}
@@ -70,7 +70,7 @@ func TestRingPicksAndMovesLittle(t *testing.T) {
 		}
 		scan := changes%20 == 0 // the scan is slow: every 20th change
 		for i, h := range values {
-			got, ok := r.pick(h)
+			got, ok := r.Pick(h)
 			if !ok || !held[got] {
 				t.Fatalf("%s: value %d picks %q, which the ring does not hold", what, i, got)
 			}
@@ -82,13 +82,13 @@ func TestRingPicksAndMovesLittle(t *testing.T) {
 			}
 		}
 	}
-	if _, ok := r.pick(1); ok {
+	if _, ok := r.Pick(1); ok {
 		t.Fatal("an empty ring picks")
 	}
 	for n := range 300 {
 		id := fmt.Sprintf("id%d", n)
 		old := before()
-		r.add(id)
+		r.Add(id)
 		held[id] = true
 		check("add "+id, old, func(_, now string) bool { return now == id })
 	}
@@ -98,15 +98,15 @@ func TestRingPicksAndMovesLittle(t *testing.T) {
 	for n := 0; n < 300; n += 1 + n%3 {
 		id := fmt.Sprintf("id%d", n)
 		old := before()
-		r.remove(id)
+		r.Remove(id)
 		delete(held, id)
 		check("remove "+id, old, func(was, _ string) bool { return was == id })
 	}
 	for id := range held {
-		r.remove(id)
+		r.Remove(id)
 	}
-	if r.len() != 0 || len(r.chunks) != 0 {
-		t.Fatalf("emptied ring keeps %d ids in %d chunks", r.len(), len(r.chunks))
+	if r.Len() != 0 || len(r.chunks) != 0 {
+		t.Fatalf("emptied ring keeps %d ids in %d chunks", r.Len(), len(r.chunks))
 	}
 }
 
