@@ -1056,10 +1056,10 @@ func (c *collection) renderItem(sch *base.Schema, coll string, r store.Record, d
 		}
 		server["workspaceId"] = ws
 	}
-	if c.life != nil {
-		c.life.show(sch, r, d, now, server)
-	}
 	c.s.fit.overlay(sch, m, server)
+	if c.life != nil {
+		c.life.show(sch, r, d, now, m)
+	}
 	if d.Seeded {
 		keepDatesInLife(sch, m, r, now)
 	}

@@ -237,7 +237,7 @@ func (s *Service) attachStudios() {
 func (st *studios) created(req *handler.Request, coll string, d *itemData) error {
 	l := &studioLife{}
 	if id, ok := d.Fields["initialCheckpointId"]; ok {
-		p, err := st.findCheckpoint(coll, fmtID(id), d.Workspace, req.Now)
+		p, err := st.findCheckpoint(coll, fmtID(id), d.Workspace)
 		if err != nil {
 			return err
 		}
@@ -270,9 +270,13 @@ func (st *studios) keep(d *itemData, l *studioLife) error {
 }
 
 // findCheckpoint finds the checkpoint with this id among the studios of a
-// context; one it does not hold is a missing resource, as the fake
-// answers any id it does not hold.
-func (st *studios) findCheckpoint(coll, id string, ws *int64, now time.Time) (*studioParent, error) {
+// context. One the fake does not hold is taken on trust, as the fake takes
+// the ids of every kind it keeps no collection of (writtenrefs.go): the
+// studio starts afresh and names no parent, since nothing the fake holds
+// names what it does not hold. (Checkpoints are made by starting studios,
+// so a client that writes any id it likes, as generated calls do, could
+// not create a studio otherwise.)
+func (st *studios) findCheckpoint(coll, id string, ws *int64) (*studioParent, error) {
 	recs, err := st.s.d.Store.List(coll)
 	if err != nil {
 		return nil, err
@@ -296,33 +300,42 @@ func (st *studios) findCheckpoint(coll, id string, ws *int64, now time.Time) (*s
 			}
 		}
 	}
-	return nil, fail(errMissing, "initialCheckpointId %s names no checkpoint held in %s", id, contextName(ws))
+	st.s.d.Logger.Debug("initialCheckpointId names no checkpoint held; the studio starts afresh", "id", id)
+	return nil, nil
 }
 
-// show is the collection's render hook: it adds to server (the values the
-// fake keeps itself) the studio's status, when it last started, how far
-// its start has come, its template and the checkpoint it was made from.
-func (st *studios) show(sch *base.Schema, r store.Record, d *itemData, now time.Time, server map[string]any) {
+// show is the collection's render hook: it lays over a view m of the
+// studio (of schema sch) its status, when it last started, how far its
+// start has come, its template and the checkpoint it was made from. What
+// the studio has none of is taken out of the view, so that a seeded
+// studio's made-up values (a parent checkpoint no studio has) do not show;
+// the answer's completion puts the service's nulls there.
+func (st *studios) show(sch *base.Schema, r store.Record, d *itemData, now time.Time, m map[string]any) {
 	l, err := decodeLife(d)
 	if err != nil {
 		st.s.d.Logger.Warn("studio record unreadable", "id", r.ID, "err", err)
 		return
 	}
-	server["statusInfo"] = st.statusInfo(l, r, now)
-	var started any
-	if n := len(l.Sessions); n > 0 {
-		started = stamp(l.Sessions[n-1].Start)
+	v := map[string]any{
+		"statusInfo": st.statusInfo(l, r, now), "progress": st.progress(l, now),
+		"lastStarted": nil, "parentCheckpoint": nil,
 	}
-	server["lastStarted"] = started
-	server["progress"] = st.progress(l, now)
+	if n := len(l.Sessions); n > 0 {
+		v["lastStarted"] = stamp(l.Sessions[n-1].Start)
+	}
 	if url, ok := d.Fields["dataStudioToolUrl"].(string); ok && url != "" {
 		// The template is the container the create named; tower-cli's
 		// add-as-new copies it from here into the new studio's create.
-		server["template"] = map[string]any{"repository": url}
+		v["template"] = map[string]any{"repository": url}
 	}
 	if p := l.Parent; p != nil {
-		server["parentCheckpoint"] = map[string]any{
+		v["parentCheckpoint"] = map[string]any{
 			"checkpointId": p.CheckpointID, "checkpointName": p.CheckpointName, "sessionId": p.SessionID, "studioName": p.StudioName,
+		}
+	}
+	for k, x := range v {
+		if x == nil || !st.s.fit.set(sch, m, k, x) {
+			delete(m, k)
 		}
 	}
 }
@@ -336,9 +349,10 @@ func (st *studios) statusInfo(l *studioLife, r store.Record, now time.Time) map[
 	return map[string]any{"status": status, "lastUpdate": stamp(since)}
 }
 
-// progress is the start's steps, as tower-cli's --wait prints the one in
-// progress: all pending... done while starting, all done while running,
-// none otherwise. The steps' wording is the fake's own.
+// progress is the steps of the studio's start, of which tower-cli's
+// --wait prints the one in progress: done one after the other while it is
+// starting, all done while it runs, none otherwise. The steps' wording is
+// the fake's own.
 func (st *studios) progress(l *studioLife, now time.Time) []any {
 	status, _ := l.at(now)
 	steps := []string{"Provisioning compute resources", "Mounting checkpoints", "Starting the session"}
