@@ -151,6 +151,17 @@ type studios struct {
 	// itemPath is the studio's path (/studios/{sessionId}); checkpoint the
 	// path parameter naming a checkpoint below it.
 	itemPath, checkpointParam string
+	// claimed are the operations registerStudios took.
+	claimed []*spec.Operation
+}
+
+// claim takes op for h, as Service.handle does, and notes it.
+func (st *studios) claim(op *spec.Operation, h handler.Func) {
+	if op == nil || st.s.handlers[op] != nil {
+		return
+	}
+	st.s.handle(op, h)
+	st.claimed = append(st.claimed, op)
 }
 
 // registerStudios claims the operations below a studio (start, stop,
@@ -177,10 +188,10 @@ func (s *Service) registerStudios() {
 		}
 		st := &studios{s: s, itemPath: op.Path}
 		s.studios = st
-		s.handle(start, st.startOp)
-		s.handle(stop, st.stopOp)
-		s.handle(s.op("POST", op.Path+"/lifespan"), st.describeOp)
-		s.handle(s.op("GET", op.Path+"/checkpoints"), st.checkpointsOp)
+		st.claim(start, st.startOp)
+		st.claim(stop, st.stopOp)
+		st.claim(s.op("POST", op.Path+"/lifespan"), st.describeOp)
+		st.claim(s.op("GET", op.Path+"/checkpoints"), st.checkpointsOp)
 		for _, o := range s.doc.Operations {
 			rest, ok := strings.CutPrefix(o.Path, op.Path+"/checkpoints/")
 			if !ok || !isParamSeg(rest) {
@@ -189,9 +200,9 @@ func (s *Service) registerStudios() {
 			st.checkpointParam = strings.Trim(rest, "{}")
 			switch o.Method {
 			case "GET":
-				s.handle(o, st.checkpointOp)
+				st.claim(o, st.checkpointOp)
 			case "PUT", "PATCH":
-				s.handle(o, st.renameOp)
+				st.claim(o, st.renameOp)
 			}
 		}
 		return
@@ -223,10 +234,8 @@ func (s *Service) attachStudios() {
 			return
 		}
 	}
-	for op := range s.handlers {
-		if strings.HasPrefix(op.Path, st.itemPath+"/") {
-			delete(s.handlers, op)
-		}
+	for _, op := range st.claimed {
+		delete(s.handlers, op)
 	}
 	s.studios = nil
 }
