@@ -148,8 +148,8 @@ func (l *studioLife) checkpointName(i int, studioName string) string {
 type studios struct {
 	s *Service
 	c *collection // set by attachStudios
-	// itemPath is the studio's path (/studios/{sessionId}); checkpoint the
-	// path parameter naming a checkpoint below it.
+	// itemPath is the studio's path (/studios/{sessionId});
+	// checkpointParam the path parameter naming a checkpoint below it.
 	itemPath, checkpointParam string
 	// claimed are the operations registerStudios took.
 	claimed []*spec.Operation

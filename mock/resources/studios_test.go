@@ -381,3 +381,34 @@ func lookup(m map[string]any, path string) (any, bool) {
 	}
 	return v, true
 }
+
+// TestSeededStudiosAreStopped: the seeded account's studios have never
+// been started (their made-up views show no other status), and start like
+// any other.
+func TestSeededStudiosAreStopped(t *testing.T) {
+	for name, load := range studioDocs(t) {
+		t.Run(name, func(t *testing.T) {
+			f := newStudioFixture(t, load)
+			seeded := list(f.do("GET", "/studios", ""), "studios")
+			if len(seeded) == 0 {
+				t.Fatal("the seeded account has no studio")
+			}
+			for _, e := range seeded {
+				if s := get(e, "statusInfo.status"); s != "stopped" {
+					t.Errorf("seeded studio %v is %v, want stopped", get(e, "sessionId"), s)
+				}
+				if p := get(e, "parentCheckpoint"); p != nil {
+					t.Errorf("seeded studio %v names a parent checkpoint nobody made: %v", get(e, "sessionId"), p)
+				}
+			}
+			id, _ := get(seeded[0], "sessionId").(string)
+			if !f.job(id, "start") {
+				t.Error("the start of a seeded studio submitted no job")
+			}
+			f.wantStatus(id, "starting", f.clk.Now())
+			if n := len(f.checkpoints(id)); n != 1 {
+				t.Errorf("a seeded studio started once has %d checkpoints", n)
+			}
+		})
+	}
+}
