@@ -88,6 +88,9 @@ type collection struct {
 	// documents a syntax of its own (data links' keywords); exact says the
 	// item is named exactly what was searched, and comes first.
 	search func(coll string, r store.Record, d *itemData, q string, now time.Time) (exact, ok bool)
+	// life gives studios their life on the clock (studios.go); nil for
+	// other kinds.
+	life *studios
 }
 
 // itemData is what a collection record holds.
@@ -100,6 +103,9 @@ type itemData struct {
 	// client created shows only what was written and what the service
 	// derives, null elsewhere.
 	Seeded bool `json:"seeded,omitempty"`
+	// Life is what a kind with a life of its own keeps beside the fields
+	// (a studio's sessions, studios.go).
+	Life json.RawMessage `json:"life,omitempty"`
 }
 
 type v3Parameter = v3.Parameter
@@ -649,6 +655,11 @@ func (c *collection) createOp(req *handler.Request) (*handler.Response, error) {
 	if err := c.s.checkWrittenRefs(c, d.Fields, d.Workspace, req.Now); err != nil {
 		return nil, err
 	}
+	if c.life != nil {
+		if err := c.life.created(req, coll, d); err != nil {
+			return nil, err
+		}
+	}
 	if name, ok := d.Fields["name"].(string); ok && c.uniqueName {
 		c.s.nameMu.Lock()
 		defer c.s.nameMu.Unlock()
@@ -1046,6 +1057,9 @@ func (c *collection) renderItem(sch *base.Schema, coll string, r store.Record, d
 		server["workspaceId"] = ws
 	}
 	c.s.fit.overlay(sch, m, server)
+	if c.life != nil {
+		c.life.show(sch, r, d, now, m)
+	}
 	if d.Seeded {
 		keepDatesInLife(sch, m, r, now)
 	}

@@ -116,6 +116,8 @@ func (s *Service) heldAt(param string, id any, sch *base.Schema, now time.Time, 
 	status := ""
 	if c.lifecycle {
 		status, _ = c.status(r, d, now)
+	} else if c.life != nil {
+		status = c.life.statusAt(d, now)
 	}
 	view := func() (map[string]any, error) {
 		m := c.renderItem(sch, coll, r, d, now)

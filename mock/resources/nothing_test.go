@@ -225,6 +225,10 @@ var derivedBy = map[string][]string{
 	// A data link's download URL is made by the service for the file
 	// asked for (datalinks.go).
 	"dataLinkId": {"url"},
+	// A studio's status, last start and start steps follow its life on
+	// the clock; its template is the container its create named, its
+	// parent the checkpoint it names (studios.go).
+	"sessionId": {"statusInfo", "lastStarted", "progress", "template", "parentCheckpoint"},
 }
 
 // derivedFor reports a property every item's views may carry without a

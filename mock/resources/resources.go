@@ -78,6 +78,7 @@ type Service struct {
 	handlers map[*spec.Operation]handler.Func
 	colls    []*collection
 	runs     *runs
+	studios  *studios // studios.go; nil without studios
 	ids      *idSource
 	hash     hasher
 	// heads holds the decoded heads of items that launches name
@@ -146,7 +147,9 @@ func Register(doc *spec.Document, d Deps) (*Service, error) {
 		s.registerReports,
 		s.registerUser,
 		s.registerCatalogue,
+		s.registerStudios, // studios.go: before the collections, which must not take checkpoints for one
 		s.registerCollections,
+		s.attachStudios,
 		s.registerAdds,
 		s.registerSwitches, // switches.go
 		s.registerVersions,
