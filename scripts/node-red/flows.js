@@ -139,6 +139,7 @@ const flows = {
       { tick: () => advance("1m") },
     );
     const id = started.studioId;
+    await helper.unload(); // one flow loaded at a time
     await api.put(`/studios/${id}/stop?workspaceId=${workspaceId}`);
     const stopped = await run(
       ["studios-monitor"],
