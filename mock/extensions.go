@@ -85,9 +85,10 @@ func (s *Server) serveExtension(r *http.Request, a *api, route *extension.Route,
 
 // extensionAuthReply is how a route beyond the schema refuses a call
 // without a usable token, when it has its own way (the license route's
-// 401); ok is false when the profile's auth replies apply.
-func extensionAuthReply(route *extension.Route) (profile.Reply, bool) {
-	if route == nil || route.Unauthorized == 0 {
+// 401) and is served; ok is false when the profile's auth replies apply,
+// as they do to a route strict mode or the profile turns away.
+func (s *Server) extensionAuthReply(route *extension.Route) (profile.Reply, bool) {
+	if route == nil || route.Unauthorized == 0 || s.strictAny() || !extension.On(route, &s.profile.Extensions) {
 		return profile.Reply{}, false
 	}
 	return profile.Reply{Status: route.Unauthorized, Body: profile.BodyEmpty}, true

@@ -292,6 +292,12 @@ func TestStrictModeRefusesExtensions(t *testing.T) {
 					t.Errorf("%s %s: %d, want the unknown route's 403", c.method, c.path, a.status)
 				}
 			}
+			// Without a usable token the license route is refused as any
+			// call is (403), not with its own 401, which only a served
+			// route gives.
+			if a := call(t, h, "POST", "/api/license/token/", "", []byte(`{"product":"fusion"}`)); a.status != http.StatusForbidden {
+				t.Errorf("license without a token: %d, want 403", a.status)
+			}
 			got := extensionsJournaled(t, srv)
 			want := "openid-configuration,oauth-authorize,oauth-token,license-token,refresh-token"
 			if strings.Join(got, ",") != want {

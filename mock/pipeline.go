@@ -264,7 +264,7 @@ func (s *Server) serveAPI(r *http.Request, prog *progress) (*handler.Response, e
 	anonymousOK := !s.profile.Auth.RequireOnUnsecured && routed && !op.Secured || ext != nil && ext.Open
 	if result != auth.OK && !anonymousOK {
 		reply := authReply(&s.profile.Auth, result)
-		if own, ok := extensionAuthReply(ext); ok {
+		if own, ok := s.extensionAuthReply(ext); ok {
 			reply = own
 		}
 		return nil, apierror.Forbiddenf("authentication failed: %s", result).WithReply(reply)
