@@ -53,7 +53,9 @@ func TestLaunchByPipelineName(t *testing.T) {
 			launch, _ := json.Marshal(map[string]any{"launch": l})
 			var started struct{ WorkflowID string }
 			decode(t, ok(t, h, call(t, h, "POST", fmt.Sprintf("/api/workflow/launch?workspaceId=%d", ws), devToken, launch), 200, "launch").body, &started)
-			var wf struct{ Workflow struct{ ProjectName, Revision string } }
+			var wf struct {
+				Workflow struct{ ProjectName, Revision string }
+			}
 			decode(t, ok(t, h, call(t, h, "GET", fmt.Sprintf("/api/workflow/%s?workspaceId=%d", started.WorkflowID, ws), devToken, nil), 200, "describe the run").body, &wf)
 			if wf.Workflow.Revision != "3.4.0" {
 				t.Errorf("the run launched has revision %q, want the pipeline's 3.4.0", wf.Workflow.Revision)
