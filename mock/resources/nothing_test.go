@@ -164,10 +164,15 @@ func nothingElse(t *testing.T, rb *readBack, label string, sch *base.Schema, vie
 		view, sch = inner, prop(sch, c.itemKey)
 	} else if vm, _ := view.(map[string]any); len(vm) == 1 {
 		// An answer that wraps the item under another name
-		// ({"dataset": {...}} of a versioned create).
+		// ({"dataset": {...}} of a versioned create), or one part of it
+		// that was written as a whole ({"launch": {...}} of a pipeline's
+		// launch settings: held to the launch written).
 		for k, v := range vm {
 			if inner, ok := v.(map[string]any); ok && isObject(prop(sch, k)) {
 				view, sch = inner, prop(sch, k)
+				if part, ok := wrote[k].(map[string]any); ok {
+					wrote = part
+				}
 			}
 		}
 	}
