@@ -3,7 +3,6 @@ package mock
 import (
 	"bytes"
 	"encoding/json"
-
 	"io"
 	"log/slog"
 	"net/http"

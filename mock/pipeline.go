@@ -3,7 +3,6 @@ package mock
 import (
 	"context"
 	"errors"
-
 	"fmt"
 	"io"
 	"net/http"
