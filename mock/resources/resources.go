@@ -169,6 +169,13 @@ func Register(doc *spec.Document, d Deps) (*Service, error) {
 	if err := d.Store.Index(TasksCollection, fileTask); err != nil {
 		return nil, err
 	}
+	// Studios are filed under the checkpoints they saved, so a create
+	// that starts from one finds its studio in one read (see fileStudio).
+	if st := s.studios; st != nil && !st.c.indexed() {
+		if err := d.Store.Index(st.c.listPath, fileStudio); err != nil {
+			return nil, err
+		}
+	}
 	// The environments a launch may run on are filed per context (see
 	// fileByContext).
 	if ce := s.namedBy("computeEnvId"); ce != nil && !ce.indexed() {

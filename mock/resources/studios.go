@@ -278,15 +278,41 @@ func (st *studios) keep(d *itemData, l *studioLife) error {
 	return err
 }
 
+// checkpointList names the store's list of the studio that saved a
+// checkpoint.
+func checkpointList(id string) string { return "checkpoint:" + id }
+
+// fileStudio is the store's indexer for studios: each is filed under the
+// checkpoint of every session it had, so that the studio a checkpoint id
+// belongs to is one read away, however many studios the fake holds.
+func fileStudio(r store.Record) ([]string, string) {
+	var h struct {
+		Life studioLife `json:"life"`
+	}
+	if json.Unmarshal(r.Data, &h) != nil {
+		return nil, ""
+	}
+	lists := make([]string, 0, len(h.Life.Sessions))
+	for _, s := range h.Life.Sessions {
+		lists = append(lists, checkpointList(strconv.FormatInt(s.Checkpoint, 10)))
+	}
+	return lists, ""
+}
+
 // findCheckpoint finds the checkpoint with this id among the studios of a
-// context. One the fake does not hold is taken on trust, as the fake takes
-// the ids of every kind it keeps no collection of (writtenrefs.go): the
-// studio starts afresh and names no parent, since nothing the fake holds
-// names what it does not hold. (Checkpoints are made by starting studios,
-// so a client that writes any id it likes, as generated calls do, could
-// not create a studio otherwise.)
+// context, through the studios' checkpoint lists (fileStudio). One the
+// fake does not hold is taken on trust, as the fake takes the ids of every
+// kind it keeps no collection of (writtenrefs.go): the studio starts
+// afresh and names no parent, since nothing the fake holds names what it
+// does not hold. (Checkpoints are made by starting studios, so a client
+// that writes any id it likes, as generated calls do, could not create a
+// studio otherwise.) A collection of studios nested below another has no
+// such lists, and takes every checkpoint on trust.
 func (st *studios) findCheckpoint(coll, id string, ws *int64) (*studioParent, error) {
-	recs, err := st.s.d.Store.List(coll)
+	if st.c.indexed() {
+		return nil, nil
+	}
+	recs, _, err := st.s.d.Store.Page(coll, store.Query{List: checkpointList(id), Limit: 1})
 	if err != nil {
 		return nil, err
 	}
