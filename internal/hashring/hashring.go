@@ -5,6 +5,7 @@ package hashring
 import (
 	"encoding/json"
 	"slices"
+	"strings"
 
 	"github.com/wmsmock/wmsmock/internal/fnv1a"
 )
@@ -83,17 +84,7 @@ func (r *Ring) cmp(a, b ringPoint) int {
 	case a.h > b.h:
 		return 1
 	}
-	return cmpStrings(r.names[a.slot], r.names[b.slot])
-}
-
-func cmpStrings(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
+	return strings.Compare(r.names[a.slot], r.names[b.slot])
 }
 
 // chunkFor is the index of the chunk p belongs in: the first whose last
