@@ -95,13 +95,7 @@ func (s *Server) extensionAuthReply(route *extension.Route) (profile.Reply, bool
 }
 
 // baseURL is the API's base as the caller reached it.
-func baseURL(r *http.Request, basePath string) string {
-	scheme := "http"
-	if r.TLS != nil {
-		scheme = "https"
-	}
-	return scheme + "://" + r.Host + basePath
-}
+func baseURL(r *http.Request, basePath string) string { return handler.Origin(r) + basePath }
 
 // NewSession implements control.SessionBackend.
 func (a admin) NewSession() (access, refresh string, expires time.Time, err error) {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/wmsmock/wmsmock/internal/memo"
 	"github.com/wmsmock/wmsmock/internal/ring"
+	"github.com/wmsmock/wmsmock/mock/handler"
 	"github.com/wmsmock/wmsmock/mock/leniency"
 	"github.com/wmsmock/wmsmock/mock/ratelimit"
 )
@@ -200,12 +201,8 @@ func (s *sessions) create(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusConflict, message("sessions: "+err.Error()))
 		return
 	}
-	scheme := "http"
-	if r.TLS != nil {
-		scheme = "https"
-	}
 	env := map[string]string{
-		"TOWER_API_ENDPOINT":  scheme + "://" + r.Host + s.b.BasePath(),
+		"TOWER_API_ENDPOINT":  handler.Origin(r) + s.b.BasePath(),
 		"TOWER_ACCESS_TOKEN":  access,
 		"TOWER_REFRESH_TOKEN": refresh,
 	}

@@ -64,3 +64,17 @@ func (r *Request) RenamedParams(names map[string]string) *Request {
 	}
 	return &c
 }
+
+// Scheme is the scheme a call reached the fake by: https over TLS, else
+// http.
+func Scheme(r *http.Request) string {
+	if r.TLS != nil {
+		return "https"
+	}
+	return "http"
+}
+
+// Origin is scheme://host as the caller reached the fake, for the
+// addresses an answer gives (a download URL, a sign-in's endpoints, the
+// page that watches a run).
+func Origin(r *http.Request) string { return Scheme(r) + "://" + r.Host }

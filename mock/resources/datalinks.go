@@ -274,10 +274,7 @@ func (c *collection) downloadURLOp(req *handler.Request) (*handler.Response, err
 	}
 	p := strings.Trim(req.Query.Get("filePath"), "/")
 	expires := req.Now.Add(c.s.d.Profile.Data.DownloadURLExpiry).Unix()
-	u := url.URL{Scheme: "http", Host: req.HTTP.Host, Path: DownloadPrefix + r.ID + "/" + p}
-	if req.HTTP.TLS != nil {
-		u.Scheme = "https"
-	}
+	u := url.URL{Scheme: handler.Scheme(req.HTTP), Host: req.HTTP.Host, Path: DownloadPrefix + r.ID + "/" + p}
 	u.RawQuery = url.Values{"expires": {strconv.FormatInt(expires, 10)}, "signature": {c.s.signDownload(r.ID, p, expires)}}.Encode()
 	return success(req.Op, map[string]any{"url": u.String(), "resolvedPath": nil, "resolvedMimeType": nil, "warning": nil}), nil
 }

@@ -354,11 +354,7 @@ func (c *collection) versionView(req *handler.Request, sch *base.Schema, id stri
 // apiBase is the URL of the API the call came to: its scheme, host and
 // the base path before the operation's own path.
 func apiBase(req *handler.Request) string {
-	scheme := "http"
-	if req.HTTP.TLS != nil {
-		scheme = "https"
-	}
-	return scheme + "://" + req.HTTP.Host + strings.TrimSuffix(req.HTTP.URL.Path, concrete(req.Op.Path, req.PathParams))
+	return handler.Origin(req.HTTP) + strings.TrimSuffix(req.HTTP.URL.Path, concrete(req.Op.Path, req.PathParams))
 }
 
 // datasetDownloadOp streams a version's bytes, as uploaded; the file name

@@ -149,11 +149,7 @@ func (t *reports) start(req *handler.Request, ws int64, a announced) (string, *w
 func (t *reports) watchURL(req *handler.Request, id string, wf *workflow.Run) string {
 	origin := "http://localhost"
 	if req.HTTP != nil && req.HTTP.Host != "" {
-		scheme := "http"
-		if req.HTTP.TLS != nil {
-			scheme = "https"
-		}
-		origin = scheme + "://" + req.HTTP.Host
+		origin = handler.Origin(req.HTTP)
 	}
 	if wf.WorkspaceID != 0 {
 		return fmt.Sprintf("%s/workspaces/%d/watch/%s", origin, wf.WorkspaceID, id)
