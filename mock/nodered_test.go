@@ -41,15 +41,27 @@ func TestLaunchByPipelineName(t *testing.T) {
 			if l["pipeline"] != "https://github.com/nf-core/sarek" || l["revision"] != "3.4.0" || cev == nil || cev["id"] != ce {
 				t.Fatalf("launch settings %v: not the pipeline's", l)
 			}
-			// What the node sends: the settings, the compute environment
-			// as its id.
-			l["computeEnvId"] = cev["id"]
-			delete(l, "computeEnv")
-			for k, v := range l {
-				if v == nil {
-					delete(l, k)
+			// The launch is a copy of the compute environment it names,
+			// as its describe shows it; what nobody wrote is null.
+			var described struct{ ComputeEnv map[string]any }
+			decode(t, ok(t, h, call(t, h, "GET", fmt.Sprintf("/api/compute-envs/%s?workspaceId=%d", ce, ws), devToken, nil), 200, "describe the compute environment").body, &described)
+			if described.ComputeEnv["name"] == nil {
+				t.Fatalf("the compute environment's describe has no name: %v", described.ComputeEnv)
+			}
+			for _, k := range []string{"name", "platform", "status"} {
+				if cev[k] != described.ComputeEnv[k] {
+					t.Errorf("the launch's computeEnv.%s is %v; its describe says %v", k, cev[k], described.ComputeEnv[k])
 				}
 			}
+			for _, k := range []string{"configText", "preRunScript", "paramsText"} {
+				if v, has := l[k]; !has || v != nil {
+					t.Errorf("launch.%s = %v (present %v), written by nobody: want null", k, v, has)
+				}
+			}
+			// What the node sends: the settings as they came, nulls and
+			// all, with the compute environment as its id.
+			l["computeEnvId"] = cev["id"]
+			delete(l, "computeEnv")
 			launch, _ := json.Marshal(map[string]any{"launch": l})
 			var started struct{ WorkflowID string }
 			decode(t, ok(t, h, call(t, h, "POST", fmt.Sprintf("/api/workflow/launch?workspaceId=%d", ws), devToken, launch), 200, "launch").body, &started)
