@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/wmsmock/wmsmock/internal/jsonvalue"
 	"github.com/wmsmock/wmsmock/mock/apierror"
 	"github.com/wmsmock/wmsmock/mock/auth"
 	"github.com/wmsmock/wmsmock/mock/clock"
@@ -347,8 +348,11 @@ func (s *Server) serveAPI(r *http.Request, prog *progress) (*handler.Response, e
 	}
 
 	// 7. Validation of what was read against the document (CONTRACT E1).
+	//    A JSON body is decoded at most once, for the validator and the
+	//    handler both.
 	prog.at(stageValidation)
-	if problems := a.validator.Request(r, op, body); problems != nil {
+	decoded := jsonBody(op, r.Header.Get("Content-Type"), body)
+	if problems := a.validator.RequestDecoded(r, op, body, decoded); problems != nil {
 		return nil, apierror.BadRequestf("%s: %s", op.ID, strings.Join(problems, "; "))
 	}
 
@@ -358,7 +362,7 @@ func (s *Server) serveAPI(r *http.Request, prog *progress) (*handler.Response, e
 	prog.at(stageAnswer)
 	req := &handler.Request{
 		HTTP: r, Version: a.version, Op: op, PathParams: vars, Query: query,
-		Body: body, TokenID: tok.ID, Now: now, Key: requestKey(r, query, a.basePath, body),
+		Body: body, Decoded: decoded, TokenID: tok.ID, Now: now, Key: requestKey(r, query, a.basePath, body),
 	}
 	resp, err := s.pinnedAnswer(req, prog)
 	if resp == nil && err == nil {
@@ -369,6 +373,16 @@ func (s *Server) serveAPI(r *http.Request, prog *progress) (*handler.Response, e
 	}
 	s.setRateHeaders(resp, decision, now)
 	return resp, nil
+}
+
+// jsonBody is a call's body, to be decoded once if a stage needs it, when
+// it is JSON sent to an operation that takes one (handler.Request.Decoded);
+// nil otherwise.
+func jsonBody(op *spec.Operation, contentType string, body []byte) *jsonvalue.Lazy {
+	if len(body) == 0 || op.Op.RequestBody == nil || !spec.IsJSON(contentType) {
+		return nil
+	}
+	return jsonvalue.NewLazy(body)
 }
 
 // authReply is the profile's refusal for a failed bearer check.

@@ -3,6 +3,7 @@ package jsonvalue
 import (
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -28,6 +29,41 @@ func TestNumber(t *testing.T) {
 	for _, v := range []any{"3", nil, true, json.Number("x")} {
 		if _, ok := Number(v); ok {
 			t.Errorf("Number(%#v) reads a number", v)
+		}
+	}
+}
+
+func TestDecodeKeepsNumbersAsWritten(t *testing.T) {
+	v, ok := Decode([]byte(` {"a":1.50,"b":[9007199254740993,true,null]} `))
+	if !ok {
+		t.Fatal("one object did not decode")
+	}
+	m := v.(map[string]any)
+	if m["a"] != json.Number("1.50") || m["b"].([]any)[0] != json.Number("9007199254740993") {
+		t.Errorf("numbers not kept as written: %#v", m)
+	}
+	for _, bad := range []string{``, `{`, `{} {}`, `{}x`, `[1,]`} {
+		if _, ok := Decode([]byte(bad)); ok {
+			t.Errorf("%q decoded as one JSON value", bad)
+		}
+	}
+}
+
+func TestFinite(t *testing.T) {
+	for body, want := range map[string]bool{
+		`{"a":[1,2.5,1e308,-1E-400]}`:        true,
+		`{"a":[1,{"b":1e999}]}`:              false,
+		`[-1E309]`:                           false,
+		`{"s":"1e999"}`:                      true,
+		`"` + strings.Repeat("9", 400) + `"`: true,
+		strings.Repeat("9", 400):             false,
+	} {
+		v, ok := Decode([]byte(body))
+		if !ok {
+			t.Fatalf("%s did not decode", body)
+		}
+		if got := Finite(v); got != want {
+			t.Errorf("Finite(%s) = %v, want %v", body, got, want)
 		}
 	}
 }

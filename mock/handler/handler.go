@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/wmsmock/wmsmock/internal/jsonvalue"
 	"github.com/wmsmock/wmsmock/mock/spec"
 )
 
@@ -22,8 +23,13 @@ type Request struct {
 	PathParams map[string]string
 	Query      url.Values
 	Body       []byte // the request body, already read and size-checked
-	TokenID    int64  // the ID of the token that authenticated the call
-	Now        time.Time
+	// Decoded is Body decoded at most once (jsonvalue.Decode: numbers as
+	// json.Number), shared with the validator, when it was sent as JSON
+	// to an operation that takes a body; nil otherwise. The validator is
+	// done with it when the handler runs: the handler may change it.
+	Decoded *jsonvalue.Lazy
+	TokenID int64 // the ID of the token that authenticated the call
+	Now     time.Time
 	// Key identifies the call for deterministic synthesis: the same key
 	// (with the same seed) always yields the same synthesized body.
 	Key string

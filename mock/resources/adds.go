@@ -55,7 +55,7 @@ func (s *Service) registerAdds() {
 // addOp adds the member, team or user the body names to the collection,
 // once: a second add of the same is a conflict, as on the service.
 func (c *collection) addOp(req *handler.Request) (*handler.Response, error) {
-	body, err := decodeObject(req.Body)
+	body, err := requestObject(req)
 	if err != nil {
 		return nil, err
 	}
@@ -263,7 +263,7 @@ func (c *collection) roleOp(prop string) handler.Func {
 		if err != nil {
 			return nil, err
 		}
-		body, err := decodeObject(req.Body)
+		body, err := requestObject(req)
 		if err != nil {
 			return nil, err
 		}

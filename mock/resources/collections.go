@@ -628,7 +628,7 @@ func (c *collection) createOp(req *handler.Request) (*handler.Response, error) {
 	body := map[string]any{}
 	if !c.opaqueCreate {
 		var err error
-		if body, err = decodeObject(req.Body); err != nil {
+		if body, err = requestObject(req); err != nil {
 			return nil, err
 		}
 	}
@@ -715,7 +715,7 @@ func (c *collection) updateOp(req *handler.Request) (*handler.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	body, err := decodeObject(req.Body)
+	body, err := requestObject(req)
 	if err != nil {
 		return nil, err
 	}

@@ -73,7 +73,7 @@ func (s *Service) registerReports() {
 // the body names a run the caller can see (one the fake launched), that
 // run, which its reports drive from now on.
 func (t *reports) announce(req *handler.Request) (*handler.Response, error) {
-	body, err := decodeObject(req.Body)
+	body, err := requestObject(req)
 	if err != nil {
 		return nil, err
 	}
@@ -196,7 +196,7 @@ func (t *reports) report(req *handler.Request, x *run, fn func(*workflow.Run) er
 // (its parameters, configuration, manifest, engine version, command
 // line, directories, container, profile, revision...) and its processes.
 func (t *reports) begin(req *handler.Request) (*handler.Response, error) {
-	body, err := decodeObject(req.Body)
+	body, err := requestObject(req)
 	if err != nil {
 		return nil, err
 	}
@@ -290,7 +290,7 @@ func (t *reports) saveDetails(id string, now time.Time, fn func(*traceDetails)) 
 // fields merged over what was reported before) and moves the run's
 // counters by each task's change of state.
 func (t *reports) takeTasks(req *handler.Request) (*handler.Response, error) {
-	body, err := decodeObject(req.Body)
+	body, err := requestObject(req)
 	if err != nil {
 		return nil, err
 	}
@@ -387,7 +387,7 @@ func reportedPeaks(v any) (workflow.Peaks, map[string]workflow.Peaks) {
 
 // heartbeat keeps a run alive while its client has nothing to report.
 func (t *reports) heartbeat(req *handler.Request) (*handler.Response, error) {
-	body, err := decodeObject(req.Body)
+	body, err := requestObject(req)
 	if err != nil {
 		return nil, err
 	}
@@ -409,7 +409,7 @@ func (t *reports) heartbeat(req *handler.Request) (*handler.Response, error) {
 // (else its exit status and error message) says, with the workflow's
 // final state and the metrics of each process.
 func (t *reports) complete(req *handler.Request) (*handler.Response, error) {
-	body, err := decodeObject(req.Body)
+	body, err := requestObject(req)
 	if err != nil {
 		return nil, err
 	}

@@ -221,6 +221,17 @@ func (s *Service) handle(op *spec.Operation, h handler.Func) {
 	}
 }
 
+// requestObject is a call's JSON object body: the value decoded once for
+// the call (handler.Request.Decoded) where there is one, else the body
+// decoded here. The handler owns it: nothing else reads it after the
+// validator has.
+func requestObject(req *handler.Request) (map[string]any, error) {
+	if m, ok := req.Decoded.Value().(map[string]any); ok {
+		return m, nil
+	}
+	return decodeObject(req.Body)
+}
+
 // decodeObject reads a JSON object body, keeping numbers exact.
 func decodeObject(body []byte) (map[string]any, error) {
 	if len(bytes.TrimSpace(body)) == 0 {

@@ -347,7 +347,7 @@ func (w *runs) update(req *handler.Request) (*handler.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	body, err := decodeObject(req.Body)
+	body, err := requestObject(req)
 	if err != nil {
 		return nil, err
 	}

@@ -468,7 +468,7 @@ func (st *studios) change(req *handler.Request, fn func(d *itemData, l *studioLi
 // checkpoint, with what the body overrides (its configuration, name,
 // description, labels) kept as written.
 func (st *studios) startOp(req *handler.Request) (*handler.Response, error) {
-	body, err := decodeObject(req.Body)
+	body, err := requestObject(req)
 	if err != nil {
 		return nil, err
 	}
@@ -689,7 +689,7 @@ func (st *studios) checkpointOp(req *handler.Request) (*handler.Response, error)
 // unique within its studio (a taken one is the 409 the operation
 // declares), and spaces in it become underscores.
 func (st *studios) renameOp(req *handler.Request) (*handler.Response, error) {
-	body, err := decodeObject(req.Body)
+	body, err := requestObject(req)
 	if err != nil {
 		return nil, err
 	}

@@ -65,7 +65,7 @@ func (s *Service) listTokens(req *handler.Request) (*handler.Response, error) {
 }
 
 func (s *Service) createToken(req *handler.Request) (*handler.Response, error) {
-	body, err := decodeObject(req.Body)
+	body, err := requestObject(req)
 	if err != nil {
 		return nil, err
 	}

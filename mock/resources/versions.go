@@ -146,7 +146,7 @@ func (c *collection) manageOp(req *handler.Request) (*handler.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	body, err := decodeObject(req.Body)
+	body, err := requestObject(req)
 	if err != nil {
 		return nil, err
 	}

@@ -29,6 +29,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"go.yaml.in/yaml/v4"
 
+	"github.com/wmsmock/wmsmock/internal/jsonvalue"
 	"github.com/wmsmock/wmsmock/internal/memo"
 	"github.com/wmsmock/wmsmock/mock/spec"
 )
@@ -57,6 +58,11 @@ type Validator struct {
 	anyObjects bool
 	// parts are the schemas compiled inside others, reused (parts.go).
 	parts parts
+	// model and vopts are what the library validator was built from, kept
+	// for the one that judges parameters only (decoded.go).
+	model *v3.Document
+	vopts []config.Option
+	paramsValidator
 }
 
 // opInfo is what Request needs to know about an operation besides its
@@ -175,6 +181,8 @@ func New(doc *spec.Document, basePath string, opts ...Option) *Validator {
 	model.Paths = nil
 	v := validator.NewValidatorFromV3Model(&model, vopts...)
 	return &Validator{
+		model:      &model,
+		vopts:      vopts,
 		v:          v,
 		guard:      doc.Guard,
 		basePath:   strings.TrimSuffix(basePath, "/"),
@@ -380,6 +388,15 @@ func (v *Validator) Answer(schema *base.Schema, body []byte) []string {
 // body. body is the already-read request body. It returns one line per
 // problem, or nil when the call is valid.
 func (v *Validator) Request(r *http.Request, op *spec.Operation, body []byte) []string {
+	return v.RequestDecoded(r, op, body, nil)
+}
+
+// RequestDecoded is Request for a call whose JSON body is decoded once
+// for all the stages that need it (decoded wraps body), so the library
+// judges that value rather than decoding the body again (see judge). A nil
+// decoded means the body is judged from its bytes, as Request does; the
+// verdict is the same either way.
+func (v *Validator) RequestDecoded(r *http.Request, op *spec.Operation, body []byte, decoded *jsonvalue.Lazy) []string {
 	v.Warm(op)
 	// A path parameter sent with an escaped slash ("%2F") routes as one
 	// segment, but the library reads the decoded path, finds more segments
@@ -415,7 +432,7 @@ func (v *Validator) Request(r *http.Request, op *spec.Operation, body []byte) []
 	}
 	req := v.docRequest(r, body)
 	problems := outOfRange(info.ints, req, req.URL.Path)
-	if ok, errs := v.v.ValidateHttpRequestSyncWithPathItem(req, op.PathItem, op.Path); !ok {
+	if errs := v.judge(req, op, body, decoded); len(errs) > 0 {
 		problems = append(problems, reasons(errs)...)
 	}
 	if cacheable {
