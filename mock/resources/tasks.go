@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/wmsmock/wmsmock/internal/jsonvalue"
 	"github.com/wmsmock/wmsmock/internal/workflow"
 	"github.com/wmsmock/wmsmock/mock/store"
 )
@@ -32,17 +34,24 @@ func taskList(run string) string { return "run:" + run }
 func taskPlace(task int64) time.Time { return time.Unix(task, 0).UTC() }
 
 // fileTask is the store's indexer for tasks: each task is listed in its
-// run, and a search matches its name, in lower case.
+// run, and a search matches its name, in lower case. It runs on every
+// write of a task, so it reads the one member it needs from the encoded
+// record rather than decoding it.
 func fileTask(r store.Record) ([]string, string) {
 	i := strings.LastIndexByte(r.ID, '/')
 	if i <= 0 {
 		return nil, ""
 	}
-	var f struct {
-		Name string `json:"name"`
-	}
-	_ = json.Unmarshal(r.Data, &f)
-	return []string{taskList(r.ID[:i])}, strings.ToLower(f.Name)
+	var name string
+	_ = jsonvalue.Members(r.Data, func(k, raw []byte) bool {
+		if string(k) != "name" {
+			return true
+		}
+		v, _ := jsonvalue.Scalar(raw)
+		name, _ = v.(string)
+		return false
+	})
+	return []string{taskList(r.ID[:i])}, strings.ToLower(name)
 }
 
 // decodeTask reads a stored task, keeping numbers exact.
@@ -61,10 +70,39 @@ func decodeTask(r store.Record) (map[string]any, error) {
 
 // factsOf reads what of a task its run's progress depends on.
 func factsOf(m map[string]any) *workflow.TaskFacts {
-	n := func(k string) int64 { v, _ := intOf(m[k]); return v }
-	pcpu, _ := floatOf(m["pcpu"])
+	return factsFrom(func(k string) any { return m[k] })
+}
+
+// factKeys are the members of a task factsFrom reads.
+var factKeys = []string{"process", "executor", "status", "errorAction", "cpus", "memory", "realtime",
+	"pcpu", "peakRss", "rchar", "wchar", "volCtxt", "invCtxt"}
+
+// factsOfRecord is factsOf for a task as stored, reading only the members
+// factsFrom needs.
+func factsOfRecord(data []byte) (*workflow.TaskFacts, error) {
+	var vals [16]any
+	err := jsonvalue.Members(data, func(k, raw []byte) bool {
+		for i, f := range factKeys {
+			if string(k) == f {
+				vals[i], _ = jsonvalue.Scalar(raw)
+				break
+			}
+		}
+		return true
+	})
+	if err != nil {
+		return nil, err
+	}
+	return factsFrom(func(k string) any { return vals[slices.Index(factKeys, k)] }), nil
+}
+
+// factsFrom builds a task's facts from its members (get returns nil for
+// one it does not have).
+func factsFrom(get func(string) any) *workflow.TaskFacts {
+	n := func(k string) int64 { v, _ := intOf(get(k)); return v }
+	pcpu, _ := floatOf(get("pcpu"))
 	return &workflow.TaskFacts{
-		Process: textOf(m["process"]), Executor: textOf(m["executor"]), Status: strings.ToUpper(textOf(m["status"])), ErrorAction: strings.ToUpper(textOf(m["errorAction"])),
+		Process: textOf(get("process")), Executor: textOf(get("executor")), Status: strings.ToUpper(textOf(get("status"))), ErrorAction: strings.ToUpper(textOf(get("errorAction"))),
 		Cpus: n("cpus"), Memory: n("memory"), Realtime: n("realtime"), Pcpu: pcpu, PeakRss: n("peakRss"),
 		Rchar: n("rchar"), Wchar: n("wchar"), VolCtxt: n("volCtxt"), InvCtxt: n("invCtxt"),
 	}
@@ -72,25 +110,29 @@ func factsOf(m map[string]any) *workflow.TaskFacts {
 
 // storeTask keeps one reported task, its fields merged over those of its
 // earlier reports, and returns how it changed: a read and a write of its
-// own record, whatever else the run holds.
+// own record, whatever else the run holds. The merge works on the
+// encoded record (jsonvalue.MergeObject): the members a report does not
+// name are copied as they were stored, never decoded.
 func (t *reports) storeTask(run string, task int64, fields map[string]any, now time.Time) (workflow.Change, error) {
 	var c workflow.Change
 	err := upsert(t.s.d.Store, TasksCollection, taskKey(run, task), func(r *store.Record) error {
-		old, err := decodeTask(*r)
+		old, err := factsOfRecord(r.Data)
+		if err != nil {
+			return fmt.Errorf("resources: task %s: %w", r.ID, err)
+		}
+		b, err := jsonvalue.MergeObject(r.Data, fields)
 		if err != nil {
 			return err
 		}
-		c = workflow.Change{Old: factsOf(old)}
-		for k, v := range fields {
-			old[k] = v
+		c = workflow.Change{Old: old}
+		if c.New, err = factsOfRecord(b); err != nil {
+			return err
 		}
-		c.New = factsOf(old)
-		b, err := json.Marshal(old)
 		r.Updated, r.Data = now, b
-		return err
+		return nil
 	}, func() (store.Record, error) {
 		c = workflow.Change{New: factsOf(fields)}
-		b, err := json.Marshal(fields)
+		b, err := jsonvalue.MergeObject(nil, fields)
 		return store.Record{Created: taskPlace(task), Updated: now, Data: b}, err
 	})
 	return c, err
