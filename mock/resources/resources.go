@@ -333,24 +333,5 @@ func insertRecord(st store.Store, coll string, newID func() (string, error), bui
 	return store.Record{}, errors.New("resources: could not find a free record id")
 }
 
-// upsert changes the record coll/id with change, or inserts the record
-// fresh makes (with that id) when there is none. A record another call
-// inserts between the two is changed instead, so two reports of one item
-// at once never lose either.
-func upsert(st store.Store, coll, id string, change func(*store.Record) error, fresh func() (store.Record, error)) error {
-	for range 8 {
-		_, err := st.Update(coll, id, change)
-		if !errors.Is(err, store.ErrNotFound) {
-			return err
-		}
-		r, err := fresh()
-		if err != nil {
-			return err
-		}
-		r.ID = id
-		if _, err := st.Insert(coll, r); !errors.Is(err, store.ErrExists) {
-			return err
-		}
-	}
-	return fmt.Errorf("resources: %s %s kept changing", coll, id)
-}
+// upsert is store.Upsert, under the name the package's writers use.
+var upsert = store.Upsert
