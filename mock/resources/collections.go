@@ -778,7 +778,7 @@ func (c *collection) deleteOp(req *handler.Request) (*handler.Response, error) {
 			}
 		})
 		if err == nil {
-			c.s.dropRef(coll, r.ID) // no answer names an item being deleted
+			c.s.refs.Drop(coll, r.ID) // no answer names an item being deleted
 		}
 	} else if err = c.s.d.Store.Delete(coll, r.ID); errors.Is(err, store.ErrNotFound) {
 		err = fail(errMissing, "item %q in %s was deleted", r.ID, coll)
