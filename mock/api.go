@@ -1,6 +1,7 @@
 package mock
 
 import (
+	"errors"
 	"net/http"
 	"strings"
 
@@ -128,10 +129,14 @@ func (a *api) hasPath(path string) bool {
 }
 
 // handle runs the operation's handler, the service's own behaviour, where
-// one exists, and synthesizes the answer otherwise.
+// one exists, and synthesizes the answer otherwise, or when the handler
+// leaves it to synthesis (handler.ErrSynthesize).
 func (a *api) handle(req *handler.Request) (*handler.Response, error) {
 	if h, ok := a.handlers[req.Op]; ok {
-		return h(req)
+		resp, err := h(req)
+		if !errors.Is(err, handler.ErrSynthesize) {
+			return resp, err
+		}
 	}
 	return a.synth.synthesize(req)
 }

@@ -125,9 +125,7 @@ func (a *api) fillAnswerExample(ctx context.Context, op *spec.Operation, operati
 	if err != nil {
 		return
 	}
-	if a.synth.refs != nil {
-		a.synth.refs(succ.Schema.Schema(), v, 0, time.Now()) // as the fake's own answer points its ids at held items
-	}
+	a.synth.fixRefs(succ.Schema.Schema(), v, 0, time.Now()) // as the fake's own answer points its ids at held items
 	delete(media, "examples")
 	media["example"] = v
 }

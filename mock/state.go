@@ -8,6 +8,7 @@ import (
 
 	"github.com/wmsmock/wmsmock/fixtures"
 	"github.com/wmsmock/wmsmock/mock/backend"
+	"github.com/wmsmock/wmsmock/mock/refs"
 	"github.com/wmsmock/wmsmock/mock/resources"
 )
 
@@ -36,16 +37,19 @@ func (s *Server) setupState(cfg settings) error {
 			continue
 		}
 		done[a] = true
+		// The index of the ids answers name, shared by the service (which
+		// fills it and tells it of every write) and the synthesizer.
+		idx := refs.New(records, refs.WithLogger(s.logger))
 		svc, err := resources.Register(a.doc, resources.Deps{
-			Store:    records,
-			Tokens:   s.backend.Tokens(),
-			Clock:    s.clock,
-			Profile:  s.profile,
-			Gen:      a.synth.gen,
-			Caches:   s.caches,
-			Check:    a.validator.Answer,
-			Fallback: a.synth.synthesize,
-			Logger:   s.logger,
+			Store:   records,
+			Tokens:  s.backend.Tokens(),
+			Clock:   s.clock,
+			Profile: s.profile,
+			Gen:     a.synth.gen,
+			Caches:  s.caches,
+			Check:   a.validator.Answer,
+			Refs:    idx,
+			Logger:  s.logger,
 		})
 		if err != nil {
 			return err
@@ -58,9 +62,8 @@ func (s *Server) setupState(cfg settings) error {
 		}
 		if a == s.versions[s.profile.Versions.Default] {
 			seedWith = svc
-			s.downloads.svc = svc      // downloads.go
-			a.synth.refs = svc.FixRefs // synthesized ids name held items too
-			a.synth.refGen = svc.RefGeneration
+			s.downloads.svc = svc                 // downloads.go
+			a.synth = a.synth.withState(idx, svc) // synthesized ids name held items too
 		}
 	}
 	return s.backend.Load(seeder{svc: seedWith, seed: seed})

@@ -13,6 +13,7 @@ import (
 	"github.com/wmsmock/wmsmock/internal/memo"
 	"github.com/wmsmock/wmsmock/internal/workflow"
 	"github.com/wmsmock/wmsmock/mock/handler"
+	"github.com/wmsmock/wmsmock/mock/refs"
 	"github.com/wmsmock/wmsmock/mock/spec"
 	"github.com/wmsmock/wmsmock/mock/synth"
 )
@@ -27,19 +28,54 @@ type synthesizer struct {
 	cache *memo.Map[string, []byte]
 
 	// refs points the identifiers in a generated answer at items the
-	// fake holds (resources.Service.FixRefs); nil leaves them as made.
-	refs func(sch *base.Schema, v any, workspaceID int64, now time.Time)
-	// refGen is the generation of the ids refs names
-	// (resources.Service.RefGeneration): an answer cached under an older
-	// one may name an item deleted since, so the cache is keyed by it.
-	refGen func() uint64
+	// fake holds; nil leaves them as made. Its generation keys the cache:
+	// an answer cached under an older one may name an item deleted since.
+	refs *refs.Index
+	// held is the state refs indexes: it brings the index up to date
+	// before a call, and makes every copy of a held record in an answer
+	// show the record. Set with refs.
+	held heldRecords
 
-	mu       sync.Mutex
-	examples map[*spec.Operation][]byte // the operation's valid example, nil when none
+	examples *examples
+}
+
+// heldRecords is what the synthesizer asks of the stateful behaviour
+// (resources.Service).
+type heldRecords interface {
+	// SyncRefs brings the reference index up to date with the store.
+	SyncRefs()
+	// CopyRecords makes every object in v, an answer of schema sch, that
+	// names a held record show that record's values.
+	CopyRecords(sch *base.Schema, v any, now time.Time)
+}
+
+// examples holds each operation's valid example, found once.
+type examples struct {
+	mu sync.Mutex
+	of map[*spec.Operation][]byte // nil when the operation has none
 }
 
 func newSynthesizer(a *api, gen *synth.Generator, caches *memo.Set) *synthesizer {
-	return &synthesizer{api: a, gen: gen, cache: memo.NewIn[string, []byte](caches, "synthesized answers", 16), examples: map[*spec.Operation][]byte{}}
+	return &synthesizer{api: a, gen: gen, cache: memo.NewIn[string, []byte](caches, "synthesized answers", 16),
+		examples: &examples{of: map[*spec.Operation][]byte{}}}
+}
+
+// withState is a synthesizer like s (its generator, cache and examples)
+// whose answers name the items held, as the index idx of held's records
+// says.
+func (s *synthesizer) withState(idx *refs.Index, held heldRecords) *synthesizer {
+	return &synthesizer{api: s.api, gen: s.gen, cache: s.cache, examples: s.examples, refs: idx, held: held}
+}
+
+// fixRefs points the ids in v, a generated answer of schema sch in
+// workspace ws (0: the personal context), at held items, and makes its
+// copies of held records show them; it does nothing without state.
+func (s *synthesizer) fixRefs(sch *base.Schema, v any, ws int64, now time.Time) {
+	if s.refs == nil {
+		return
+	}
+	s.refs.Fix(v, ws)
+	s.held.CopyRecords(sch, v, now)
 }
 
 // synthesize is the synthesized answer to req, from the cache when the
@@ -50,8 +86,9 @@ func (s *synthesizer) synthesize(req *handler.Request) (*handler.Response, error
 		return handler.NoContent(succ.Status), nil
 	}
 	key := req.Key
-	if s.refGen != nil {
-		key = strconv.FormatUint(s.refGen(), 36) + " " + key
+	if s.refs != nil {
+		s.held.SyncRefs()
+		key = strconv.FormatUint(s.refs.Generation(), 36) + " " + key
 	}
 	if b, ok := s.cache.Get(key); ok {
 		return &handler.Response{Status: succ.Status, Raw: b, MediaType: succ.MediaType}, nil
@@ -79,10 +116,8 @@ func (s *synthesizer) body(req *handler.Request) (body []byte, timed bool, err e
 		if err != nil {
 			return nil, false, fmt.Errorf("generating the answer of %s: %w", req.Op.ID, err)
 		}
-		if s.refs != nil {
-			ws, _ := strconv.ParseInt(req.Query.Get("workspaceId"), 10, 64)
-			s.refs(succ.Schema.Schema(), v, ws, req.Now)
-		}
+		ws, _ := strconv.ParseInt(req.Query.Get("workspaceId"), 10, 64)
+		s.fixRefs(succ.Schema.Schema(), v, ws, req.Now)
 		b, err := json.Marshal(v)
 		return b, false, err
 	}
@@ -112,9 +147,9 @@ func (s *synthesizer) nonJSON(req *handler.Request) (body []byte, timed bool) {
 // sometimes carry examples their own schema rejects; those are never
 // served.
 func (s *synthesizer) example(op *spec.Operation) []byte {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if ex, seen := s.examples[op]; seen {
+	s.examples.mu.Lock()
+	defer s.examples.mu.Unlock()
+	if ex, seen := s.examples.of[op]; seen {
 		return ex
 	}
 	var found []byte
@@ -129,6 +164,6 @@ func (s *synthesizer) example(op *spec.Operation) []byte {
 			break
 		}
 	}
-	s.examples[op] = found
+	s.examples.of[op] = found
 	return found
 }

@@ -6,6 +6,7 @@
 package handler
 
 import (
+	"errors"
 	"net/http"
 	"net/url"
 	"time"
@@ -49,6 +50,14 @@ type Response struct {
 
 // Func answers one routed call.
 type Func func(*Request) (*Response, error)
+
+// ErrSynthesize is the error a Func returns to leave the call to the
+// fake's synthesized answer, as if the operation had no handler: the
+// stateful behaviour does so once it has checked that what a call names
+// exists, for an operation whose answer it does not build itself (a run's
+// log). The synthesizer is then the caller's to run, so a handler needs no
+// pointer to it.
+var ErrSynthesize = errors.New("handler: left to synthesis")
 
 // JSON is a convenience for a JSON answer.
 func JSON(status int, body any) *Response {

@@ -15,6 +15,7 @@ import (
 	"github.com/wmsmock/wmsmock/internal/jsonvalue"
 	"github.com/wmsmock/wmsmock/internal/oasdoc"
 	"github.com/wmsmock/wmsmock/mock/handler"
+	"github.com/wmsmock/wmsmock/mock/refs"
 	"github.com/wmsmock/wmsmock/mock/spec"
 	"github.com/wmsmock/wmsmock/mock/store"
 	"github.com/wmsmock/wmsmock/mock/synth"
@@ -268,15 +269,8 @@ func (c *collection) shape() bool {
 	return true
 }
 
-func singular(s string) string {
-	switch {
-	case strings.HasSuffix(s, "ies"):
-		return strings.TrimSuffix(s, "ies") + "y"
-	case strings.HasSuffix(s, "s"):
-		return strings.TrimSuffix(s, "s")
-	}
-	return s
-}
+// singular is refs.Singular: the references name kinds as the collections do.
+var singular = refs.Singular
 
 // lastLiteral turns the last path segment into a property-style name:
 // "compute-envs" becomes "computeEnvs".
@@ -778,7 +772,7 @@ func (c *collection) deleteOp(req *handler.Request) (*handler.Response, error) {
 			}
 		})
 		if err == nil {
-			c.s.dropRef(coll, r.ID) // no answer names an item being deleted
+			c.s.refs.Drop(coll, r.ID) // no answer names an item being deleted
 		}
 	} else if err = c.s.d.Store.Delete(coll, r.ID); errors.Is(err, store.ErrNotFound) {
 		err = fail(errMissing, "item %q in %s was deleted", r.ID, coll)

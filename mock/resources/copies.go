@@ -10,6 +10,7 @@ import (
 
 	"github.com/wmsmock/wmsmock/internal/jsonvalue"
 	"github.com/wmsmock/wmsmock/internal/memo"
+	"github.com/wmsmock/wmsmock/mock/refs"
 )
 
 // Every copy of a record is the record (CONTRACT.md, what the fake may
@@ -53,7 +54,7 @@ var aliases = map[string]string{
 // canonKey names a record's view in one schema, cached for copies: the
 // schema, the record as stored, its status at the moment (which the clock
 // moves for a compute environment) and the reference generation (which
-// moves on every write of a record others may copy, refindex.go).
+// moves on every write of a record others may copy, mock/refs).
 type canonKey struct {
 	schema    *base.Schema
 	coll, id  string
@@ -127,7 +128,7 @@ func (s *Service) heldAt(param string, id any, sch *base.Schema, now time.Time, 
 	}
 	var v map[string]any
 	if hops == 0 {
-		k := canonKey{sch, coll, r.ID, r.Seq, s.hash.bytes(r.Data), status, s.refs.gen.Load()}
+		k := canonKey{sch, coll, r.ID, r.Seq, s.hash.bytes(r.Data), status, s.refs.Generation()}
 		v, _ = s.copies.views.Do(k, view)
 	} else {
 		v, _ = view()
@@ -237,7 +238,7 @@ func (o objSchema) member(k string) *base.Schema {
 // copyEmbedded lays the record that obj (the value of member k) names
 // over it, on the properties they share.
 func (s *Service) copyEmbedded(sch *base.Schema, k string, obj map[string]any, now time.Time, hops int) {
-	if owned[k] {
+	if refs.Owned(k) {
 		return
 	}
 	param, ok := aliases[k]

@@ -68,7 +68,7 @@ func (s *Service) reply(err error) error {
 // replying wraps a handler so its errors leave through reply.
 func (s *Service) replying(h handler.Func) handler.Func {
 	return func(req *handler.Request) (*handler.Response, error) {
-		s.syncRefs()                                // refindex.go
+		s.SyncRefs()                                // refs.go
 		if err := s.checkContext(req); err != nil { // held.go
 			return nil, s.reply(err)
 		}

@@ -29,9 +29,6 @@ type holder func(req *handler.Request) error
 // answer when everything it names exists: /workflow/{workflowId}/log,
 // /datasets/{datasetId}/metadata, /trace/{workflowId}/begin...
 func (s *Service) registerSubresources() {
-	if s.d.Fallback == nil {
-		return
-	}
 	for _, op := range s.doc.Operations {
 		if _, taken := s.handlers[op]; taken {
 			continue
@@ -169,8 +166,9 @@ func sameShape(want, have string) (map[string]string, bool) {
 	return names, true
 }
 
-// ifHeld answers by the fallback once every check finds its id held, and
-// with the first check's missing-resource reply otherwise.
+// ifHeld leaves the call to synthesis (handler.ErrSynthesize) once every
+// check finds its id held, and answers the first check's missing-resource
+// reply otherwise.
 func (s *Service) ifHeld(checks []holder) handler.Func {
 	return func(req *handler.Request) (*handler.Response, error) {
 		for _, exists := range checks {
@@ -178,7 +176,7 @@ func (s *Service) ifHeld(checks []holder) handler.Func {
 				return nil, err
 			}
 		}
-		return s.d.Fallback(req)
+		return nil, handler.ErrSynthesize
 	}
 }
 

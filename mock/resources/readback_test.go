@@ -246,7 +246,7 @@ func (rb *readBack) ids(coll string) []string {
 }
 
 func (rb *readBack) do(op *spec.Operation, vars map[string]string, q url.Values, body []byte) (*handler.Response, error) {
-	h := rb.f.svc.Handlers()[op]
+	h := rb.f.handler(op)
 	if h == nil {
 		rb.t.Fatalf("%s has no handler", op.ID)
 	}

@@ -3,7 +3,6 @@ package resources
 import (
 	"fmt"
 	"testing"
-	"time"
 
 	"github.com/wmsmock/wmsmock/mock/synth"
 )
@@ -11,8 +10,9 @@ import (
 // pickIn is the computeEnvId a synthesized answer in workspace ws names.
 func (f *fixture) pickIn(ws int64, generated string) any {
 	v := map[string]any{"computeEnvId": generated}
-	f.svc.RefGeneration() // as the synthesizer does before FixRefs
-	f.svc.FixRefs(nil, v, ws, f.clk.Now())
+	f.svc.SyncRefs() // as the synthesizer does before it fixes an answer
+	f.svc.refs.Fix(v, ws)
+	f.svc.CopyRecords(nil, v, f.clk.Now())
 	return v["computeEnvId"]
 }
 
@@ -62,33 +62,23 @@ func TestCreatedItemsAreNamedDeletedOnesNot(t *testing.T) {
 	}
 }
 
-// TestLaunchDoesNotWaitForTheIndex: a launch while the reference index is
-// being read (its read lock held) is answered at once and its run is a
-// target at once; a deleted run is not.
-func TestLaunchDoesNotWaitForTheIndex(t *testing.T) {
+// TestLaunchedRunsAreTargets: a launched run is a target of workflowId at
+// once, a deleted one is not. (That a launch does not wait for the index's
+// readers is mock/refs' TestFrequentCreatesDoNotWaitForReaders.)
+func TestLaunchedRunsAreTargets(t *testing.T) {
 	f := newFixture(t, embeddedDoc(t), true)
 	f.ok("GET", "/workflow", "") // the index is built
-	runs := func() *refTarget { return f.svc.refs.held[WorkflowsCollection].t }
 	launch := func() string {
 		id, _ := f.ok("POST", "/workflow/launch", `{"launch":{"pipeline":"https://github.com/nf-core/rnaseq"}}`).body["workflowId"].(string)
 		return id
 	}
-	f.svc.refs.mu.RLock() // the index being read
-	done := make(chan [2]string)
-	go func() { done <- [2]string{launch(), launch()} }()
-	var ids [2]string
-	select {
-	case ids = <-done:
-	case <-time.After(time.Minute): // a bound for the failure, not a wait
-		f.svc.refs.mu.RUnlock()
-		t.Fatal("a launch waited for the index's readers")
-	}
-	f.svc.refs.mu.RUnlock()
-	if !runs().has(ids[0]) || !runs().has(ids[1]) {
+	ids := [2]string{launch(), launch()}
+	held := func(id string) bool { return f.svc.refs.Holds("workflowId", id) }
+	if !held(ids[0]) || !held(ids[1]) {
 		t.Fatal("a launched run is not a target")
 	}
 	f.ok("DELETE", "/workflow/"+ids[1]+"?force=true", "")
-	if !runs().has(ids[0]) || runs().has(ids[1]) {
-		t.Fatalf("after a delete: kept run held %v, deleted run held %v", runs().has(ids[0]), runs().has(ids[1]))
+	if !held(ids[0]) || held(ids[1]) {
+		t.Fatalf("after a delete: kept run held %v, deleted run held %v", held(ids[0]), held(ids[1]))
 	}
 }

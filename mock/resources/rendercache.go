@@ -80,7 +80,7 @@ func (w *runs) renderKeyOf(x *run, sch *base.Schema, purpose string, now time.Ti
 	return renderKey{schema: sch, purpose: purpose, id: x.id, seq: x.rec.Seq, hash: x.hash,
 		status: v.Status, start: unixOrZero(v.Start), complete: unixOrZero(v.Complete),
 		lastUpdated: v.LastUpdated.Unix(), counts: workflow.CountsAt(v, workflow.PlanFor(x.id).Total),
-		refs: w.s.refs.gen.Load()} // the call's handler has synced the index
+		refs: w.s.refs.Generation()} // the call's handler has synced the index
 }
 
 // pageKey finds a cached list answer; listPage holds it with the render

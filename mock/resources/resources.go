@@ -32,6 +32,7 @@ import (
 	"github.com/wmsmock/wmsmock/mock/auth"
 	"github.com/wmsmock/wmsmock/mock/clock"
 	"github.com/wmsmock/wmsmock/mock/handler"
+	"github.com/wmsmock/wmsmock/mock/refs"
 	"github.com/wmsmock/wmsmock/mock/spec"
 	"github.com/wmsmock/wmsmock/mock/store"
 	"github.com/wmsmock/wmsmock/mock/synth"
@@ -62,11 +63,12 @@ type Deps struct {
 	// Nil builds a validator for the document, which takes the service's
 	// nulls when the profile sends them (answers.nulls).
 	Check func(schema *base.Schema, body []byte) []string
-	// Fallback answers a call by synthesis. Operations below a stateful
-	// item (/workflow/{id}/log) keep their synthesized answers but first
-	// check that the item exists. Nil leaves them alone.
-	Fallback handler.Func
-	Logger   *slog.Logger
+	// Refs is the index of the ids answers refer to (mock/refs), shared
+	// with the synthesizer, which points its answers' ids through it. The
+	// service fills it and tells it of every write. Nil makes an index of
+	// the service's own.
+	Refs   *refs.Index
+	Logger *slog.Logger
 }
 
 // Service is the stateful behaviour of one document.
@@ -87,7 +89,7 @@ type Service struct {
 	// users holds the decoded seeded user (user.go).
 	users *memo.Map[decodedKey, seeded]
 	// refs holds the ids answers refer to (refs.go).
-	refs refIndex
+	refs *refs.Index
 	// copies holds the records' views that copies of them show (copies.go).
 	copies copies
 	// nameMu serializes creates and renames in collections that refuse a
@@ -134,8 +136,11 @@ func Register(doc *spec.Document, d Deps) (*Service, error) {
 		handlers: map[*spec.Operation]handler.Func{},
 		ids:      &idSource{r: d.Gen.Rand(fmt.Sprintf("record ids %d", d.Clock.Now().UnixNano()))},
 	}
-	s.refs.store = d.Store
-	s.d.Store = refStore{Store: d.Store, s: s} // the reference index follows every write (refindex.go)
+	if d.Refs == nil {
+		d.Refs = refs.New(d.Store, refs.WithLogger(d.Logger))
+	}
+	s.refs = d.Refs
+	s.d.Store = d.Refs.Watch(d.Store, refWrites) // the reference index follows every write (refs.go)
 	// Which behaviour answers an operation: the first in this list that
 	// claims it (handle never takes an operation already claimed). The
 	// specific behaviours come first; generic collections take what is left
@@ -344,24 +349,5 @@ func insertRecord(st store.Store, coll string, newID func() (string, error), bui
 	return store.Record{}, errors.New("resources: could not find a free record id")
 }
 
-// upsert changes the record coll/id with change, or inserts the record
-// fresh makes (with that id) when there is none. A record another call
-// inserts between the two is changed instead, so two reports of one item
-// at once never lose either.
-func upsert(st store.Store, coll, id string, change func(*store.Record) error, fresh func() (store.Record, error)) error {
-	for range 8 {
-		_, err := st.Update(coll, id, change)
-		if !errors.Is(err, store.ErrNotFound) {
-			return err
-		}
-		r, err := fresh()
-		if err != nil {
-			return err
-		}
-		r.ID = id
-		if _, err := st.Insert(coll, r); !errors.Is(err, store.ErrExists) {
-			return err
-		}
-	}
-	return fmt.Errorf("resources: %s %s kept changing", coll, id)
-}
+// upsert is store.Upsert, under the name the package's writers use.
+var upsert = store.Upsert

@@ -34,7 +34,7 @@ func (p plannedRuns) render(x *run, sch *base.Schema, purpose string, now time.T
 	fr := w.s.bases.frames(wf.Seeded)
 	key := "workflow/" + r.ID + "/" + purpose
 	root := fr.object(sch, key)
-	w.s.fixRefs(root, &wf.WorkspaceID, nil) // refs.go
+	w.s.refs.FixRecord(root, &wf.WorkspaceID, nil) // mock/refs
 	v := wf.At(now)
 	// The run itself is built under its id alone, so the list and
 	// describe show the same run.

@@ -88,7 +88,7 @@ func (s *Service) seedEveryCollection(now time.Time) error {
 			}
 		}
 	}
-	return s.indexRefs()
+	return s.IndexRefs()
 }
 
 // heldPath fills a list path's parameters with held items (the first of

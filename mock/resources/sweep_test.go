@@ -70,7 +70,7 @@ func TestEveryHandledOperation(t *testing.T) {
 			nulls := 0
 			succeeded, refused := 0, 0
 			for _, op := range doc.Operations {
-				h := f.svc.Handlers()[op]
+				h := f.handler(op)
 				if h == nil {
 					continue
 				}

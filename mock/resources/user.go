@@ -29,10 +29,7 @@ func (s *Service) registerUser() {
 func (s *Service) describeUser(req *handler.Request) (*handler.Response, error) {
 	id, ok := s.userID()
 	if !ok {
-		if s.d.Fallback != nil {
-			return s.d.Fallback(req)
-		}
-		return nil, fail(errMissing, "the fake holds no user")
+		return nil, handler.ErrSynthesize
 	}
 	if asked := req.PathParams["userId"]; asked != fmt.Sprint(id) {
 		return nil, fail(errMissing, "no user %q: the fake holds user %v", asked, id)
@@ -44,8 +41,8 @@ func (s *Service) describeUser(req *handler.Request) (*handler.Response, error) 
 // is synthesized, as before there was state.
 func (s *Service) userInfo(req *handler.Request) (*handler.Response, error) {
 	r, err := s.d.Store.Get(UserCollection, UserID)
-	if errors.Is(err, store.ErrNotFound) && s.d.Fallback != nil {
-		return s.d.Fallback(req)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, handler.ErrSynthesize
 	}
 	if err != nil {
 		return nil, err

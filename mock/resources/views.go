@@ -103,7 +103,7 @@ func (c *collection) viewOp(rest string) handler.Func {
 // references it names, what the service derives from what was written, and
 // what was written itself.
 func (s *Service) showWritten(sch *base.Schema, m map[string]any, d *itemData) {
-	s.fixRefs(m, d.Workspace, d.Fields)
+	s.refs.FixRecord(m, d.Workspace, d.Fields)
 	derivedFields := derive(d.Fields)
 	s.showRefs(sch, m, derivedFields)
 	s.showRefs(sch, m, d.Fields)
