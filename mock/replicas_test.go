@@ -21,7 +21,10 @@ import (
 // counters and the clock's advance in Redis (InRedis).
 func replica(t *testing.T, addr string, clk *clock.Fake, opts ...mock.Option) *mock.Server {
 	t.Helper()
-	c := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1, DialTimeout: 200 * time.Millisecond,
+	// A Redis that is gone refuses at once on loopback; the dial timeout
+	// only bounds a dial on a machine too busy to answer one in time,
+	// which must not fail the test (200 ms did, at a load of 10).
+	c := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1, DialTimeout: 5 * time.Second,
 		DialerRetries: 1, DialerRetryTimeout: time.Millisecond})
 	t.Cleanup(func() { _ = c.Close() })
 	srv, _ := newServer(t, embedded(t), append([]mock.Option{mock.WithClock(clk), mock.WithState(mock.InRedis(c, "wmsmock"))}, opts...)...)

@@ -74,13 +74,13 @@ func factsOf(m map[string]any) *workflow.TaskFacts {
 }
 
 // factKeys are the members of a task factsFrom reads.
-var factKeys = []string{"process", "executor", "status", "errorAction", "cpus", "memory", "realtime",
+var factKeys = [...]string{"process", "executor", "status", "errorAction", "cpus", "memory", "realtime",
 	"pcpu", "peakRss", "rchar", "wchar", "volCtxt", "invCtxt"}
 
-// factsOfRecord is factsOf for a task as stored, reading only the members
-// factsFrom needs.
-func factsOfRecord(data []byte) (*workflow.TaskFacts, error) {
-	var vals [16]any
+// recordFacts reads, from a task as stored, the members factsFrom needs,
+// without decoding the others.
+func recordFacts(data []byte) (*[len(factKeys)]any, error) {
+	var vals [len(factKeys)]any
 	err := jsonvalue.Members(data, func(k, raw []byte) bool {
 		for i, f := range factKeys {
 			if string(k) == f {
@@ -90,10 +90,7 @@ func factsOfRecord(data []byte) (*workflow.TaskFacts, error) {
 		}
 		return true
 	})
-	if err != nil {
-		return nil, err
-	}
-	return factsFrom(func(k string) any { return vals[slices.Index(factKeys, k)] }), nil
+	return &vals, err
 }
 
 // factsFrom builds a task's facts from its members (get returns nil for
@@ -116,7 +113,7 @@ func factsFrom(get func(string) any) *workflow.TaskFacts {
 func (t *reports) storeTask(run string, task int64, fields map[string]any, now time.Time) (workflow.Change, error) {
 	var c workflow.Change
 	err := upsert(t.s.d.Store, TasksCollection, taskKey(run, task), func(r *store.Record) error {
-		old, err := factsOfRecord(r.Data)
+		old, err := recordFacts(r.Data)
 		if err != nil {
 			return fmt.Errorf("resources: task %s: %w", r.ID, err)
 		}
@@ -124,9 +121,14 @@ func (t *reports) storeTask(run string, task int64, fields map[string]any, now t
 		if err != nil {
 			return err
 		}
-		c = workflow.Change{Old: old}
-		if c.New, err = factsOfRecord(b); err != nil {
-			return err
+		c = workflow.Change{
+			Old: factsFrom(func(k string) any { return old[slices.Index(factKeys[:], k)] }),
+			New: factsFrom(func(k string) any {
+				if v, ok := fields[k]; ok {
+					return v
+				}
+				return old[slices.Index(factKeys[:], k)]
+			}),
 		}
 		r.Updated, r.Data = now, b
 		return nil
