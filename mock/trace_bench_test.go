@@ -33,6 +33,15 @@ func progressBody(from, to int, status string) string {
 // traceServer starts a fake with a reported run holding stored tasks (in
 // status COMPLETED), and returns its handler and the run's id.
 func traceServer(b *testing.B, stored int) (*mock.Server, string) {
+	srv, id, _, _ := traceServerMemory(b, stored)
+	return srv, id
+}
+
+// traceServerMemory is traceServer that also says what each stored task
+// costs: its share of the live heap and of the process's resident memory,
+// measured after a collection (settledMemory) before and after they were
+// reported.
+func traceServerMemory(b *testing.B, stored int) (*mock.Server, string, float64, float64) {
 	srv, err := mock.New(mock.WithRateLimit(nil))
 	if err != nil {
 		b.Fatal(err)
@@ -50,17 +59,27 @@ func traceServer(b *testing.B, stored int) (*mock.Server, string) {
 	_ = json.Unmarshal(do("POST", "/api/trace/create", `{"runName":"bench","sessionId":"s","projectName":"p"}`), &created)
 	id := created.WorkflowID
 	do("PUT", "/api/trace/"+id+"/begin", `{"processNames":["ALIGN"],"workflow":{"runName":"bench","projectName":"p","sessionId":"s","commandLine":"nextflow run p","userName":"u","workDir":"/work","submit":"2026-03-01T12:00:00Z"}}`)
+	// One report first, so what the operation compiles once is not counted
+	// against the tasks.
+	do("PUT", "/api/trace/"+id+"/progress", progressBody(stored+1_000_000, stored+1_000_000, "RUNNING"))
+	heap0, rss0 := settledMemory()
 	for from := 1; from <= stored; from += 100 {
 		do("PUT", "/api/trace/"+id+"/progress", progressBody(from, min(from+99, stored), "COMPLETED"))
 	}
-	return srv, id
+	if stored == 0 {
+		return srv, id, 0, 0
+	}
+	heap1, rss1 := settledMemory()
+	return srv, id, float64(heap1-heap0) / float64(stored), float64(rss1-rss0) / float64(stored)
 }
 
 // BenchmarkTraceProgress measures a progress call with 100 tasks on a run
-// that already holds 0 or 10,000 tasks, through the whole pipeline
-// (validation of the 100 tasks included). Its cost must not depend on the
-// tasks already stored: each task is a record of its own, and the run's
-// counters move by each reported task's change of state.
+// that already holds 0, 10,000 or 100,000 tasks, through the whole
+// pipeline (validation of the 100 tasks included). Its cost must not
+// depend on the tasks already stored: each task is a record of its own,
+// and the run's counters move by each reported task's change of state.
+// With tasks stored, update also reports what each costs in memory
+// (B-heap/task, B-rss/task; see traceServerMemory).
 //
 //	go test ./mock -run '^$' -bench TraceProgress -benchtime 300x
 //
@@ -69,8 +88,8 @@ func traceServer(b *testing.B, stored int) (*mock.Server, string) {
 // size); insert reports 100 new tasks each time (the run grows by as much
 // in both cases).
 func BenchmarkTraceProgress(b *testing.B) {
-	for _, stored := range []int{0, 10_000} {
-		srv, id := traceServer(b, stored)
+	for _, stored := range []int{0, 10_000, 100_000} {
+		srv, id, heapPerTask, rssPerTask := traceServerMemory(b, stored)
 		h := srv.Handler()
 		target := "/api/trace/" + id + "/progress"
 		next := stored + 1_000 + 1 // insert: above update's window, new on every call
@@ -93,6 +112,12 @@ func BenchmarkTraceProgress(b *testing.B) {
 					h.ServeHTTP(rec, newBenchRequest("PUT", target, body, devToken))
 					if rec.Code != 200 {
 						b.Fatalf("progress: %d %s", rec.Code, rec.Body.String())
+					}
+				}
+				if mode == "update" && stored > 0 {
+					b.ReportMetric(heapPerTask, "B-heap/task")
+					if rssPerTask > 0 {
+						b.ReportMetric(rssPerTask, "B-rss/task")
 					}
 				}
 			})
