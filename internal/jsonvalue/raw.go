@@ -91,7 +91,7 @@ func Scalar(raw []byte) (any, bool) {
 	case c == 'n' && string(raw) == "null":
 		return nil, true
 	case c == '-' || c >= '0' && c <= '9':
-		if !isNumber(raw) {
+		if !IsNumber(raw) {
 			return nil, false
 		}
 		return json.Number(raw), true
@@ -153,7 +153,7 @@ func AppendValue(out []byte, v any) ([]byte, error) {
 	case string:
 		return appendString(out, x), nil
 	case json.Number:
-		if isNumber([]byte(x)) {
+		if IsNumber([]byte(x)) {
 			return append(out, x...), nil
 		}
 	case int64:
@@ -180,8 +180,10 @@ func appendString(out []byte, s string) []byte {
 	return append(out, '"')
 }
 
-// isNumber reports whether b is one JSON number.
-func isNumber(b []byte) bool {
+// IsNumber reports whether b is one number as JSON writes it (RFC 8259
+// section 6), with nothing around it: not " 5", "0x1F", "5a", "NaN" or
+// ".5".
+func IsNumber(b []byte) bool {
 	i := 0
 	if i < len(b) && b[i] == '-' {
 		i++

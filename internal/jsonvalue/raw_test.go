@@ -106,7 +106,7 @@ func FuzzMembers(f *testing.F) {
 	})
 }
 
-// FuzzIsNumber holds isNumber to encoding/json's grammar of a number.
+// FuzzIsNumber holds IsNumber to encoding/json's grammar of a number.
 func FuzzIsNumber(f *testing.F) {
 	for _, s := range []string{`0`, `-0.5`, `12e+3`, `1E-7`, `01`, `1.`, `-`, `.5`, `1e`, `"1"`, `true`} {
 		f.Add(s)
@@ -114,8 +114,8 @@ func FuzzIsNumber(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		b := []byte(s)
 		want := json.Valid(b) && len(bytes.TrimSpace(b)) == len(b) && (b[0] == '-' || b[0] >= '0' && b[0] <= '9')
-		if got := isNumber(b); got != want {
-			t.Errorf("isNumber(%q) = %v, want %v", s, got, want)
+		if got := IsNumber(b); got != want {
+			t.Errorf("IsNumber(%q) = %v, want %v", s, got, want)
 		}
 	})
 }

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/wmsmock/wmsmock/internal/jsonvalue"
 )
 
 // walker reads one body along its shape. It never allocates for a body
@@ -122,7 +124,7 @@ func (w *walker) value(sh *shape, infer *inference) byte {
 	}
 	if kind == '"' && sh.types&tNumber != 0 && sh.types&tString == 0 {
 		raw := w.b[start:w.i]
-		if text := raw[1 : len(raw)-1]; isJSONNumber(text) {
+		if text := raw[1 : len(raw)-1]; jsonvalue.IsNumber(text) {
 			if w.deviate(StringsAsNumbers, func() string {
 				return "the string " + clip(raw) + " read as the number " + clip(text)
 			}) {
@@ -131,51 +133,6 @@ func (w *walker) value(sh *shape, infer *inference) byte {
 		}
 	}
 	return kind
-}
-
-// isJSONNumber reports whether b is a number as JSON writes one (RFC 8259
-// section 6): what the service's reader takes from a string where it
-// wants a number. Anything else (" 5", "0x1F", "5a", "NaN") stays a
-// string, and the validator refuses it.
-func isJSONNumber(b []byte) bool {
-	i := 0
-	if i < len(b) && b[i] == '-' {
-		i++
-	}
-	switch {
-	case i < len(b) && b[i] == '0':
-		i++
-	case i < len(b) && b[i] >= '1' && b[i] <= '9':
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			i++
-		}
-	default:
-		return false
-	}
-	if i < len(b) && b[i] == '.' {
-		i++
-		d := i
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			i++
-		}
-		if i == d {
-			return false
-		}
-	}
-	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
-		i++
-		if i < len(b) && (b[i] == '+' || b[i] == '-') {
-			i++
-		}
-		d := i
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			i++
-		}
-		if i == d {
-			return false
-		}
-	}
-	return i == len(b)
 }
 
 var kindName = map[byte]string{'[': "an array", '"': "a string", 't': "a boolean", '0': "a number", 'n': "null"}
