@@ -109,6 +109,10 @@ func measureFirstCalls(specPath, bin string, runs int, out io.Writer) error {
 	return measureServed(doc, slowestReads, args, bin, runs, out)
 }
 
+// servedAfter is how long after the fake is ready a served first call is
+// sent (-served-after).
+var servedAfter time.Duration
+
 // servedReads is how many of the slowest reads are made again on new
 // processes.
 const servedReads = 3
@@ -144,7 +148,11 @@ func servedFirstCalls(doc *spec.Document, ops []int, args []string, bin string, 
 	}
 	defer os.RemoveAll(work)
 	var calls []servedCall
-	fmt.Fprintf(out, "served: the first call on a new `wmsmock serve` (with state), sent when it is ready, %d runs each:\n", runs)
+	when := "when it is ready"
+	if servedAfter > 0 {
+		when = fmt.Sprintf("%s after it is ready", servedAfter)
+	}
+	fmt.Fprintf(out, "served: the first call on a new `wmsmock serve` (with state), sent %s, %d runs each:\n", when, runs)
 	for _, i := range ops {
 		op := doc.Operations[i]
 		c, err := callgen.Build(op, synth.New(synth.WithSeed(7)), op.ID)
@@ -161,6 +169,7 @@ func servedFirstCalls(doc *spec.Document, ops []int, args []string, bin string, 
 				}
 				client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{}}
 				defer client.CloseIdleConnections()
+				time.Sleep(servedAfter)
 				start := time.Now()
 				resp, err := client.Do(req)
 				if err != nil {
