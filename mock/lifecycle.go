@@ -20,6 +20,7 @@ func (s *Server) Start() error {
 		return err
 	}
 	s.reportStartup()
+	s.startWarmUp() // warm.go
 	return nil
 }
 
@@ -38,7 +39,7 @@ func (s *Server) listen() error {
 	defer s.startup.Lap("listen")
 	l.url = "http://" + ln.Addr().String()
 	l.httpSrv = &http.Server{
-		Handler:           s.Handler(),
+		Handler:           s.warming.serving(s.Handler()), // warm.go
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       time.Minute,
 		IdleTimeout:       2 * time.Minute,
@@ -128,6 +129,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	// memo would keep this server's document alive after it is gone.
 	defer oasdoc.ReleaseCaches()
 	s.stopFaults() // stalled answers are not calls Shutdown waits for (faults.go)
+	s.stopWarmUp() // warm.go
 	s.listening.mu.Lock()
 	srv := s.listening.httpSrv
 	s.listening.mu.Unlock()

@@ -49,6 +49,9 @@ type settings struct {
 
 	// strictRequests turns the profile's requests.strict on.
 	strictRequests bool
+	// warmUp compiles every operation in the background after Start
+	// (warm.go).
+	warmUp bool
 }
 
 type specSource struct {

@@ -91,6 +91,9 @@ type Server struct {
 	downloads downloads
 	// ext answers the calls beyond the schema (extensions.go).
 	ext extensions
+	// warmUp and warming: the background warm-up after Start (warm.go).
+	warmUp  bool
+	warming warming
 }
 
 // New builds a Server from options. With none it serves the embedded
@@ -132,6 +135,7 @@ func New(opts ...Option) (*Server, error) {
 		listening:     listening{addr: s.addr},
 		startup:       watch,
 		startupReport: s.startupReport,
+		warmUp:        s.warmUp,
 	}
 	if s.profile.Auth.BasicToken {
 		srv.authOptions = []auth.CheckOption{auth.BasicToken()}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"io"
 	"net/http"
@@ -11,6 +12,7 @@ import (
 	"runtime/debug"
 	"runtime/pprof"
 	"slices"
+	"strings"
 	"syscall"
 	"time"
 
@@ -107,6 +109,10 @@ func measureFirstCalls(specPath, bin string, runs int, out io.Writer) error {
 	return measureServed(doc, slowestReads, args, bin, runs, out)
 }
 
+// servedAfter is how long after the fake is ready a served first call is
+// sent (-served-after).
+var servedAfter time.Duration
+
 // servedReads is how many of the slowest reads are made again on new
 // processes.
 const servedReads = 3
@@ -119,20 +125,39 @@ const servedReads = 3
 // first touch of memory, cold caches) and what it does not have (the
 // collector's state a long-lived benchmark process carries).
 func measureServed(doc *spec.Document, ops []int, args []string, bin string, runs int, out io.Writer) error {
+	_, err := servedFirstCalls(doc, ops, args, bin, runs, out)
+	return err
+}
+
+// servedCall is one operation's first calls on new processes.
+type servedCall struct {
+	op              string
+	status          int
+	median, slowest float64 // ms
+}
+
+// servedFirstCalls makes measureServed's calls and returns them, in the
+// order of ops.
+func servedFirstCalls(doc *spec.Document, ops []int, args []string, bin string, runs int, out io.Writer) ([]servedCall, error) {
 	if len(ops) == 0 {
-		return nil
+		return nil, nil
 	}
 	work, bin, err := workDir(bin)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer os.RemoveAll(work)
-	fmt.Fprintf(out, "served: the first call on a new `wmsmock serve` (with state), sent when it is ready, %d runs each:\n", runs)
+	var calls []servedCall
+	when := "when it is ready"
+	if servedAfter > 0 {
+		when = fmt.Sprintf("%s after it is ready", servedAfter)
+	}
+	fmt.Fprintf(out, "served: the first call on a new `wmsmock serve` (with state), sent %s, %d runs each:\n", when, runs)
 	for _, i := range ops {
 		op := doc.Operations[i]
 		c, err := callgen.Build(op, synth.New(synth.WithSeed(7)), op.ID)
 		if err != nil {
-			return fmt.Errorf("%s: building a call: %w", op.ID, err)
+			return nil, fmt.Errorf("%s: building a call: %w", op.ID, err)
 		}
 		var took []float64
 		status := 0
@@ -144,6 +169,7 @@ func measureServed(doc *spec.Document, ops []int, args []string, bin string, run
 				}
 				client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{}}
 				defer client.CloseIdleConnections()
+				time.Sleep(servedAfter)
 				start := time.Now()
 				resp, err := client.Do(req)
 				if err != nil {
@@ -156,11 +182,52 @@ func measureServed(doc *spec.Document, ops []int, args []string, bin string, run
 				return err
 			})
 			if err != nil {
-				return err
+				return nil, err
 			}
 		}
 		slices.Sort(took)
 		fmt.Fprintf(out, "  median %7.2f ms, slowest %7.2f ms  %d  %s\n", median(took), took[len(took)-1], status, op.ID)
+		calls = append(calls, servedCall{op.ID, status, median(took), took[len(took)-1]})
+	}
+	return calls, nil
+}
+
+// measureServedOnly makes the served first calls alone (-served): to the
+// operations named in list (comma-separated operationIds), or to every
+// read of the document ("reads"), and sums them up.
+func measureServedOnly(specPath, bin, list string, runs int, out io.Writer) error {
+	load, name := loader(specPath, out)
+	doc, err := load()
+	if err != nil {
+		return err
+	}
+	var ops []int
+	for i, op := range doc.Operations {
+		if list == "reads" && op.Method == http.MethodGet || slices.Contains(strings.Split(list, ","), op.ID) {
+			ops = append(ops, i)
+		}
+	}
+	if len(ops) == 0 {
+		return fmt.Errorf("the %s document has no operation %q", name, list)
+	}
+	var args []string
+	if name == "published" {
+		args = []string{"--spec", specPath}
+	}
+	calls, err := servedFirstCalls(doc, ops, args, bin, runs, out)
+	if err != nil {
+		return err
+	}
+	slices.SortFunc(calls, func(a, b servedCall) int { return cmp.Compare(b.median, a.median) })
+	over := 0
+	for _, c := range calls {
+		if c.slowest >= 50 {
+			over++
+		}
+	}
+	fmt.Fprintf(out, "\n%s, %d operations, %d runs each: %d with a run of 50 ms or more; slowest medians:\n", name, len(calls), runs, over)
+	for _, c := range calls[:min(5, len(calls))] {
+		fmt.Fprintf(out, "  median %7.2f ms, slowest %7.2f ms  %d  %s\n", c.median, c.slowest, c.status, c.op)
 	}
 	return nil
 }

@@ -8,6 +8,7 @@
 //	go run ./bench/startup [-runs 9] [-spec FILE] [-tls]
 //	go run ./bench/startup -first-calls [-runs 9] [-spec FILE]
 //	go run ./bench/startup -first-calls -op ID [-runs 9] [-cpuprofile FILE]
+//	go run ./bench/startup -first-calls -served reads|ID,... [-runs 3] [-served-after 1s] [-bin FILE]
 //
 // Ready is the time from starting the process to the first 200 on
 // /_mock/health. The floor is the time from starting a bare Go program
@@ -29,6 +30,12 @@
 // reads of the default fake are made again, -runs times each, as first
 // calls to new `wmsmock serve` processes sent as soon as they are ready:
 // the figure a user sees, new process and all.
+// With -served it makes only those served first calls, for the operations
+// named, or for every read of the document ("reads"), and reports the
+// slowest and how many took 50 ms or more at their slowest; -served-after
+// sends each of them that long after the fake is ready instead of at once
+// (serve warms up in the background once ready, while no call is being
+// answered).
 // With -op it makes that first call to one operation only, -runs times,
 // and reports each; -cpuprofile profiles those runs (look under
 // ServeHTTP for the call itself, the rest is loading and New).
@@ -68,11 +75,15 @@ func main() {
 	firstCalls := flag.Bool("first-calls", false, "measure the first call to every operation instead")
 	withTLS := flag.Bool("tls", false, "also measure each document served with --tls")
 	op := flag.String("op", "", "with -first-calls: only this operationId, -runs times")
+	flag.DurationVar(&servedAfter, "served-after", 0, "with -first-calls: send each served first call this long after the fake is ready (0: at once), to see what the background warm-up leaves a client that does not call at once")
+	served := flag.String("served", "", "with -first-calls: only the first calls to new serve processes, for these operationIds (comma-separated), or every read (\"reads\")")
 	cpuProfile := flag.String("cpuprofile", "", "with -first-calls -op: write a CPU profile to `FILE`")
 	flag.BoolVar(&collectDuringCall, "gc-during-call", true, "with -first-calls: let the collector run during the measured call (false: the fake's own work only)")
 	flag.Parse()
 	var err error
 	switch {
+	case *firstCalls && *served != "":
+		err = measureServedOnly(*specPath, *bin, *served, *runs, os.Stdout)
 	case *firstCalls && *op != "":
 		err = measureOneFirstCall(*specPath, *op, *runs, *cpuProfile, os.Stdout)
 	case *firstCalls:

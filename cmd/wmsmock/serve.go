@@ -46,6 +46,9 @@ type serveConfig struct {
 	// strictRequests refuses request bodies that differ from the document
 	// where the service would read them anyway (profile requests.strict).
 	strictRequests bool
+	// warmUp compiles every operation in the background once serving, so
+	// first calls made later are as fast as any other.
+	warmUp bool
 }
 
 func parseServe(args []string, getenv func(string) string, stderr io.Writer) (serveConfig, error) {
@@ -72,6 +75,7 @@ func parseServe(args []string, getenv func(string) string, stderr io.Writer) (se
 	tlsHosts := c.tls.declare(fs, getenv, &envErrs) // serve_tls.go
 	fs.StringVar(&c.store, "store", cliflag.EnvString(getenv, "WMSMOCK_STORE", ""), "keep records, tokens, rate counters and the clock in Redis, `redis://HOST:PORT/DB`, so several replicas serve one state (default: this process's memory) [WMSMOCK_STORE]")
 	fs.BoolVar(&c.strictRequests, "strict-requests", cliflag.EnvBool(getenv, "WMSMOCK_STRICT_REQUESTS", false, &envErrs), "refuse, with a 400 naming each, request bodies that differ from the document where the service would read them anyway (nulls, numbers for strings, a missing discriminator...): the profile's requests.strict [WMSMOCK_STRICT_REQUESTS]")
+	fs.BoolVar(&c.warmUp, "warm-up", cliflag.EnvBool(getenv, "WMSMOCK_WARM_UP", true, &envErrs), "once serving, compile in the background what each operation's first call would, reads first, so later first calls are fast; false leaves each to its first call [WMSMOCK_WARM_UP]")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
@@ -182,6 +186,9 @@ func (c serveConfig) options(logger *slog.Logger) ([]mock.Option, error) {
 	}
 	if c.strictRequests {
 		opts = append(opts, mock.WithStrictRequests())
+	}
+	if c.warmUp {
+		opts = append(opts, mock.WithWarmUp())
 	}
 	opts = append(opts, c.tls.options()...)
 	// Where the state lives: one of --store and --state-file (parse

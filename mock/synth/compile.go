@@ -1,14 +1,11 @@
 package synth
 
 import (
-	"context"
 	"math"
 	"strings"
 	"time"
 
 	"github.com/pb33f/libopenapi/datamodel/high/base"
-	"github.com/pb33f/libopenapi/datamodel/low"
-	lowbase "github.com/pb33f/libopenapi/datamodel/low/base"
 	"github.com/pb33f/libopenapi/index"
 	"go.yaml.in/yaml/v4"
 
@@ -296,21 +293,7 @@ func (c *compiler) buildComponent(idx *index.SpecIndex, ref string) (n *node) {
 			n = nil
 		}
 	}()
-	ctx := context.Background()
-	comp := idx.FindComponent(ctx, ref)
-	if comp == nil || comp.Node == nil {
-		return nil
-	}
-	cidx := comp.Index
-	if cidx == nil {
-		cidx = idx
-	}
-	lp := new(lowbase.SchemaProxy)
-	if err := lp.Build(ctx, comp.KeyNode, comp.Node, cidx); err != nil {
-		return nil
-	}
-	hp := base.NewSchemaProxy(&low.NodeReference[*lowbase.SchemaProxy]{Value: lp, ValueNode: comp.Node, KeyNode: comp.KeyNode})
-	s := oasdoc.Schema(hp)
+	s := buildComponentSchema(idx, ref) // prepare.go
 	if s == nil {
 		return nil
 	}
