@@ -218,15 +218,22 @@ func TestSilentRunIsUnknown(t *testing.T) {
 
 // Tasks are upserted by taskId: a task reported again moves from its old
 // state's counters to its new one's, per process too, and is listed once;
-// fields a later report leaves out keep their earlier values; tasks list
-// in taskId order however they were batched.
+// fields a later report leaves out, or sends as null as Nextflow does,
+// keep their earlier values exactly (text with characters JSON escapes
+// included), and a field no report gave reads null; tasks list in taskId
+// order however they were batched.
 func TestTaskUpserts(t *testing.T) {
 	for _, s := range []struct {
 		name string
+		doc  func(testing.TB) *spec.Document
 		new  func(*testing.T) store.Store
-	}{{"memory", func(*testing.T) store.Store { return store.NewMemory() }}, {"redis", redisStore}} {
+	}{
+		{"memory", embeddedDoc, func(*testing.T) store.Store { return store.NewMemory() }},
+		{"redis", embeddedDoc, redisStore},
+		{"published", publishedDoc, func(*testing.T) store.Store { return store.NewMemory() }},
+	} {
 		t.Run(s.name, func(t *testing.T) {
-			f := newFixture(t, embeddedDoc(t), false, withStore(s.new(t)))
+			f := newFixture(t, s.doc(t), false, withStore(s.new(t)))
 			id := fmt.Sprint(f.ok("POST", "/trace/create", `{"runName":"upserts"}`).body["workflowId"])
 			f.ok("PUT", "/trace/"+id+"/begin", `{"workflow":{"runName":"upserts"},"processNames":["ALIGN","SORT"]}`)
 			report := func(tasks ...string) {
@@ -234,7 +241,7 @@ func TestTaskUpserts(t *testing.T) {
 				f.ok("PUT", "/trace/"+id+"/progress", `{"tasks":[`+strings.Join(tasks, ",")+`],"progress":{}}`)
 			}
 			report(`{"taskId":3,"status":"NEW","process":"SORT","name":"SORT (1)","cpus":2,"memory":1000}`,
-				`{"taskId":1,"status":"RUNNING","process":"ALIGN","name":"ALIGN (1)","cpus":4,"memory":2000,"nativeId":777}`,
+				`{"taskId":1,"status":"RUNNING","process":"ALIGN","name":"ALIGN (1)","cpus":4,"memory":2000,"nativeId":777,"tag":"s\"1 <é> & \\x"}`,
 				`{"taskId":2,"status":"SUBMITTED","process":"ALIGN","name":"ALIGN (2)","cpus":4}`)
 			counters := func(want map[string]int64) {
 				t.Helper()
@@ -254,7 +261,7 @@ func TestTaskUpserts(t *testing.T) {
 				"processesProgress.0.running": 1, "processesProgress.0.submitted": 1, "processesProgress.1.pending": 1})
 			// Task 1 completes (without repeating its cpus: kept from before),
 			// task 3 starts, and task 2 is reported twice in one batch.
-			report(`{"taskId":1,"status":"COMPLETED","realtime":1000,"pcpu":50.0,"peakRss":300,"exit":0}`,
+			report(`{"taskId":1,"status":"COMPLETED","realtime":1000,"pcpu":50.0,"peakRss":300,"exit":0,"tag":null,"name":null}`,
 				`{"taskId":2,"status":"RUNNING"}`, `{"taskId":3,"status":"RUNNING"}`, `{"taskId":2,"status":"FAILED","errorAction":"RETRY"}`)
 			counters(map[string]int64{"workflowProgress.pending": 0, "workflowProgress.running": 1, "workflowProgress.submitted": 0,
 				"workflowProgress.succeeded": 1, "workflowProgress.failed": 1, "workflowProgress.retries": 1,
@@ -273,8 +280,12 @@ func TestTaskUpserts(t *testing.T) {
 				}
 			}
 			one := f.ok("GET", "/workflow/"+id+"/task/1", "").body
-			if get(one, "task.cpus") != float64(4) || get(one, "task.nativeId") != "777" || get(one, "task.name") != "ALIGN (1)" {
+			if get(one, "task.cpus") != float64(4) || get(one, "task.nativeId") != "777" || get(one, "task.name") != "ALIGN (1)" ||
+				get(one, "task.tag") != "s\"1 <é> & \\x" {
 				t.Errorf("task 1 lost what an earlier report said: %v", one)
+			}
+			if got := get(one, "task.hash"); got != nil {
+				t.Errorf("task 1's hash, which no report gave, reads %v", got)
 			}
 			f.refused(apierror.Forbidden, "GET", "/workflow/"+id+"/task/4", "")
 			f.refused(apierror.Forbidden, "GET", "/workflow/"+id+"/task/x", "")
