@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/wmsmock/wmsmock/mock"
+	"github.com/wmsmock/wmsmock/mock/spec"
 )
 
 // progressBody is a progress call's body with the tasks from..to (by
@@ -33,7 +34,7 @@ func progressBody(from, to int, status string) string {
 // traceServer starts a fake with a reported run holding stored tasks (in
 // status COMPLETED), and returns its handler and the run's id.
 func traceServer(b *testing.B, stored int) (*mock.Server, string) {
-	srv, id, _, _ := traceServerMemory(b, stored)
+	srv, id, _, _ := traceServerMemory(b, embedded(b), stored)
 	return srv, id
 }
 
@@ -41,8 +42,8 @@ func traceServer(b *testing.B, stored int) (*mock.Server, string) {
 // costs: its share of the live heap and of the process's resident memory,
 // measured after a collection (settledMemory) before and after they were
 // reported.
-func traceServerMemory(b *testing.B, stored int) (*mock.Server, string, float64, float64) {
-	srv, err := mock.New(mock.WithRateLimit(nil))
+func traceServerMemory(b *testing.B, doc *spec.Document, stored int) (*mock.Server, string, float64, float64) {
+	srv, err := mock.New(mock.WithDocument("", doc), mock.WithRateLimit(nil))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -75,7 +76,8 @@ func traceServerMemory(b *testing.B, stored int) (*mock.Server, string, float64,
 
 // BenchmarkTraceProgress measures a progress call with 100 tasks on a run
 // that already holds 0, 10,000 or 100,000 tasks, through the whole
-// pipeline (validation of the 100 tasks included). Its cost must not
+// pipeline (validation of the 100 tasks included), on the embedded
+// document and the published schema. Its cost must not
 // depend on the tasks already stored: each task is a record of its own,
 // and the run's counters move by each reported task's change of state.
 // With tasks stored, update also reports what each costs in memory
@@ -88,40 +90,48 @@ func traceServerMemory(b *testing.B, stored int) (*mock.Server, string, float64,
 // size); insert reports 100 new tasks each time (the run grows by as much
 // in both cases).
 func BenchmarkTraceProgress(b *testing.B) {
-	for _, stored := range []int{0, 10_000, 100_000} {
-		srv, id, heapPerTask, rssPerTask := traceServerMemory(b, stored)
-		h := srv.Handler()
-		target := "/api/trace/" + id + "/progress"
-		next := stored + 1_000 + 1 // insert: above update's window, new on every call
-		for _, mode := range []string{"update", "insert"} {
-			b.Run(fmt.Sprintf("stored=%d/%s", stored, mode), func(b *testing.B) {
-				i := 0
-				b.ReportAllocs()
-				for b.Loop() {
-					var body string
-					if mode == "update" {
-						from := stored + 1 + 100*(i%10)
-						status := []string{"RUNNING", "COMPLETED"}[(i/10)%2]
-						body = progressBody(from, from+99, status)
-					} else {
-						body = progressBody(next, next+99, "RUNNING")
-						next += 100
-					}
-					i++
-					rec := httptest.NewRecorder()
-					h.ServeHTTP(rec, newBenchRequest("PUT", target, body, devToken))
-					if rec.Code != 200 {
-						b.Fatalf("progress: %d %s", rec.Code, rec.Body.String())
-					}
-				}
-				if mode == "update" && stored > 0 {
-					b.ReportMetric(heapPerTask, "B-heap/task")
-					if rssPerTask > 0 {
-						b.ReportMetric(rssPerTask, "B-rss/task")
-					}
-				}
-			})
+	for _, dc := range documents {
+		for _, stored := range []int{0, 10_000, 100_000} {
+			traceProgress(b, dc, stored)
 		}
+	}
+}
+
+// traceProgress is BenchmarkTraceProgress on one document and size.
+func traceProgress(b *testing.B, dc docCase, stored int) {
+	srv, id, heapPerTask, rssPerTask := traceServerMemory(b, dc.doc(b), stored)
+	defer srv.Close()
+	h := srv.Handler()
+	target := "/api/trace/" + id + "/progress"
+	next := stored + 1_000 + 1 // insert: above update's window, new on every call
+	for _, mode := range []string{"update", "insert"} {
+		b.Run(fmt.Sprintf("doc=%s/stored=%d/%s", dc.name, stored, mode), func(b *testing.B) {
+			i := 0
+			b.ReportAllocs()
+			for b.Loop() {
+				var body string
+				if mode == "update" {
+					from := stored + 1 + 100*(i%10)
+					status := []string{"RUNNING", "COMPLETED"}[(i/10)%2]
+					body = progressBody(from, from+99, status)
+				} else {
+					body = progressBody(next, next+99, "RUNNING")
+					next += 100
+				}
+				i++
+				rec := httptest.NewRecorder()
+				h.ServeHTTP(rec, newBenchRequest("PUT", target, body, devToken))
+				if rec.Code != 200 {
+					b.Fatalf("progress: %d %s", rec.Code, rec.Body.String())
+				}
+			}
+			if mode == "update" && stored > 0 {
+				b.ReportMetric(heapPerTask, "B-heap/task")
+				if rssPerTask > 0 {
+					b.ReportMetric(rssPerTask, "B-rss/task")
+				}
+			}
+		})
 	}
 }
 
