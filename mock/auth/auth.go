@@ -56,10 +56,10 @@ var (
 )
 
 // Store keeps tokens. It is an interface so that several fake replicas can
-// share one store without touching handlers: Memory is the in-process
-// implementation, Redis the shared one. Every method is safe for concurrent
+// share one store without touching handlers: NewMemory builds the in-process
+// one, NewRedis the shared one. Every method is safe for concurrent
 // use. Methods that can fail for want of the store return an error wrapping
-// ErrUnavailable then; Memory never does.
+// ErrUnavailable then; the in-process store never does.
 type Store interface {
 	// Add stores a token whose value the caller chose: the fake's
 	// configured tokens (fixtures, profile tokens, --token), which are

@@ -20,7 +20,7 @@ import (
 var t0 = time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
 
 // maker builds an empty store of one kind; every behaviour test below runs
-// against each kind, so Redis keeps Memory's semantics.
+// against each kind, so the Redis store keeps the in-process one's semantics.
 type maker func(t testing.TB, opts ...Option) Store
 
 var makers = []struct {
@@ -396,7 +396,7 @@ func TestConcurrentUse(t *testing.T) {
 	eachStore(t, func(t *testing.T, mk maker) {
 		m := mk(t)
 		workers, each := 8, 200
-		if _, ok := m.(*Redis); ok {
+		if _, ok := m.(*redisStore); ok {
 			each = 40 // the same races, at a cost that suits a round trip per call
 			if raceEnabled {
 				each = 10

@@ -20,9 +20,8 @@ import (
 // guessing one is hopeless and two never collide in practice.
 const valueBytes = 32
 
-// Memory is the in-process Store. The zero value is not usable; call
-// NewMemory.
-type Memory struct {
+// memStore is the in-process Store, built by NewMemory.
+type memStore struct {
 	minter
 
 	mu     sync.RWMutex
@@ -32,9 +31,9 @@ type Memory struct {
 	byName map[string]int64
 }
 
-var _ Store = (*Memory)(nil)
+var _ Store = (*memStore)(nil)
 
-// Option configures a Store (Memory or Redis).
+// Option configures a Store (NewMemory's or NewRedis's).
 type Option func(*config)
 
 type config struct {
@@ -59,8 +58,8 @@ func WithClock(c clock.Clock) Option { return func(cf *config) { cf.clock = c } 
 func WithRand(r io.Reader) Option { return func(cf *config) { cf.rand = r } }
 
 // WithTimeout bounds each call a Redis store makes (default 2s), so a
-// Redis that stops answering fails calls instead of holding them. Memory
-// ignores it.
+// Redis that stops answering fails calls instead of holding them. The
+// in-process store ignores it.
 func WithTimeout(d time.Duration) Option {
 	return func(cf *config) {
 		if d > 0 {
@@ -103,9 +102,9 @@ func ServiceValue(id int64, signature []byte) string {
 }
 
 // NewMemory returns an empty store. IDs start at 1.
-func NewMemory(opts ...Option) *Memory {
+func NewMemory(opts ...Option) Store {
 	c := newConfig(opts)
-	return &Memory{
+	return &memStore{
 		minter: minter{clock: c.clock, rand: c.rand},
 		nextID: 1,
 		byID:   map[int64]*Token{},
@@ -115,7 +114,7 @@ func NewMemory(opts ...Option) *Memory {
 }
 
 // Add implements Store.
-func (m *Memory) Add(name, value string, expires *time.Time) (Token, error) {
+func (m *memStore) Add(name, value string, expires *time.Time) (Token, error) {
 	hash, err := addable(name, value)
 	if err != nil {
 		return Token{}, err
@@ -125,7 +124,7 @@ func (m *Memory) Add(name, value string, expires *time.Time) (Token, error) {
 
 // Create implements Store. The value is in the service's format (see
 // ServiceValue), so it carries the token's id.
-func (m *Memory) Create(name string) (Token, string, error) {
+func (m *memStore) Create(name string) (Token, string, error) {
 	if name == "" {
 		return Token{}, "", ErrInvalidName
 	}
@@ -146,7 +145,7 @@ func (m *Memory) Create(name string) (Token, string, error) {
 
 // insert stores a token under the next id; hashOf gives its value's hash
 // from that id.
-func (m *Memory) insert(name string, hashOf func(id int64) [32]byte, expires *time.Time, pinned bool) (Token, error) {
+func (m *memStore) insert(name string, hashOf func(id int64) [32]byte, expires *time.Time, pinned bool) (Token, error) {
 	now := m.clock.Now().UTC()
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -163,13 +162,13 @@ func (m *Memory) insert(name string, hashOf func(id int64) [32]byte, expires *ti
 	return t.clone(), nil
 }
 
-func (m *Memory) put(t *Token) {
+func (m *memStore) put(t *Token) {
 	m.byID[t.ID] = t
 	m.byHash[t.Hash] = t.ID
 	m.byName[t.Name] = t.ID
 }
 
-func (m *Memory) remove(t *Token) {
+func (m *memStore) remove(t *Token) {
 	delete(m.byID, t.ID)
 	delete(m.byHash, t.Hash)
 	delete(m.byName, t.Name)
@@ -184,7 +183,7 @@ func (m *Memory) remove(t *Token) {
 // byte by byte. The final comparison of the stored and presented hashes is
 // constant-time all the same, so no code path compares secrets with an
 // early-exit loop.
-func (m *Memory) Lookup(value string) (Token, bool, error) {
+func (m *memStore) Lookup(value string) (Token, bool, error) {
 	h := HashValue(value)
 	m.mu.RLock()
 	defer m.mu.RUnlock()
@@ -200,7 +199,7 @@ func (m *Memory) Lookup(value string) (Token, bool, error) {
 }
 
 // Touch implements Store.
-func (m *Memory) Touch(id int64, at time.Time) error {
+func (m *memStore) Touch(id int64, at time.Time) error {
 	at = at.UTC()
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -216,7 +215,7 @@ func (m *Memory) Touch(id int64, at time.Time) error {
 }
 
 // Revoke implements Store.
-func (m *Memory) Revoke(id int64) error {
+func (m *memStore) Revoke(id int64) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	t, ok := m.byID[id]
@@ -228,9 +227,9 @@ func (m *Memory) Revoke(id int64) error {
 }
 
 // List implements Store.
-func (m *Memory) List() ([]Token, error) { return m.list(), nil }
+func (m *memStore) List() ([]Token, error) { return m.list(), nil }
 
-func (m *Memory) list() []Token {
+func (m *memStore) list() []Token {
 	m.mu.RLock()
 	out := make([]Token, 0, len(m.byID))
 	for _, t := range m.byID {
@@ -242,7 +241,7 @@ func (m *Memory) list() []Token {
 }
 
 // Delete implements Store.
-func (m *Memory) Delete(id int64) error {
+func (m *memStore) Delete(id int64) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	t, ok := m.byID[id]
@@ -254,7 +253,7 @@ func (m *Memory) Delete(id int64) error {
 }
 
 // DeleteAll implements Store.
-func (m *Memory) DeleteAll() (int, error) {
+func (m *memStore) DeleteAll() (int, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	n := 0
@@ -268,11 +267,11 @@ func (m *Memory) DeleteAll() (int, error) {
 }
 
 // Snapshot implements Store.
-func (m *Memory) Snapshot() ([]Token, error) { return m.list(), nil }
+func (m *memStore) Snapshot() ([]Token, error) { return m.list(), nil }
 
 // Restore implements Store. New ids continue after the highest one seen, so
 // a restored store never hands out an id twice.
-func (m *Memory) Restore(tokens []Token) error {
+func (m *memStore) Restore(tokens []Token) error {
 	byID := make(map[int64]*Token, len(tokens))
 	byHash := make(map[[32]byte]int64, len(tokens))
 	byName := make(map[string]int64, len(tokens))

@@ -12,12 +12,12 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// Redis is a Store kept in Redis, so that several replicas of the fake
+// redisStore is the Store kept in Redis, so that several replicas of the fake
 // behind one load balancer hold one set of tokens: a token created through
 // one replica authenticates on every other, and one revoked or deleted
 // anywhere is refused everywhere.
 //
-// As in Memory, a token's value is never stored, only its SHA-256 (as hex).
+// As in memory, a token's value is never stored, only its SHA-256 (as hex).
 // Layout, under a key prefix P:
 //
 //	P:next        the last id handed out (INCR)
@@ -31,33 +31,46 @@ import (
 // and no two replicas can both take a name or hand out an id twice. Each
 // call to Redis is bounded by the store's timeout (WithTimeout); a failure
 // to reach it comes back wrapping ErrUnavailable.
-type Redis struct {
+type redisStore struct {
 	minter
 	c       redis.UniversalClient
 	p       string
 	timeout time.Duration
 }
 
-var _ Store = (*Redis)(nil)
+var _ Shared = (*redisStore)(nil)
+
+// Shared is the token store that replicas of one fake share (NewRedis): a
+// Store that also takes the one-trip lookup and touch the pipeline uses on
+// every call, and seeds the configured tokens in a way every replica can
+// run at start.
+type Shared interface {
+	Store
+	// Use is Lookup, then Touch when the token is usable at now, in one
+	// round trip.
+	Use(value string, now time.Time) (Token, bool, error)
+	// Ensure makes the configured tokens present and returns them.
+	Ensure(fixtures ...Fixture) ([]Token, error)
+}
 
 // NewRedis returns a token store on client c under key prefix. It holds
 // nothing of its own: every replica given the same Redis and prefix sees
 // the same tokens.
-func NewRedis(c redis.UniversalClient, prefix string, opts ...Option) *Redis {
+func NewRedis(c redis.UniversalClient, prefix string, opts ...Option) Shared {
 	cf := newConfig(opts)
-	return &Redis{minter: minter{clock: cf.clock, rand: cf.rand}, c: c, p: prefix, timeout: cf.timeout}
+	return &redisStore{minter: minter{clock: cf.clock, rand: cf.rand}, c: c, p: prefix, timeout: cf.timeout}
 }
 
-func (r *Redis) ctx() (context.Context, context.CancelFunc) {
+func (r *redisStore) ctx() (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.Background(), r.timeout)
 }
 
 // keys are the four index keys every script takes, in this order.
-func (r *Redis) keys() []string {
+func (r *redisStore) keys() []string {
 	return []string{r.p + ":next", r.p + ":byname", r.p + ":byhash", r.p + ":ids"}
 }
 
-func (r *Redis) tokPrefix() string { return r.p + ":t:" }
+func (r *redisStore) tokPrefix() string { return r.p + ":t:" }
 
 func unavailable(err error) error {
 	if err == nil {
@@ -95,7 +108,7 @@ return id
 `)
 
 // Add implements Store.
-func (r *Redis) Add(name, value string, expires *time.Time) (Token, error) {
+func (r *redisStore) Add(name, value string, expires *time.Time) (Token, error) {
 	hash, err := addable(name, value)
 	if err != nil {
 		return Token{}, err
@@ -103,10 +116,10 @@ func (r *Redis) Add(name, value string, expires *time.Time) (Token, error) {
 	return r.insert(name, hash, expires, true, "")
 }
 
-// Create implements Store. As in Memory, the value is in the service's
+// Create implements Store. As in memory, the value is in the service's
 // format and carries the token's id, so the id is reserved first (an id
 // reserved for a name already taken is skipped, never reused).
-func (r *Redis) Create(name string) (Token, string, error) {
+func (r *redisStore) Create(name string) (Token, string, error) {
 	if name == "" {
 		return Token{}, "", ErrInvalidName
 	}
@@ -129,7 +142,7 @@ func (r *Redis) Create(name string) (Token, string, error) {
 }
 
 // insert runs insertScript; id is the token's id, or "" for the next.
-func (r *Redis) insert(name string, hash [32]byte, expires *time.Time, pinned bool, id string) (Token, error) {
+func (r *redisStore) insert(name string, hash [32]byte, expires *time.Time, pinned bool, id string) (Token, error) {
 	now := r.clock.Now().UTC()
 	pin := ""
 	if pinned {
@@ -158,16 +171,16 @@ if not id then return false end
 return {id, redis.call('HGETALL', ARGV[2] .. id)}
 `)
 
-// Lookup implements Store. As in Memory, Redis finds the token by the
+// Lookup implements Store. As in memory, it finds the token by the
 // value's hash, and the final comparison of hashes is constant-time.
-func (r *Redis) Lookup(value string) (Token, bool, error) {
+func (r *redisStore) Lookup(value string) (Token, bool, error) {
 	return r.find(lookupScript, value)
 }
 
 // find runs script, one of the scripts that find a token by its value's
 // hash (ARGV[1]) under the token key prefix (ARGV[2]), with any further
 // arguments, and checks the hash it returns.
-func (r *Redis) find(script *redis.Script, value string, more ...any) (Token, bool, error) {
+func (r *redisStore) find(script *redis.Script, value string, more ...any) (Token, bool, error) {
 	h := HashValue(value)
 	ctx, cancel := r.ctx()
 	defer cancel()
@@ -207,7 +220,7 @@ return {id, f}
 `)
 
 // Use implements the one-step check of auth.Check (see user).
-func (r *Redis) Use(value string, now time.Time) (Token, bool, error) {
+func (r *redisStore) Use(value string, now time.Time) (Token, bool, error) {
 	return r.find(useScript, value, nanos(now))
 }
 
@@ -218,13 +231,13 @@ return 1
 `)
 
 // Touch implements Store.
-func (r *Redis) Touch(id int64, at time.Time) error {
+func (r *redisStore) Touch(id int64, at time.Time) error {
 	ctx, cancel := r.ctx()
 	defer cancel()
 	return unavailable(touchScript.Run(ctx, r.c, []string{r.tokKey(id)}, nanos(at)).Err())
 }
 
-func (r *Redis) tokKey(id int64) string { return r.tokPrefix() + strconv.FormatInt(id, 10) }
+func (r *redisStore) tokKey(id int64) string { return r.tokPrefix() + strconv.FormatInt(id, 10) }
 
 // revokeScript marks a token revoked: 1, or 0 when there is none.
 var revokeScript = redis.NewScript(`
@@ -234,7 +247,7 @@ return 1
 `)
 
 // Revoke implements Store.
-func (r *Redis) Revoke(id int64) error {
+func (r *redisStore) Revoke(id int64) error {
 	ctx, cancel := r.ctx()
 	defer cancel()
 	n, err := revokeScript.Run(ctx, r.c, []string{r.tokKey(id)}).Int()
@@ -259,7 +272,7 @@ return out
 `)
 
 // List implements Store.
-func (r *Redis) List() ([]Token, error) {
+func (r *redisStore) List() ([]Token, error) {
 	ctx, cancel := r.ctx()
 	defer cancel()
 	res, err := listScript.Run(ctx, r.c, []string{r.p + ":ids"}, r.tokPrefix()).Slice()
@@ -301,7 +314,7 @@ return 1
 `)
 
 // Delete implements Store.
-func (r *Redis) Delete(id int64) error {
+func (r *redisStore) Delete(id int64) error {
 	ctx, cancel := r.ctx()
 	defer cancel()
 	n, err := deleteScript.Run(ctx, r.c, r.keys(), r.tokPrefix(), id).Int()
@@ -328,7 +341,7 @@ return n
 `)
 
 // DeleteAll implements Store.
-func (r *Redis) DeleteAll() (int, error) {
+func (r *redisStore) DeleteAll() (int, error) {
 	ctx, cancel := r.ctx()
 	defer cancel()
 	n, err := deleteAllScript.Run(ctx, r.c, r.keys(), r.tokPrefix()).Int()
@@ -336,7 +349,7 @@ func (r *Redis) DeleteAll() (int, error) {
 }
 
 // Snapshot implements Store.
-func (r *Redis) Snapshot() ([]Token, error) { return r.List() }
+func (r *redisStore) Snapshot() ([]Token, error) { return r.List() }
 
 // restoreScript replaces every token with the ones given. ARGV: the token
 // key prefix, the highest id given, then eight values per token: id, name,
@@ -362,10 +375,10 @@ return 1
 `)
 
 // Restore implements Store. The snapshot is checked whole first (by the
-// same rules as Memory's), then swapped in by one script, so every replica
+// same rules as memory's), then swapped in by one script, so every replica
 // sees either the old tokens or the new ones. Ids never go back: new ones
 // continue after the highest ever handed out.
-func (r *Redis) Restore(tokens []Token) error {
+func (r *redisStore) Restore(tokens []Token) error {
 	if err := NewMemory().Restore(tokens); err != nil {
 		return err
 	}
@@ -427,7 +440,7 @@ return id
 // configuration a replica starts with wins over what the store held, as it
 // does over a state file (a replica started with other tokens replaces
 // those of the same name).
-func (r *Redis) Ensure(fixtures ...Fixture) ([]Token, error) {
+func (r *redisStore) Ensure(fixtures ...Fixture) ([]Token, error) {
 	out := make([]Token, 0, len(fixtures))
 	for _, f := range fixtures {
 		if f.Name == "" {

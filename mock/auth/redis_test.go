@@ -13,10 +13,10 @@ import (
 )
 
 // sharedPair is two Redis stores on one miniredis, as two replicas see it.
-func sharedPair(t *testing.T) (*miniredis.Miniredis, *Redis, *Redis) {
+func sharedPair(t *testing.T) (*miniredis.Miniredis, Shared, Shared) {
 	t.Helper()
 	mr := miniredis.RunT(t)
-	mk := func() *Redis {
+	mk := func() Shared {
 		c := redis.NewClient(&redis.Options{Addr: mr.Addr(), MaxRetries: -1, DialTimeout: 200 * time.Millisecond, DialerRetries: 1, DialerRetryTimeout: time.Millisecond})
 		t.Cleanup(func() { _ = c.Close() })
 		return NewRedis(c, "wmsmock:tokens", WithClock(clock.NewFake(t0)), WithTimeout(time.Second))

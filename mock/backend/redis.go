@@ -67,7 +67,7 @@ func NewRedis(c redis.UniversalClient, prefix string, opts ...Option) (*Backend,
 		return nil, fmt.Errorf("redis: seeding the configured tokens: %w", err)
 	}
 	b.configured = configured
-	b.tokens = &refilling{Redis: tokens, b: b, fixtures: cf.tokens}
+	b.tokens = &refilling{Shared: tokens, b: b, fixtures: cf.tokens}
 	b.limiter = newLimiter(cf, b.clock, func(w []ratelimit.Window, o []ratelimit.Option) ratelimit.Limiter {
 		return ratelimit.NewRedis(c, prefix+":rate", w, append(o, ratelimit.WithTimeout(redisTimeout))...)
 	})
@@ -84,19 +84,19 @@ func NewRedis(c redis.UniversalClient, prefix string, opts ...Option) (*Backend,
 // API and runs launched are lost with the data, as they would be on a
 // single fake restarted without a state file.
 type refilling struct {
-	*auth.Redis
+	auth.Shared
 	b        *Backend
 	fixtures []auth.Fixture // the configured tokens, values known
 }
 
 // Lookup implements auth.Store.
 func (r *refilling) Lookup(value string) (auth.Token, bool, error) {
-	return r.retry(func() (auth.Token, bool, error) { return r.Redis.Lookup(value) })
+	return r.retry(func() (auth.Token, bool, error) { return r.Shared.Lookup(value) })
 }
 
 // Use is auth.Check's one-step lookup and touch (one round trip).
 func (r *refilling) Use(value string, now time.Time) (auth.Token, bool, error) {
-	return r.retry(func() (auth.Token, bool, error) { return r.Redis.Use(value, now) })
+	return r.retry(func() (auth.Token, bool, error) { return r.Shared.Use(value, now) })
 }
 
 func (r *refilling) retry(find func() (auth.Token, bool, error)) (auth.Token, bool, error) {
@@ -126,7 +126,7 @@ func (r *refilling) refillIfEmptied() (bool, error) {
 	}
 	// The configured tokens a reset goes back to stay those of the start:
 	// the same names and values, which is what a reset needs.
-	if _, err := r.Redis.Ensure(r.fixtures...); err != nil {
+	if _, err := r.Shared.Ensure(r.fixtures...); err != nil {
 		return false, fmt.Errorf("putting the configured tokens back in the emptied Redis: %w", err)
 	}
 	r.b.logger.Warn("redis had lost the fake's state: seed and configured tokens put back")

@@ -37,7 +37,7 @@ type fixture struct {
 	doc    *spec.Document
 	svc    *Service
 	store  store.Store
-	tokens *auth.Memory
+	tokens auth.Store
 	clk    *clock.Fake
 	prof   *profile.Profile
 	synthd int // calls left to synthesis (handler.ErrSynthesize)
