@@ -1,13 +1,13 @@
 package fidelity
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
 
 	"github.com/wmsmock/wmsmock/conformance"
 	"github.com/wmsmock/wmsmock/internal/junit"
+	"github.com/wmsmock/wmsmock/internal/report"
 )
 
 // Markdown writes the report for people: the figures at the top, then each
@@ -36,13 +36,13 @@ func (r *Report) Markdown(w io.Writer) error {
 	}
 	section("Disagreements", Disagree, func(s Scenario) {
 		fmt.Fprintf(&b, "### %s: %s (%s)\n\n", s.Feature, s.Name, s.Tier)
-		fmt.Fprintf(&b, "| | %s | %s |\n|---|---|---|\n", cell(r.A), cell(r.B))
-		fmt.Fprintf(&b, "| outcome | %s | %s |\n", cell(outcome(s.A)), cell(outcome(s.B)))
+		fmt.Fprintf(&b, "| | %s | %s |\n|---|---|---|\n", report.Cell(r.A), report.Cell(r.B))
+		fmt.Fprintf(&b, "| outcome | %s | %s |\n", report.Cell(outcome(s.A)), report.Cell(outcome(s.B)))
 		for _, d := range s.Differences {
-			fmt.Fprintf(&b, "| call %d `%s`: %s | %s | %s |\n", d.Call, cell(d.Request), cell(d.Place()), code(d.A), code(d.B))
+			fmt.Fprintf(&b, "| call %d `%s`: %s | %s | %s |\n", d.Call, report.Cell(d.Request), report.Cell(d.Place()), code(d.A), code(d.B))
 		}
 		if len(s.Differences) == 0 { // the outcome alone differs: what each server answered
-			fmt.Fprintf(&b, "| answers | %s | %s |\n", cell(strings.Join(s.A.Observations, "\n")), cell(strings.Join(s.B.Observations, "\n")))
+			fmt.Fprintf(&b, "| answers | %s | %s |\n", report.Cell(strings.Join(s.A.Observations, "\n")), report.Cell(strings.Join(s.B.Observations, "\n")))
 		}
 		b.WriteString("\n")
 	})
@@ -66,7 +66,7 @@ func (r *Report) Markdown(w io.Writer) error {
 			}
 			b.WriteString("| Operation | Where | Answers |\n|---|---|---|\n")
 			for _, h := range side.habits {
-				fmt.Fprintf(&b, "| %s | %s | %d |\n", cell(h.Operation), cell(h.Path), h.Count)
+				fmt.Fprintf(&b, "| %s | %s | %d |\n", report.Cell(h.Operation), report.Cell(h.Path), h.Count)
 			}
 			b.WriteString("\n")
 		}
@@ -77,9 +77,7 @@ func (r *Report) Markdown(w io.Writer) error {
 
 // JSON writes the report for tools.
 func (r *Report) JSON(w io.Writer) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(r)
+	return report.JSON(w, r)
 }
 
 // JUnit writes the report for CI: a test case per scenario, failed where
@@ -144,11 +142,5 @@ func outcome(s Side) string {
 
 // code shows a value in a table cell as code.
 func code(s string) string {
-	return "`" + strings.ReplaceAll(cell(s), "`", "'") + "`"
-}
-
-// cell makes text safe inside a markdown table cell.
-func cell(s string) string {
-	s = strings.ReplaceAll(s, "|", `\|`)
-	return strings.ReplaceAll(s, "\n", "<br>")
+	return "`" + strings.ReplaceAll(report.Cell(s), "`", "'") + "`"
 }

@@ -1,7 +1,6 @@
 package proxy
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -10,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/wmsmock/wmsmock/internal/report"
 )
 
 // Directions of a violation.
@@ -172,9 +173,7 @@ func (p *Proxy) Report() Report {
 
 // WriteJSON writes the report as indented JSON.
 func (r Report) WriteJSON(w io.Writer) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(r)
+	return report.JSON(w, r)
 }
 
 // WriteMarkdown writes the report for people: the counts, a table per
@@ -198,7 +197,7 @@ func (r Report) WriteMarkdown(w io.Writer) error {
 	} else {
 		b.WriteString("\n## Violations\n\n| Operation | Direction | Where | Calls | Problem |\n|---|---|---|---:|---|\n")
 		for _, v := range r.Violations {
-			fmt.Fprintf(&b, "| %s | %s | %s | %d | %s |\n", v.Operation, v.Direction, mdCell(v.Where), v.Count, mdCell(v.Message))
+			fmt.Fprintf(&b, "| %s | %s | %s | %d | %s |\n", v.Operation, v.Direction, report.Cell(v.Where), v.Count, report.Cell(v.Message))
 		}
 	}
 	if r.Dropped > 0 {
@@ -206,10 +205,6 @@ func (r Report) WriteMarkdown(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
-}
-
-func mdCell(s string) string {
-	return strings.NewReplacer("|", `\|`, "\n", " ").Replace(s)
 }
 
 // WriteFiles writes the report to prefix.md and prefix.json.

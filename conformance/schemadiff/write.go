@@ -1,12 +1,12 @@
 package schemadiff
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
 
 	"github.com/wmsmock/wmsmock/internal/junit"
+	"github.com/wmsmock/wmsmock/internal/report"
 )
 
 // Formats are the report's renderings.
@@ -101,15 +101,10 @@ func (r *Report) Text(w io.Writer) error {
 	return err
 }
 
-// mdCell keeps a value inside its table cell.
-func mdCell(s string) string {
-	return strings.NewReplacer("|", `\|`, "\n", " ").Replace(s)
-}
-
 // Markdown is the report for a pull request or a CI summary page.
 func (r *Report) Markdown(w io.Writer) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# Schema changes: %s → %s\n\n%s.\n", mdCell(sideName(r.Old)), mdCell(sideName(r.New)), r.summary())
+	fmt.Fprintf(&b, "# Schema changes: %s → %s\n\n%s.\n", report.Cell(sideName(r.Old)), report.Cell(sideName(r.New)), r.summary())
 	for _, sev := range sections {
 		first := true
 		for _, c := range r.Changes {
@@ -124,7 +119,7 @@ func (r *Report) Markdown(w io.Writer) error {
 			if dir == "" {
 				dir = "-"
 			}
-			fmt.Fprintf(&b, "| `%s` | %s | %s | `%s` |\n", mdCell(c.Operation.String()), dir, mdCell(c.Text), c.Rule)
+			fmt.Fprintf(&b, "| `%s` | %s | %s | `%s` |\n", report.Cell(c.Operation.String()), dir, report.Cell(c.Text), c.Rule)
 		}
 	}
 	for _, imp := range []struct {
@@ -135,16 +130,16 @@ func (r *Report) Markdown(w io.Writer) error {
 			continue
 		}
 		fmt.Fprintf(&b, "\n## %s affected\n\n%d of %d (changes at least %s), from %s.\n",
-			imp.title, len(imp.i.Affected), imp.i.Checked, imp.i.Min.Label(), mdCell(imp.i.Source))
+			imp.title, len(imp.i.Affected), imp.i.Checked, imp.i.Min.Label(), report.Cell(imp.i.Source))
 		if len(imp.i.Failed) > 0 {
-			fmt.Fprintf(&b, "\n**%d failed on the old document:** %s.\n", len(imp.i.Failed), mdCell(strings.Join(imp.i.Failed, "; ")))
+			fmt.Fprintf(&b, "\n**%d failed on the old document:** %s.\n", len(imp.i.Failed), report.Cell(strings.Join(imp.i.Failed, "; ")))
 		}
 		if len(imp.i.Affected) > 0 {
 			b.WriteString("\n| who | severity | operation | change |\n|---|---|---|---|\n")
 		}
 		for _, a := range imp.i.Affected {
 			for _, c := range a.Changes {
-				fmt.Fprintf(&b, "| %s | %s | `%s` | %s |\n", mdCell(a.Name), c.Severity.Label(), mdCell(c.Operation.String()), mdCell(c.Text))
+				fmt.Fprintf(&b, "| %s | %s | `%s` | %s |\n", report.Cell(a.Name), c.Severity.Label(), report.Cell(c.Operation.String()), report.Cell(c.Text))
 			}
 		}
 	}
@@ -154,9 +149,7 @@ func (r *Report) Markdown(w io.Writer) error {
 
 // JSON is the report for programs: the Report type, indented.
 func (r *Report) JSON(w io.Writer) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(r)
+	return report.JSON(w, r)
 }
 
 // JUnit is the report for a CI server: a test case per changed operation,
