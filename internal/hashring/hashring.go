@@ -5,10 +5,65 @@ package hashring
 import (
 	"encoding/json"
 	"slices"
-	"strings"
 
 	"github.com/wmsmock/wmsmock/internal/fnv1a"
 )
+
+// IDs numbers a set of ids so that rings over the set, or over parts of
+// it, name an id by a slot of four bytes and keep the id's text once: an
+// index with a ring of all its ids and one per workspace holds each id's
+// name and map entry once, not once per ring. Not safe for concurrent
+// use; the rings that share it are guarded together by their owner.
+type IDs struct {
+	slots map[string]uint32
+	names []string
+	free  []uint32 // slots of removed ids, for reuse
+}
+
+// NewIDs returns an empty table.
+func NewIDs() *IDs { return &IDs{slots: map[string]uint32{}} }
+
+// Len is how many ids the table holds.
+func (t *IDs) Len() int { return len(t.slots) }
+
+// Slot is id's slot, if the table holds it.
+func (t *IDs) Slot(id string) (uint32, bool) {
+	s, ok := t.slots[id]
+	return s, ok
+}
+
+// Put numbers id and reports whether it is new; a known id keeps its slot.
+// Slots are small and reused, so a caller may index its own slices by
+// them.
+func (t *IDs) Put(id string) (slot uint32, added bool) {
+	if s, ok := t.slots[id]; ok {
+		return s, false
+	}
+	if n := len(t.free); n > 0 {
+		slot, t.free = t.free[n-1], t.free[:n-1]
+		t.names[slot] = id
+	} else {
+		slot = uint32(len(t.names))
+		t.names = append(t.names, id)
+	}
+	t.slots[id] = slot
+	return slot, true
+}
+
+// Drop forgets id; its slot goes to the next Put. Rings that hold the id
+// must remove it first, as its points are found by its name.
+func (t *IDs) Drop(id string) {
+	s, ok := t.slots[id]
+	if !ok {
+		return
+	}
+	delete(t.slots, id)
+	t.names[s] = ""
+	t.free = append(t.free, s)
+}
+
+// Name is the id in slot s.
+func (t *IDs) Name(s uint32) string { return t.names[s] }
 
 // Ring is a consistent-hash ring over a set of ids: a value is given the
 // id whose point on the ring follows the value's hash. Adding an id moves
@@ -19,9 +74,13 @@ import (
 //
 // Points are kept in sorted chunks of at most ringChunk, so a pick is two
 // binary searches and an add or remove moves at most one chunk's points
-// (and the chunk list's pointers): neither grows with the whole ring the
+// (and the chunk list's headers): neither grows with the whole ring the
 // way one sorted slice would under a stream of launches.
 type Ring struct {
+	ids *IDs
+	own bool // ids is the ring's own (New), not shared (IDs.Ring)
+	n   int  // ids held
+
 	chunks [][]ringPoint // each sorted; chunk i's points all precede chunk i+1's
 	// lasts[i] is chunk i's last point. The search for a point's chunk
 	// reads only this one array: reading each probed chunk's own last
@@ -29,18 +88,20 @@ type Ring struct {
 	// hundred thousand launched runs those cache misses were half of
 	// adding a run.
 	lasts []ringPoint
-	// Ids live once, in names; a point names its id by slot. The points
-	// (four for every run ever launched) hold no pointers, so moving them
-	// within a chunk needs no write barriers and the collector never
-	// scans them.
-	slots map[string]uint32
-	names []string
-	free  []uint32 // slots of removed ids, for reuse
 }
 
+// ringPoint is one point: its hash in two halves and the slot of its id.
+// Twelve bytes and no pointers: the points (four for every run ever
+// launched, in each ring that holds it) are most of a ring's memory, and
+// the collector never scans them.
 type ringPoint struct {
-	h    uint64
-	slot uint32
+	hi, lo, slot uint32
+}
+
+func (p ringPoint) hash() uint64 { return uint64(p.hi)<<32 | uint64(p.lo) }
+
+func newPoint(h uint64, slot uint32) ringPoint {
+	return ringPoint{uint32(h >> 32), uint32(h), slot}
 }
 
 // ringPoints is how many points an id has: enough that a handful of ids
@@ -49,12 +110,21 @@ const ringPoints = 4
 
 const ringChunk = 256
 
-func New() *Ring { return &Ring{slots: map[string]uint32{}} }
+// New returns an empty ring with an id table of its own.
+func New() *Ring { return &Ring{ids: NewIDs(), own: true} }
 
-func (r *Ring) Len() int { return len(r.slots) }
+// Ring returns an empty ring over ids of this table. The caller Puts an
+// id in the table before it adds it to a ring, and Drops it after it has
+// removed it from every ring.
+func (t *IDs) Ring() *Ring { return &Ring{ids: t} }
 
+// Len is how many ids the ring holds.
+func (r *Ring) Len() int { return r.n }
+
+// Has reports whether a ring with its own table holds id. On a ring that
+// shares its table, it reports whether the table does.
 func (r *Ring) Has(id string) bool {
-	_, ok := r.slots[id]
+	_, ok := r.ids.slots[id]
 	return ok
 }
 
@@ -74,78 +144,117 @@ func mix64(x uint64) uint64 {
 	return x ^ x>>31
 }
 
-// cmp orders points by hash and, for equal hashes, by id, so the order
+// less orders points by hash and, for equal hashes, by id, so the order
 // (and every pick) depends only on the ids held, not on the slots they
 // were given.
-func (r *Ring) cmp(a, b ringPoint) int {
-	switch {
-	case a.h < b.h:
-		return -1
-	case a.h > b.h:
-		return 1
+func (r *Ring) less(a, b ringPoint) bool {
+	if ah, bh := a.hash(), b.hash(); ah != bh {
+		return ah < bh
 	}
-	return strings.Compare(r.names[a.slot], r.names[b.slot])
+	return r.ids.names[a.slot] < r.ids.names[b.slot]
+}
+
+// search is the index of the first point of ps not before p (len(ps)
+// when all are). Written out rather than slices.BinarySearchFunc: the
+// comparison inlines, and a search is most of adding an id.
+func (r *Ring) search(ps []ringPoint, p ringPoint) int {
+	lo, hi := 0, len(ps)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if r.less(ps[m], p) {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
+}
+
+// searchHash is the index of the first point of ps whose hash is at or
+// after h.
+func searchHash(ps []ringPoint, h uint64) int {
+	lo, hi := 0, len(ps)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if ps[m].hash() < h {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
 }
 
 // chunkFor is the index of the chunk p belongs in: the first whose last
 // point is not before p, else the last chunk.
 func (r *Ring) chunkFor(p ringPoint) int {
-	i, _ := slices.BinarySearchFunc(r.lasts, p, r.cmp)
-	return min(i, len(r.chunks)-1)
+	return min(r.search(r.lasts, p), len(r.chunks)-1)
 }
 
+// Add puts id on the ring. A ring sharing its table takes only ids the
+// table holds (IDs.Put), and each at most once.
 func (r *Ring) Add(id string) {
-	if r.Has(id) {
+	var slot uint32
+	if r.own {
+		var added bool
+		if slot, added = r.ids.Put(id); !added {
+			return
+		}
+	} else {
+		var ok bool
+		if slot, ok = r.ids.Slot(id); !ok {
+			return
+		}
+	}
+	r.n++
+	for i := range ringPoints {
+		r.insert(newPoint(pointHash(id, i), slot))
+	}
+}
+
+func (r *Ring) insert(p ringPoint) {
+	if len(r.chunks) == 0 {
+		r.chunks, r.lasts = [][]ringPoint{{p}}, []ringPoint{p}
 		return
 	}
-	var slot uint32
-	if n := len(r.free); n > 0 {
-		slot, r.free = r.free[n-1], r.free[:n-1]
-		r.names[slot] = id
-	} else {
-		slot = uint32(len(r.names))
-		r.names = append(r.names, id)
+	ci := r.chunkFor(p)
+	c := r.chunks[ci]
+	c = slices.Insert(c, r.search(c, p), p)
+	if len(c) > ringChunk {
+		// Both halves keep room to grow, so the next inserts into
+		// either do not reallocate it.
+		half := len(c) / 2
+		tail := append(make([]ringPoint, 0, ringChunk+1), c[half:]...)
+		r.chunks[ci] = c[:half]
+		r.chunks = slices.Insert(r.chunks, ci+1, tail)
+		r.lasts[ci] = c[half-1]
+		r.lasts = slices.Insert(r.lasts, ci+1, tail[len(tail)-1])
+		return
 	}
-	r.slots[id] = slot
-	for i := range ringPoints {
-		p := ringPoint{pointHash(id, i), slot}
-		if len(r.chunks) == 0 {
-			r.chunks, r.lasts = [][]ringPoint{{p}}, []ringPoint{p}
-			continue
-		}
-		ci := r.chunkFor(p)
-		c := r.chunks[ci]
-		at, _ := slices.BinarySearchFunc(c, p, r.cmp)
-		c = slices.Insert(c, at, p)
-		if len(c) > ringChunk {
-			// Both halves keep room to grow, so the next inserts into
-			// either do not reallocate it.
-			half := len(c) / 2
-			tail := append(make([]ringPoint, 0, ringChunk+1), c[half:]...)
-			r.chunks[ci] = c[:half]
-			r.chunks = slices.Insert(r.chunks, ci+1, tail)
-			r.lasts[ci] = c[half-1]
-			r.lasts = slices.Insert(r.lasts, ci+1, tail[len(tail)-1])
-			continue
-		}
-		r.chunks[ci] = c
-		r.lasts[ci] = c[len(c)-1]
-	}
+	r.chunks[ci] = c
+	r.lasts[ci] = c[len(c)-1]
 }
 
+// Remove takes id off the ring. On a ring that shares its table, the id
+// must still be in the table (Drop it after).
 func (r *Ring) Remove(id string) {
-	slot, ok := r.slots[id]
+	slot, ok := r.ids.Slot(id)
 	if !ok {
 		return
 	}
+	removed := false
 	for i := range ringPoints {
-		p := ringPoint{pointHash(id, i), slot}
+		p := newPoint(pointHash(id, i), slot)
+		if len(r.chunks) == 0 {
+			break
+		}
 		ci := r.chunkFor(p)
 		c := r.chunks[ci]
-		at, found := slices.BinarySearchFunc(c, p, r.cmp)
-		if !found {
+		at := r.search(c, p)
+		if at == len(c) || c[at] != p {
 			continue
 		}
+		removed = true
 		c = slices.Delete(c, at, at+1)
 		if len(c) == 0 {
 			r.chunks = slices.Delete(r.chunks, ci, ci+1)
@@ -155,12 +264,15 @@ func (r *Ring) Remove(id string) {
 		r.chunks[ci] = c
 		r.lasts[ci] = c[len(c)-1]
 	}
-	delete(r.slots, id)
-	r.names[slot] = ""
-	r.free = append(r.free, slot)
+	if removed {
+		r.n--
+	}
+	if r.own {
+		r.ids.Drop(id)
+	}
 }
 
-// pick is the id owning hash h: the first point at or after h, going
+// Pick is the id owning hash h: the first point at or after h, going
 // round to the first point of all.
 func (r *Ring) Pick(h uint64) (string, bool) {
 	if len(r.chunks) == 0 {
@@ -168,19 +280,12 @@ func (r *Ring) Pick(h uint64) (string, bool) {
 	}
 	// A point's place depends on its hash first; a hash alone sorts
 	// before every point of that hash.
-	before := func(p ringPoint, h uint64) int {
-		if p.h < h {
-			return -1
-		}
-		return 1
-	}
-	ci, _ := slices.BinarySearchFunc(r.lasts, h, before)
+	ci := searchHash(r.lasts, h)
 	if ci == len(r.chunks) {
-		return r.names[r.chunks[0][0].slot], true
+		return r.ids.names[r.chunks[0][0].slot], true
 	}
 	c := r.chunks[ci]
-	at, _ := slices.BinarySearchFunc(c, h, before)
-	return r.names[c[at].slot], true
+	return r.ids.names[c[searchHash(c, h)].slot], true
 }
 
 // ValueHash is where a value sits on the ring: its JSON text, hashed, so

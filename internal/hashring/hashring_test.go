@@ -64,7 +64,7 @@ func TestRingPicksAndMovesLittle(t *testing.T) {
 			if len(c) == 0 || r.lasts[i] != c[len(c)-1] {
 				t.Fatalf("%s: chunk %d of %d points, its last recorded as %+v", what, i, len(c), r.lasts[i])
 			}
-			if i > 0 && r.cmp(r.lasts[i-1], c[0]) >= 0 {
+			if i > 0 && !r.less(r.lasts[i-1], c[0]) {
 				t.Fatalf("%s: chunk %d does not follow chunk %d", what, i, i-1)
 			}
 		}
@@ -123,5 +123,68 @@ func TestPointHashIsFNV(t *testing.T) {
 				t.Errorf("pointHash(%q, %d) = %x, FNV-1a gives %x", id, i, got, want)
 			}
 		}
+	}
+}
+
+// TestSharedTableRingsPickAsOwnRings: rings over parts of one shared id
+// table (an index's ring of all ids and its ring per workspace) pick
+// exactly what rings with tables of their own over the same ids pick,
+// while ids come and go and slots are reused.
+func TestSharedTableRingsPickAsOwnRings(t *testing.T) {
+	ids := NewIDs()
+	all, even := ids.Ring(), ids.Ring()
+	ownAll, ownEven := New(), New()
+	add := func(n int) {
+		id := fmt.Sprintf("run%d", n)
+		if _, added := ids.Put(id); !added {
+			t.Fatalf("Put(%q) again reports a new id", id)
+		}
+		all.Add(id)
+		ownAll.Add(id)
+		if n%2 == 0 {
+			even.Add(id)
+			ownEven.Add(id)
+		}
+	}
+	remove := func(n int) {
+		id := fmt.Sprintf("run%d", n)
+		all.Remove(id)
+		ownAll.Remove(id)
+		if n%2 == 0 {
+			even.Remove(id)
+			ownEven.Remove(id)
+		}
+		ids.Drop(id)
+	}
+	compare := func(what string) {
+		t.Helper()
+		if all.Len() != ownAll.Len() || even.Len() != ownEven.Len() || ids.Len() != all.Len() {
+			t.Fatalf("%s: lengths %d/%d and %d/%d, table %d", what, all.Len(), ownAll.Len(), even.Len(), ownEven.Len(), ids.Len())
+		}
+		for i := range 300 {
+			h := ValueHash(i)
+			a, _ := all.Pick(h)
+			b, _ := ownAll.Pick(h)
+			c, _ := even.Pick(h)
+			d, _ := ownEven.Pick(h)
+			if a != b || c != d {
+				t.Fatalf("%s: value %d picks %q and %q over all ids, %q and %q over the even ones", what, i, a, b, c, d)
+			}
+		}
+	}
+	for n := range 400 {
+		add(n)
+	}
+	compare("after adds")
+	for n := 0; n < 400; n += 3 {
+		remove(n)
+	}
+	compare("after removes")
+	for n := 400; n < 520; n++ { // reuses the freed slots
+		add(n)
+	}
+	compare("after slots are reused")
+	if s, ok := ids.Slot("run1"); !ok || ids.Name(s) != "run1" {
+		t.Fatalf("Slot(run1) = %d, %v", s, ok)
 	}
 }

@@ -37,32 +37,40 @@ const maxDepth = 12
 // pick, add or remove at a time, so a launch filing its run never waits
 // for an answer being fixed, only for one pick.
 type target struct {
-	mu   sync.RWMutex
+	mu sync.RWMutex
+	// ids numbers the held ids once for all the rings below; ws is each
+	// slot's context, to find the id's ring on removal.
+	ids  *hashring.IDs
+	ws   []int64
 	byWS map[int64]*hashring.Ring
 	all  *hashring.Ring
-	// where is the context of each id, to find its ring on removal.
-	where map[string]int64
 }
 
 func newTarget() *target {
-	return &target{byWS: map[int64]*hashring.Ring{}, all: hashring.New(), where: map[string]int64{}}
+	ids := hashring.NewIDs()
+	return &target{ids: ids, byWS: map[int64]*hashring.Ring{}, all: ids.Ring()}
 }
 
 // add holds id, of context ws; it reports whether the id is new.
 func (t *target) add(id string, ws int64) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.all.Has(id) {
+	slot, added := t.ids.Put(id)
+	if !added {
 		return false
+	}
+	if int(slot) == len(t.ws) {
+		t.ws = append(t.ws, ws)
+	} else {
+		t.ws[slot] = ws
 	}
 	r := t.byWS[ws]
 	if r == nil {
-		r = hashring.New()
+		r = t.ids.Ring()
 		t.byWS[ws] = r
 	}
 	r.Add(id)
 	t.all.Add(id)
-	t.where[id] = ws
 	return true
 }
 
@@ -70,11 +78,11 @@ func (t *target) add(id string, ws int64) bool {
 func (t *target) remove(id string) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if !t.all.Has(id) {
+	slot, ok := t.ids.Slot(id)
+	if !ok {
 		return false
 	}
-	ws := t.where[id]
-	delete(t.where, id)
+	ws := t.ws[slot]
 	t.all.Remove(id)
 	if r := t.byWS[ws]; r != nil {
 		r.Remove(id)
@@ -82,6 +90,7 @@ func (t *target) remove(id string) bool {
 			delete(t.byWS, ws)
 		}
 	}
+	t.ids.Drop(id)
 	return true
 }
 
@@ -89,7 +98,8 @@ func (t *target) remove(id string) bool {
 func (t *target) has(id string) bool {
 	t.mu.RLock()
 	defer t.mu.RUnlock()
-	return t.all.Has(id)
+	_, ok := t.ids.Slot(id)
+	return ok
 }
 
 // empty reports whether no id is held.
