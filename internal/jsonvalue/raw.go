@@ -346,3 +346,43 @@ func skipValue(data []byte, i, depth int) (int, bool) {
 		return j, j > i
 	}
 }
+
+// CompactMembers calls fn with each member of the object data, its name
+// as written (quotes and escapes included) and its value's text, and
+// reports true, when data is one object with nothing between its own
+// tokens: no space around its braces, names, colons and commas (a
+// value's inside is taken as it is). Writing "{", the members as given
+// joined by ":" and ",", and "}" then gives data back byte for byte. For
+// anything else (another value, spaces, bad structure) it reports false,
+// having perhaps called fn for some members first.
+func CompactMembers(data []byte, fn func(name, value []byte)) bool {
+	if len(data) < 2 || data[0] != '{' || data[len(data)-1] != '}' {
+		return false
+	}
+	if len(data) == 2 {
+		return true
+	}
+	i := 1
+	for {
+		if i >= len(data) || data[i] != '"' {
+			return false
+		}
+		end, ok := skipString(data, i)
+		if !ok || end >= len(data) || data[end] != ':' {
+			return false
+		}
+		stop, ok := skipValue(data, end+1, 0)
+		if !ok || stop >= len(data) || stop == end+1 {
+			return false
+		}
+		fn(data[i:end], data[end+1:stop])
+		switch data[stop] {
+		case ',':
+			i = stop + 1
+		case '}':
+			return stop == len(data)-1
+		default:
+			return false
+		}
+	}
+}

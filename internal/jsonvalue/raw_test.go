@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -118,4 +119,50 @@ func FuzzIsNumber(f *testing.F) {
 			t.Errorf("IsNumber(%q) = %v, want %v", s, got, want)
 		}
 	})
+}
+
+// TestCompactMembersRebuildsExactly: CompactMembers says yes exactly when
+// writing the members back gives the object byte for byte, and no to
+// spaces between an object's own tokens and to what is not one object.
+func TestCompactMembersRebuildsExactly(t *testing.T) {
+	for data, want := range map[string]bool{
+		`{}`:                           true,
+		`{"a":1}`:                      true,
+		`{"a":{"b" : [1, 2]},"c":"x"}`: true, // spaces inside a value are the value's
+		`{"e\"s\\c":"\u00e9","":null}`: true,
+		`{"a":1,"a":2}`:                true,
+		`{ "a":1}`:                     false,
+		`{"a" :1}`:                     false,
+		`{"a": 1}`:                     false,
+		`{"a":1 }`:                     false,
+		`{"a":1, "b":2}`:               false,
+		`{"a":1}{"b":2}`:               false,
+		`{"a":1} `:                     false,
+		`[1]`:                          false,
+		`{"a":}`:                       false,
+		`{"a"}`:                        false,
+		`{"a":1,}`:                     false,
+		`{`:                            false,
+		``:                             false,
+	} {
+		var b strings.Builder
+		b.WriteByte('{')
+		n := 0
+		got := CompactMembers([]byte(data), func(name, value []byte) {
+			if n > 0 {
+				b.WriteByte(',')
+			}
+			n++
+			b.Write(name)
+			b.WriteByte(':')
+			b.Write(value)
+		})
+		b.WriteByte('}')
+		if got != want {
+			t.Errorf("CompactMembers(%q) = %v, want %v", data, got, want)
+		}
+		if got && b.String() != data {
+			t.Errorf("CompactMembers(%q): the members write back %q", data, b.String())
+		}
+	}
 }

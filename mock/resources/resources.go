@@ -170,7 +170,12 @@ func Register(doc *spec.Document, d Deps) (*Service, error) {
 	if err := d.Store.Index(WorkflowsCollection, s.runs.fileRun); err != nil {
 		return nil, err
 	}
-	// Reported tasks are filed per run, in taskId order (see fileTask).
+	// Reported tasks are filed per run, in taskId order (see fileTask),
+	// and kept packed: a big pipeline reports hundreds of thousands, each
+	// with the same member names.
+	if err := d.Store.Pack(TasksCollection); err != nil {
+		return nil, err
+	}
 	if err := d.Store.Index(TasksCollection, fileTask); err != nil {
 		return nil, err
 	}

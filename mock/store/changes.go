@@ -93,7 +93,7 @@ func (m *Memory) Changes(since uint64) (Changes, error) {
 		for name, c := range m.colls {
 			rs := make([]Record, 0, len(c.recs))
 			for _, it := range c.recs {
-				rs = append(rs, it.rec)
+				rs = append(rs, c.pageView(it.rec))
 			}
 			ch.Records[name] = rs
 			copied += len(rs)
@@ -103,7 +103,7 @@ func (m *Memory) Changes(since uint64) (Changes, error) {
 			c := m.colls[name]
 			for id := range ids {
 				if it := lookup(c, id); it != nil {
-					ch.Records[name] = append(ch.Records[name], it.rec)
+					ch.Records[name] = append(ch.Records[name], c.pageView(it.rec))
 					copied++
 				} else {
 					ch.Deleted[name] = append(ch.Deleted[name], id)

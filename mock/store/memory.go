@@ -24,7 +24,8 @@ type Memory struct {
 	seq      uint64
 	versions map[string]uint64 // see Version
 	indexers map[string]Indexer
-	track    tracking // see Changes
+	packed   map[string]bool // see Pack
+	track    tracking        // see Changes
 }
 
 // collection is one named collection's records and lists.
@@ -37,6 +38,8 @@ type collection struct {
 	// texts is where the entries' search texts are written, one after the
 	// other (see entry).
 	texts arena
+	// shapes is set when the collection is packed (see Pack, packed.go).
+	shapes *shapes
 }
 
 // item is a stored record and where its collection's indexer filed it.
@@ -81,11 +84,50 @@ var _ Store = (*Memory)(nil)
 
 // NewMemory returns an empty store.
 func NewMemory() *Memory {
-	return &Memory{colls: map[string]*collection{}, counters: map[string]int64{}, versions: map[string]uint64{}, indexers: map[string]Indexer{}}
+	return &Memory{colls: map[string]*collection{}, counters: map[string]int64{}, versions: map[string]uint64{}, indexers: map[string]Indexer{}, packed: map[string]bool{}}
 }
 
 func newCollection() *collection {
 	return &collection{recs: map[string]*item{}, lists: map[string]*list{}, names: map[string][]string{}}
+}
+
+// keep is r as the collection holds it: a copy, packed when the
+// collection is.
+func (c *collection) keep(r Record) Record {
+	if c.shapes == nil {
+		return clone(r)
+	}
+	r.Data = c.shapes.pack(r.Data)
+	return r
+}
+
+// view is a kept record as a caller sees it: a copy, as it was written.
+func (c *collection) view(r Record) Record {
+	if c.shapes == nil {
+		return clone(r)
+	}
+	r.Data = c.shapes.unpack(r.Data)
+	return r
+}
+
+// pageView is a kept record as Page hands it out: the store's own bytes
+// where they are the record's text (see shared), else rebuilt.
+func (c *collection) pageView(r Record) Record {
+	if c.shapes == nil {
+		return shared(r)
+	}
+	return c.view(r)
+}
+
+// pack makes the collection packed, packing the records it holds.
+func (c *collection) pack() {
+	if c.shapes != nil {
+		return
+	}
+	c.shapes = newShapes()
+	for _, it := range c.recs {
+		it.rec.Data = c.shapes.pack(it.rec.Data)
+	}
 }
 
 // older orders items oldest first.
@@ -112,13 +154,14 @@ func (c *collection) intern(lists []string) []string {
 	return shared
 }
 
-// file asks ix where it goes and adds it to those lists, in order.
-func (c *collection) file(it *item, ix Indexer) {
+// file asks ix where it goes, by rec (the record as written), and adds it
+// to those lists, in order.
+func (c *collection) file(it *item, rec Record, ix Indexer) {
 	if ix == nil {
 		it.lists = nil
 		return
 	}
-	lists, text := ix(it.rec)
+	lists, text := ix(rec)
 	it.lists = c.intern(lists)
 	for _, name := range it.lists {
 		l := c.lists[name]
@@ -156,7 +199,7 @@ func (c *collection) refileInPlace(it *item, work Record, ix Indexer) bool {
 		}
 		at[k] = place{b, i}
 	}
-	it.rec = clone(work)
+	it.rec = c.keep(work)
 	for k, name := range it.lists {
 		if e := &c.lists[name].blocks[at[k].b][at[k].i]; string(e.text) != text {
 			e.text = c.texts.add(text)
@@ -190,6 +233,9 @@ func (m *Memory) Insert(coll string, r Record) (Record, error) {
 	c := m.colls[coll]
 	if c == nil {
 		c = newCollection()
+		if m.packed[coll] {
+			c.shapes = newShapes()
+		}
 		m.colls[coll] = c
 	}
 	if _, dup := c.recs[r.ID]; dup {
@@ -199,9 +245,9 @@ func (m *Memory) Insert(coll string, r Record) (Record, error) {
 	r.Seq = m.seq
 	// The store keeps its own copy; the caller keeps r, whose bytes the
 	// store never sees again, so r is returned as it is.
-	it := &item{rec: clone(r)}
+	it := &item{rec: c.keep(r)}
 	c.recs[r.ID] = it
-	c.file(it, m.indexers[coll])
+	c.file(it, r, m.indexers[coll])
 	m.versions[coll]++
 	m.track.mark(coll, r.ID)
 	return r, nil
@@ -219,7 +265,7 @@ func (m *Memory) Get(coll, id string) (Record, error) {
 	if !ok {
 		return Record{}, ErrNotFound
 	}
-	return clone(it.rec), nil
+	return c.view(it.rec), nil
 }
 
 // Update implements Store. fn runs under the store's lock, so it must not
@@ -235,7 +281,7 @@ func (m *Memory) Update(coll, id string, fn func(*Record) error) (Record, error)
 	if !ok {
 		return Record{}, ErrNotFound
 	}
-	work := clone(it.rec)
+	work := c.view(it.rec)
 	if err := fn(&work); err != nil {
 		return Record{}, err
 	}
@@ -244,8 +290,8 @@ func (m *Memory) Update(coll, id string, fn func(*Record) error) (Record, error)
 		// Out of the lists under the old record, back in under the new
 		// one: its time or lists changed.
 		c.unfile(it)
-		it.rec = clone(work)
-		c.file(it, ix)
+		it.rec = c.keep(work)
+		c.file(it, work, ix)
 	}
 	m.versions[coll]++
 	m.track.mark(coll, id)
@@ -288,7 +334,7 @@ func (m *Memory) List(coll string) ([]Record, error) {
 	if c := m.colls[coll]; c != nil {
 		out = make([]Record, 0, len(c.recs))
 		for _, it := range c.recs {
-			out = append(out, clone(it.rec))
+			out = append(out, c.view(it.rec))
 		}
 	}
 	m.mu.RUnlock()
@@ -326,7 +372,7 @@ func (c *collection) refile(ix Indexer) {
 		if ix == nil {
 			continue
 		}
-		lists, text := ix(it.rec)
+		lists, text := ix(c.pageView(it.rec))
 		it.lists = c.intern(lists)
 		texts[it] = text
 		for _, name := range it.lists {
@@ -344,6 +390,22 @@ func (c *collection) refile(ix Indexer) {
 	}
 }
 
+// Pack implements Store: coll's records are kept packed (packed.go), the
+// ones it holds now and every one written from now on, and after a
+// restore.
+func (m *Memory) Pack(coll string) error {
+	if coll == "" {
+		return fmt.Errorf("%w: empty collection name", ErrInvalid)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.packed[coll] = true
+	if c := m.colls[coll]; c != nil {
+		c.pack()
+	}
+	return nil
+}
+
 // Page implements Store. A page costs time in its size; a search, in
 // the search window.
 func (m *Memory) Page(coll string, q Query) ([]Record, int, error) {
@@ -352,8 +414,8 @@ func (m *Memory) Page(coll string, q Query) ([]Record, int, error) {
 	}
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	l := &list{}
-	if c := m.colls[coll]; c != nil && c.lists[q.List] != nil {
+	l, c := &list{}, m.colls[coll]
+	if c != nil && c.lists[q.List] != nil {
 		l = c.lists[q.List]
 	}
 	n := l.len()
@@ -362,7 +424,7 @@ func (m *Memory) Page(coll string, q Query) ([]Record, int, error) {
 		if q.Limit > 0 && q.Offset < n {
 			out = make([]Record, 0, min(q.Limit, n-q.Offset))
 			l.newest(q.Offset, func(e *entry) bool {
-				out = append(out, shared(e.it.rec))
+				out = append(out, c.pageView(e.it.rec))
 				return len(out) < q.Limit
 			})
 		}
@@ -379,7 +441,7 @@ func (m *Memory) Page(coll string, q Query) ([]Record, int, error) {
 		seen++
 		if bytes.Contains(e.text, needle) {
 			if total >= q.Offset && total-q.Offset < q.Limit {
-				out = append(out, shared(e.it.rec))
+				out = append(out, c.pageView(e.it.rec))
 			}
 			total++
 		}
@@ -404,7 +466,7 @@ func (m *Memory) Snapshot() (Snapshot, error) {
 	for name, c := range m.colls {
 		rs := make([]Record, 0, len(c.recs))
 		for _, it := range c.recs {
-			rs = append(rs, clone(it.rec))
+			rs = append(rs, c.view(it.rec))
 		}
 		SortNewestFirst(rs)
 		s.Collections[name] = rs
@@ -457,6 +519,9 @@ func (m *Memory) Restore(s Snapshot) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for name, c := range colls {
+		if m.packed[name] {
+			c.pack()
+		}
 		c.refile(m.indexers[name])
 	}
 	// Every collection before or after the restore may have changed.

@@ -73,6 +73,12 @@ type Store interface {
 	// records already stored by it. From then on every write of the
 	// collection keeps its lists in order.
 	Index(coll string, ix Indexer) error
+	// Pack asks the store to keep coll's records in less memory: for a
+	// collection of many records of a few shapes (a run's tasks), read a
+	// page at a time. Every read still gives back the bytes written. A
+	// store whose records do not live in this process's memory may take
+	// it as a no-op.
+	Pack(coll string) error
 	// Page returns one page of one of the collection's ordered lists,
 	// newest first (by Created, then by Seq), and the list's length (with
 	// q.Contains: the matches within the search window). A list no record
