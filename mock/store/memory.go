@@ -34,7 +34,7 @@ type collection struct {
 	lists map[string]*list // by name
 	// names interns the lists items are filed under: records of one
 	// workspace share one slice of names instead of holding a copy each.
-	names map[string][]string
+	names map[string]*[]string
 	// texts is where the entries' search texts are written, one after the
 	// other (see entry).
 	texts arena
@@ -42,10 +42,21 @@ type collection struct {
 	shapes *shapes
 }
 
-// item is a stored record and where its collection's indexer filed it.
+// item is a stored record and where its collection's indexer filed it:
+// the collection's shared copy of the list names (see intern), held by
+// pointer so that an item (the per-record cost of the store, a hundred
+// thousand of them for one big run's tasks) fits a smaller size class.
 type item struct {
 	rec   Record
-	lists []string
+	filed *[]string
+}
+
+// lists are the names of the lists the item is filed under.
+func (it *item) lists() []string {
+	if it.filed == nil {
+		return nil
+	}
+	return *it.filed
 }
 
 // entry is one record's place in an ordered list, with the text a search
@@ -88,7 +99,7 @@ func NewMemory() *Memory {
 }
 
 func newCollection() *collection {
-	return &collection{recs: map[string]*item{}, lists: map[string]*list{}, names: map[string][]string{}}
+	return &collection{recs: map[string]*item{}, lists: map[string]*list{}, names: map[string]*[]string{}}
 }
 
 // keep is r as the collection holds it: a copy, packed when the
@@ -141,29 +152,30 @@ func older(a, b *item) int {
 func olderEntry(e entry, it *item) int { return older(e.it, it) }
 
 // intern returns the collection's shared copy of a set of list names.
-func (c *collection) intern(lists []string) []string {
+func (c *collection) intern(lists []string) *[]string {
 	if len(lists) == 0 {
 		return nil
 	}
 	key := strings.Join(lists, "\x00")
-	shared, ok := c.names[key]
+	p, ok := c.names[key]
 	if !ok {
-		shared = slices.Clone(lists)
-		c.names[key] = shared
+		names := slices.Clone(lists)
+		p = &names
+		c.names[key] = p
 	}
-	return shared
+	return p
 }
 
 // file asks ix where it goes, by rec (the record as written), and adds it
 // to those lists, in order.
 func (c *collection) file(it *item, rec Record, ix Indexer) {
 	if ix == nil {
-		it.lists = nil
+		it.filed = nil
 		return
 	}
 	lists, text := ix(rec)
-	it.lists = c.intern(lists)
-	for _, name := range it.lists {
+	it.filed = c.intern(lists)
+	for _, name := range it.lists() {
 		l := c.lists[name]
 		if l == nil {
 			l = &list{}
@@ -183,12 +195,12 @@ func (c *collection) refileInPlace(it *item, work Record, ix Indexer) bool {
 		return false
 	}
 	lists, text := ix(work)
-	if !slices.Equal(lists, it.lists) {
+	if !slices.Equal(lists, it.lists()) {
 		return false
 	}
 	type place struct{ b, i int }
-	at := make([]place, len(it.lists))
-	for k, name := range it.lists {
+	at := make([]place, len(it.lists()))
+	for k, name := range it.lists() {
 		l := c.lists[name]
 		if l == nil {
 			return false
@@ -200,7 +212,7 @@ func (c *collection) refileInPlace(it *item, work Record, ix Indexer) bool {
 		at[k] = place{b, i}
 	}
 	it.rec = c.keep(work)
-	for k, name := range it.lists {
+	for k, name := range it.lists() {
 		if e := &c.lists[name].blocks[at[k].b][at[k].i]; string(e.text) != text {
 			e.text = c.texts.add(text)
 		}
@@ -210,7 +222,7 @@ func (c *collection) refileInPlace(it *item, work Record, ix Indexer) bool {
 
 // unfile removes it from the lists it is filed under.
 func (c *collection) unfile(it *item) {
-	for _, name := range it.lists {
+	for _, name := range it.lists() {
 		l := c.lists[name]
 		if l == nil {
 			continue
@@ -220,7 +232,7 @@ func (c *collection) unfile(it *item) {
 			delete(c.lists, name)
 		}
 	}
-	it.lists = nil
+	it.filed = nil
 }
 
 // Insert implements Store.
@@ -364,18 +376,18 @@ func (m *Memory) Index(coll string, ix Indexer) error {
 // refile files every record again with ix, sorting each list once and
 // then writing its texts in list order.
 func (c *collection) refile(ix Indexer) {
-	c.lists, c.names, c.texts = map[string]*list{}, map[string][]string{}, arena{}
+	c.lists, c.names, c.texts = map[string]*list{}, map[string]*[]string{}, arena{}
 	pending := map[string][]entry{}
 	texts := map[*item]string{}
 	for _, it := range c.recs {
-		it.lists = nil
+		it.filed = nil
 		if ix == nil {
 			continue
 		}
 		lists, text := ix(c.pageView(it.rec))
-		it.lists = c.intern(lists)
+		it.filed = c.intern(lists)
 		texts[it] = text
-		for _, name := range it.lists {
+		for _, name := range it.lists() {
 			pending[name] = append(pending[name], entry{it: it})
 		}
 	}
