@@ -48,17 +48,17 @@ func newAPI(version string, doc *spec.Document, basePath string, seed int64, cac
 	if answers.ObjectsAsAny {
 		vopts = append(vopts, validate.WithAnyObjects())
 	}
-	a := &api{
+	v := validate.New(doc, basePath, vopts...)
+	return &api{
 		version:   version,
 		basePath:  basePath,
 		doc:       doc,
 		lenient:   lenient,
-		validator: validate.New(doc, basePath, vopts...),
+		validator: v,
+		synth:     newSynthesizer(v, synth.New(gopts...), caches),
 		handlers:  map[*spec.Operation]handler.Func{},
 		external:  map[*spec.Operation]bool{},
 	}
-	a.synth = newSynthesizer(a, synth.New(gopts...), caches)
-	return a
 }
 
 // match finds the operation a call addresses, and its path parameters
