@@ -28,7 +28,7 @@ type api struct {
 	handlers map[*spec.Operation]handler.Func
 	// external marks the handlers given with WithHandler.
 	external map[*spec.Operation]bool
-	// lenient reads request bodies as the service does (lenient.go).
+	// lenient reads request bodies as the service does (stage_leniency.go).
 	lenient *leniency.Reader
 }
 
