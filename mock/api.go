@@ -48,17 +48,17 @@ func newAPI(version string, doc *spec.Document, basePath string, seed int64, cac
 	if answers.ObjectsAsAny {
 		vopts = append(vopts, validate.WithAnyObjects())
 	}
-	v := validate.New(doc, basePath, vopts...)
-	return &api{
+	a := &api{
 		version:   version,
 		basePath:  basePath,
 		doc:       doc,
 		lenient:   lenient,
-		validator: v,
-		synth:     newSynthesizer(v, synth.New(gopts...), caches),
+		validator: validate.New(doc, basePath, vopts...),
 		handlers:  map[*spec.Operation]handler.Func{},
 		external:  map[*spec.Operation]bool{},
 	}
+	a.synth = newSynthesizer(a.validator, synth.New(gopts...), caches)
+	return a
 }
 
 // match finds the operation a call addresses, and its path parameters
