@@ -36,7 +36,13 @@ var (
 func (a admin) DevToken() string { return DevToken }
 
 // Reference is the reference page's copy of a document (reference.go).
-func (a admin) Reference(version string) ([]byte, error) { return a.s.reference(version) }
+func (a admin) Reference(version string) ([]byte, error) {
+	api, ok := a.s.versions.get(version)
+	if !ok {
+		return nil, errors.New("API version " + version + " is not served")
+	}
+	return a.s.references.of(api)
+}
 
 func (a admin) Ready() bool        { return a.s.ready.Load() }
 func (a admin) Versions() []string { return a.s.Versions() }
@@ -136,4 +142,23 @@ func (a admin) RemoveRules(k faults.Kind) (int, error) { return a.s.backend.Faul
 
 func (a admin) RefuseRule(w http.ResponseWriter, r *http.Request, err error) {
 	a.s.refuseRule(w, r, err)
+}
+
+// NewSession implements control.SessionBackend: a session signed in as
+// the dev token, as the extensions' sign-in makes one (extensions.go).
+func (a admin) NewSession() (access, refresh string, expires time.Time, err error) {
+	s := a.s
+	switch {
+	case s.strictAny():
+		return "", "", time.Time{}, errors.New("strict mode refuses the session refresh (a call beyond the published schema), so a session could never be renewed")
+	case !s.profile.Extensions.RefreshToken:
+		return "", "", time.Time{}, errors.New("extensions.refresh_token is off in the profile, so a session could never be renewed")
+	}
+	dev, ok, err := s.backend.Tokens().Lookup(DevToken)
+	if err != nil || !ok {
+		return "", "", time.Time{}, fmt.Errorf("the dev token is not held (%v)", err)
+	}
+	now := s.clock.Now()
+	ses := s.ext.server.NewSession(dev.ID, now)
+	return ses.Access, ses.Refresh, now.Add(ses.ExpiresIn), nil
 }

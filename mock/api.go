@@ -28,7 +28,7 @@ type api struct {
 	handlers map[*spec.Operation]handler.Func
 	// external marks the handlers given with WithHandler.
 	external map[*spec.Operation]bool
-	// lenient reads request bodies as the service does (lenient.go).
+	// lenient reads request bodies as the service does (stage_leniency.go).
 	lenient *leniency.Reader
 }
 
@@ -57,7 +57,7 @@ func newAPI(version string, doc *spec.Document, basePath string, seed int64, cac
 		handlers:  map[*spec.Operation]handler.Func{},
 		external:  map[*spec.Operation]bool{},
 	}
-	a.synth = newSynthesizer(a, synth.New(gopts...), caches)
+	a.synth = newSynthesizer(a.validator, synth.New(gopts...), caches)
 	return a
 }
 

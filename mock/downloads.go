@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/wmsmock/wmsmock/mock/apierror"
+	"github.com/wmsmock/wmsmock/mock/clock"
+	"github.com/wmsmock/wmsmock/mock/handler"
 	"github.com/wmsmock/wmsmock/mock/resources"
 )
 
@@ -21,15 +23,10 @@ func (d downloads) serves(r *http.Request) bool {
 	return d.svc != nil && strings.HasPrefix(r.URL.Path, resources.DownloadPrefix)
 }
 
-func (s *Server) serveDownload(rec *recorder, r *http.Request, prog *progress) {
-	if err := s.clock.Sync(); err != nil {
-		rec.errorID = s.errors.Write(rec, r, &apierror.Error{Kind: apierror.Internal, Reason: "reading the shared clock: " + err.Error()})
-		return
+// serve answers a download URL on the fake's clock.
+func (d downloads) serve(r *http.Request, clk *clock.Offset) (*handler.Response, error) {
+	if err := clk.Sync(); err != nil {
+		return nil, &apierror.Error{Kind: apierror.Internal, Reason: "reading the shared clock: " + err.Error()}
 	}
-	resp, err := s.downloads.svc.ServeDownload(r, s.clock.Now())
-	if err != nil {
-		rec.errorID = s.errors.Write(rec, r, err)
-		return
-	}
-	s.write(rec, r, prog, resp)
+	return d.svc.ServeDownload(r, clk.Now())
 }

@@ -15,7 +15,7 @@ func (s *Server) SetFaultSleep(sleep func(context.Context, time.Duration) error)
 // WarmUp runs the background warm-up (WithWarmUp) to its end in the
 // caller's goroutine, or until ctx ends, whatever the server's options.
 func (s *Server) WarmUp(ctx context.Context) {
-	s.warmUpAll(ctx, func(ctx context.Context) bool { return ctx.Err() == nil })
+	warmUpAll(ctx, s.versions.distinct(), func(ctx context.Context) bool { return ctx.Err() == nil })
 }
 
 // WarmUpDone is closed when the background warm-up has ended; nil when

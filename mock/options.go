@@ -6,8 +6,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wmsmock/wmsmock/mock/backend"
 	"github.com/wmsmock/wmsmock/mock/clock"
+	"github.com/wmsmock/wmsmock/mock/faults"
 	"github.com/wmsmock/wmsmock/mock/handler"
+	"github.com/wmsmock/wmsmock/mock/https"
 	"github.com/wmsmock/wmsmock/mock/ratelimit"
 	"github.com/wmsmock/wmsmock/mock/spec"
 	"github.com/wmsmock/wmsmock/profile"
@@ -40,18 +43,39 @@ type settings struct {
 	timeout     time.Duration
 	cacheBudget int
 	handlers    map[string]handler.Func
-	state       stateSettings // state_options.go
-	replay      string        // replay.go
-	tls         tlsSettings   // tls.go
-	faultRules  faultSettings // faults.go
+	state       stateSettings
+	replayFile  string         // WithReplay (replay.go)
+	tls         https.Settings // WithTLS (tls.go)
+	// faults and overrides are the rules pinned from the start
+	// (WithFault, WithOverride: rules.go).
+	faults    []faults.Fault
+	overrides []faults.Override
 
-	startupReport func([]StartupPhase) // lifecycle.go
+	startupReport func([]StartupPhase) // WithStartupReport (lifecycle.go)
 
 	// strictRequests turns the profile's requests.strict on.
 	strictRequests bool
 	// warmUp compiles every operation in the background after Start
 	// (warm.go).
 	warmUp bool
+}
+
+// stateSettings are the options about the fake's state: where it is kept
+// (state_options.go), what it starts with, and who may change it through
+// the control API.
+type stateSettings struct {
+	// where opens the backend (WithState); nil: InMemory.
+	where       func(opts ...backend.Option) (*backend.Backend, error)
+	fixturesDir string
+	adminToken  string
+	noSeed      bool
+}
+
+// StartupPhase is one step of a server's start-up and the time it took
+// (WithStartupReport).
+type StartupPhase struct {
+	Name     string
+	Duration time.Duration
 }
 
 type specSource struct {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"strconv"
 	"strings"
 	"sync"
@@ -39,14 +38,9 @@ type referenceEntry struct {
 	err  error
 }
 
-// reference returns the document served as version, as JSON, with
-// examples filled in and the server list pointing at the fake.
-func (s *Server) reference(version string) ([]byte, error) {
-	a, ok := s.versions[version]
-	if !ok {
-		return nil, errors.New("API version " + version + " is not served")
-	}
-	c := &s.references
+// of returns a's document as JSON, with examples filled in and the
+// server list pointing at the fake, rendered on the first call.
+func (c *referenceCache) of(a *api) ([]byte, error) {
 	c.mu.Lock()
 	if c.entries == nil {
 		c.entries = map[*api]*referenceEntry{}

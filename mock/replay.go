@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"sort"
@@ -32,7 +33,7 @@ import (
 // them and logs the count (rejected_by_document).
 func WithReplay(path string) Option {
 	return func(s *settings) error {
-		s.replay = path
+		s.replayFile = path
 		return nil
 	}
 }
@@ -43,25 +44,25 @@ type replay struct {
 	// basePath is the recording's prefix of its paths.
 	basePath string
 	mu       sync.Mutex
-	calls    map[[32]byte]*replayed
+	calls    map[[32]byte]*recordedAnswers
 	rejected int
 }
 
-type replayed struct {
+type recordedAnswers struct {
 	answers []*handler.Response
 	next    int
 }
 
-// loadReplay reads the session file into the server's replay, checking
-// each recorded answer against the default version's document.
-func (s *Server) loadReplay(path string) error {
+// loadReplay reads the session file at path, checking each recorded
+// answer against the document of a, the default version's; nil without a
+// path.
+func loadReplay(path string, a *api, logger *slog.Logger) (*replay, error) {
 	if path == "" {
-		return nil
+		return nil, nil
 	}
-	a := s.versions[s.profile.Versions.Default]
 	// The header, which the reader requires first, names the recording's
 	// own secret names; until then the default ones apply.
-	rp := &replay{calls: map[[32]byte]*replayed{}, redact: recording.NewRedactor()}
+	rp := &replay{calls: map[[32]byte]*recordedAnswers{}, redact: recording.NewRedactor()}
 	var skipped, unrouted, total int
 	rejectedOps := map[string]int{}
 	onHeader := func(h recording.Header) error {
@@ -91,25 +92,24 @@ func (s *Server) loadReplay(path string) error {
 		key := rp.key(in.Request.Method, below, in.Request.Query, reqBody)
 		c := rp.calls[key]
 		if c == nil {
-			c = &replayed{}
+			c = &recordedAnswers{}
 			rp.calls[key] = c
 		}
 		c.answers = append(c.answers, resp)
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("WithReplay: %w", err)
+		return nil, fmt.Errorf("WithReplay: %w", err)
 	}
-	s.replay = rp
 	ops := make([]string, 0, len(rejectedOps))
 	for id, n := range rejectedOps {
 		ops = append(ops, fmt.Sprintf("%s×%d", id, n))
 	}
 	sort.Strings(ops)
-	s.logger.Info("replaying a recorded session", "file", path, "calls", total, "distinct", len(rp.calls),
+	logger.Info("replaying a recorded session", "file", path, "calls", total, "distinct", len(rp.calls),
 		"not_replayable", skipped, "not_in_document", unrouted,
 		"rejected_by_document", rp.rejected, "rejected_operations", strings.Join(ops, ","))
-	return nil
+	return rp, nil
 }
 
 // replayAnswer is a recorded answer as the fake serves it. Calls that got

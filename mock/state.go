@@ -31,8 +31,8 @@ func (s *Server) setupState(cfg settings) error {
 	// document share its api, and every version shares the store.
 	var seedWith *resources.Service
 	done := map[*api]bool{}
-	for _, v := range s.versionList {
-		a := s.versions[v]
+	for _, v := range s.versions.names {
+		a := s.versions.apis[v]
 		if done[a] {
 			continue
 		}
@@ -60,7 +60,7 @@ func (s *Server) setupState(cfg settings) error {
 				a.handlers[op] = h
 			}
 		}
-		if a == s.versions[s.profile.Versions.Default] {
+		if a == s.versions.defaultAPI() {
 			seedWith = svc
 			s.downloads.svc = svc                 // downloads.go
 			a.synth = a.synth.withState(idx, svc) // synthesized ids name held items too

@@ -10,25 +10,6 @@ import (
 	"github.com/wmsmock/wmsmock/mock/store"
 )
 
-// stateSettings are the options about the fake's state: where it is kept,
-// what it starts with, and who may change it through the control API.
-type stateSettings struct {
-	where       State // WithState; nil: InMemory
-	fixturesDir string
-	adminToken  string
-	noSeed      bool
-}
-
-// openBackend opens the one backend the options ask for, with the
-// options New derives from the server's (clock, logger, configured
-// tokens, rate windows).
-func (st stateSettings) openBackend(opts ...backend.Option) (*backend.Backend, error) {
-	if st.where == nil {
-		return InMemory()(opts...)
-	}
-	return st.where(opts...)
-}
-
 // State says where the fake keeps its state: its records (runs,
 // pipelines, compute environments...), its tokens, its per-token rate
 // counters and the clock's advance. It is given to WithState, which takes

@@ -16,6 +16,7 @@ import (
 	"github.com/wmsmock/wmsmock/mock/refs"
 	"github.com/wmsmock/wmsmock/mock/spec"
 	"github.com/wmsmock/wmsmock/mock/synth"
+	"github.com/wmsmock/wmsmock/mock/validate"
 )
 
 // synthesizer answers operations that have no behaviour of their own: the
@@ -23,9 +24,10 @@ import (
 // generated from the response schema. Answers are deterministic for a seed
 // and a request, so they are cached (bounded) by request.
 type synthesizer struct {
-	api   *api
-	gen   *synth.Generator
-	cache *memo.Map[string, []byte]
+	// validator checks the document's examples before one is served.
+	validator *validate.Validator
+	gen       *synth.Generator
+	cache     *memo.Map[string, []byte]
 
 	// refs points the identifiers in a generated answer at items the
 	// fake holds; nil leaves them as made. Its generation keys the cache:
@@ -55,8 +57,8 @@ type examples struct {
 	of map[*spec.Operation][]byte // nil when the operation has none
 }
 
-func newSynthesizer(a *api, gen *synth.Generator, caches *memo.Set) *synthesizer {
-	return &synthesizer{api: a, gen: gen, cache: memo.NewIn[string, []byte](caches, "synthesized answers", 16),
+func newSynthesizer(v *validate.Validator, gen *synth.Generator, caches *memo.Set) *synthesizer {
+	return &synthesizer{validator: v, gen: gen, cache: memo.NewIn[string, []byte](caches, "synthesized answers", 16),
 		examples: &examples{of: map[*spec.Operation][]byte{}}}
 }
 
@@ -64,7 +66,7 @@ func newSynthesizer(a *api, gen *synth.Generator, caches *memo.Set) *synthesizer
 // whose answers name the items held, as the index idx of held's records
 // says.
 func (s *synthesizer) withState(idx *refs.Index, held heldRecords) *synthesizer {
-	return &synthesizer{api: s.api, gen: s.gen, cache: s.cache, examples: s.examples, refs: idx, held: held}
+	return &synthesizer{validator: s.validator, gen: s.gen, cache: s.cache, examples: s.examples, refs: idx, held: held}
 }
 
 // fixRefs points the ids in v, a generated answer of schema sch in
@@ -159,7 +161,7 @@ func (s *synthesizer) example(op *spec.Operation) []byte {
 	}
 	for _, ex := range candidates {
 		// Checked as an answer, with the compiled schemas answers use.
-		if ex != nil && (op.Success.Schema == nil || s.api.validator.Answer(op.Success.Schema.Schema(), ex) == nil) {
+		if ex != nil && (op.Success.Schema == nil || s.validator.Answer(op.Success.Schema.Schema(), ex) == nil) {
 			found = ex
 			break
 		}

@@ -129,12 +129,8 @@ func (w *warming) waitQuiet(ctx context.Context) bool {
 	return false
 }
 
-// startWarmUp starts the warm-up once, when WithWarmUp asked for it.
-func (s *Server) startWarmUp() {
-	if !s.warmUp {
-		return
-	}
-	w := &s.warming
+// start starts the warm-up of apis once.
+func (w *warming) start(apis []*api) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.done != nil {
@@ -148,13 +144,12 @@ func (s *Server) startWarmUp() {
 	go func() {
 		defer close(w.done)
 		defer w.running.Store(false)
-		s.warmUpAll(ctx, w.waitQuiet)
+		warmUpAll(ctx, apis, w.waitQuiet)
 	}()
 }
 
-// stopWarmUp stops the warm-up and waits for the operation it is on.
-func (s *Server) stopWarmUp() {
-	w := &s.warming
+// stop stops the warm-up and waits for the operation it is on.
+func (w *warming) stop() {
 	w.mu.Lock()
 	cancel, done := w.cancel, w.done
 	w.mu.Unlock()
@@ -165,12 +160,12 @@ func (s *Server) stopWarmUp() {
 	<-done
 }
 
-// warmUpAll warms the reads of every served document, the default
-// version's first: the components their answers reach, then each read.
-// Before each step it calls ready, which waits for its turn and says
-// whether to go on.
-func (s *Server) warmUpAll(ctx context.Context, ready func(context.Context) bool) {
-	for _, a := range s.distinctAPIs() {
+// warmUpAll warms the reads of each of apis in turn (each served document
+// once, the default version's first): the components their answers reach,
+// then each read. Before each step it calls ready, which waits for its
+// turn and says whether to go on.
+func warmUpAll(ctx context.Context, apis []*api, ready func(context.Context) bool) {
+	for _, a := range apis {
 		reads := a.reads()
 		var refs []string
 		var idx *index.SpecIndex
@@ -191,24 +186,6 @@ func (s *Server) warmUpAll(ctx context.Context, ready func(context.Context) bool
 			a.warm(op)
 		}
 	}
-}
-
-// distinctAPIs is each served document's api once, the default version's
-// first.
-func (s *Server) distinctAPIs() []*api {
-	var out []*api
-	seen := map[*api]bool{}
-	add := func(a *api) {
-		if a != nil && !seen[a] {
-			seen[a] = true
-			out = append(out, a)
-		}
-	}
-	add(s.versions[s.profile.Versions.Default])
-	for _, v := range s.versionList {
-		add(s.versions[v])
-	}
-	return out
 }
 
 // reads are the document's GET operations, in route order.
