@@ -48,9 +48,8 @@ type Schema struct {
 	Pattern  string
 	// MultipleOf is the keyword's value when it is a usable one (positive,
 	// finite), else 0; HasMultipleOf says the keyword is there at all.
-	MultipleOf          float64
-	HasMultipleOf       bool
-	ReadOnly, WriteOnly bool
+	MultipleOf    float64
+	HasMultipleOf bool
 	// Bounds on numbers, with 3.0's boolean and 3.1's numeric exclusive
 	// bounds read the same way.
 	Min, Max         float64
@@ -59,10 +58,10 @@ type Schema struct {
 	// Bounds on text, in characters; MaxLength < 0 is unbounded.
 	MinLength, MaxLength int64
 
-	// Items is the items schema; ItemsKeyword says the keyword is there at
-	// all (also as 3.1's boolean form, or unresolved).
-	Items        *Schema
+	// ItemsKeyword says the items keyword is there at all (also in 3.1's
+	// boolean form, or unresolved); Items gives its schema.
 	ItemsKeyword bool
+	items        *Schema
 	// Own are the properties this schema declares itself, in document
 	// order; OwnRequired its own required list.
 	Own         []Prop
@@ -80,6 +79,8 @@ type Schema struct {
 	// Bare: the schema says only "type: object" (with annotations), how
 	// the service's document renders a Java Object (see BareObject).
 	Bare bool
+
+	readOnly, writeOnly bool
 
 	// Resolved by finishing, allOf merged in.
 	props     []Prop
@@ -233,12 +234,24 @@ func (s *Schema) RequiredNames() []string {
 	return s.required
 }
 
+// Items is the schema of an array's items as s declares it, or nil.
+func (s *Schema) Items() *Schema {
+	if s == nil {
+		return nil
+	}
+	return s.items
+}
+
+// ReadOnly and WriteOnly read the keywords of s itself (false for nil).
+func (s *Schema) ReadOnly() bool  { return s != nil && s.readOnly }
+func (s *Schema) WriteOnly() bool { return s != nil && s.writeOnly }
+
 // HasType reports whether the type keyword of s lists t.
 func (s *Schema) HasType(t Types) bool { return s != nil && s.Types&t != 0 }
 
 // IsArray reports whether s declares an array: by type or by items.
 func (s *Schema) IsArray() bool {
-	return s != nil && (s.Types&Array != 0 || s.Items != nil)
+	return s != nil && (s.Types&Array != 0 || s.items != nil)
 }
 
 // IsObject reports whether s declares an object: by type or properties,
@@ -258,8 +271,8 @@ func (s *Schema) Plain() bool { return s == nil || s.plain }
 // property whose items are objects ("workflows", "pipelines", "tokens").
 func (s *Schema) ListShape() (key string, item *Schema) {
 	for _, p := range s.Props() {
-		if p.Schema.IsArray() && p.Schema.Items.IsObject() {
-			return p.Name, p.Schema.Items
+		if p.Schema.IsArray() && p.Schema.items.IsObject() {
+			return p.Name, p.Schema.items
 		}
 	}
 	return "", nil
@@ -522,8 +535,8 @@ func (c *compiler) fill(n *Schema, s *base.Schema) {
 			n.MultipleOf = *s.MultipleOf
 		}
 	}
-	n.ReadOnly = s.ReadOnly != nil && *s.ReadOnly
-	n.WriteOnly = s.WriteOnly != nil && *s.WriteOnly
+	n.readOnly = s.ReadOnly != nil && *s.ReadOnly
+	n.writeOnly = s.WriteOnly != nil && *s.WriteOnly
 
 	if s.Minimum != nil {
 		n.Min, n.HasMin = *s.Minimum, true
@@ -555,7 +568,7 @@ func (c *compiler) fill(n *Schema, s *base.Schema) {
 	if it := s.Items; it != nil {
 		n.ItemsKeyword = true
 		if it.IsA() && it.A != nil {
-			n.Items = c.proxy(it.A)
+			n.items = c.proxy(it.A)
 		}
 	}
 	for name, p := range s.Properties.FromOldest() {

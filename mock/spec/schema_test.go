@@ -165,10 +165,10 @@ components:
 func TestSchemaReadWriteOnly(t *testing.T) {
 	d := load(t, modelYAML)
 	pet := component(t, d, "Pet")
-	if !pet.Prop("id").ReadOnly || pet.Prop("id").WriteOnly {
+	if !pet.Prop("id").ReadOnly() || pet.Prop("id").WriteOnly() {
 		t.Error("id is not readOnly only")
 	}
-	if !pet.Prop("secret").WriteOnly || pet.Prop("secret").ReadOnly {
+	if !pet.Prop("secret").WriteOnly() || pet.Prop("secret").ReadOnly() {
 		t.Error("secret is not writeOnly only")
 	}
 	animal := component(t, d, "Animal")
@@ -249,7 +249,7 @@ func TestSchemaCycles(t *testing.T) {
 	if n.Prop("child") != n {
 		t.Error("Node.child is not Node itself")
 	}
-	if n.Prop("kids").Items != n {
+	if n.Prop("kids").Items() != n {
 		t.Error("Node.kids' items are not Node itself")
 	}
 	loop := load(t, `openapi: 3.0.3

@@ -80,6 +80,18 @@ type Operation struct {
 	// Paging holds the operation's page-size and offset parameters, when it
 	// has them.
 	Paging *Paging
+
+	doc *Document
+}
+
+// SchemaOf is the compiled model (Document.SchemaOf) of a schema of the
+// operation's document: its success answer's, its request body's or a
+// parameter's.
+func (op *Operation) SchemaOf(p *base.SchemaProxy) *Schema {
+	if op == nil || op.doc == nil {
+		return nil
+	}
+	return op.doc.SchemaOf(p)
 }
 
 // Response describes one declared response.
@@ -152,7 +164,7 @@ func (d *Document) index() error {
 		for o := item.GetOperations().First(); o != nil; o = o.Next() {
 			method := strings.ToUpper(o.Key())
 			op := o.Value()
-			entry := &Operation{Method: method, Path: path, PathItem: item, Op: op, ID: op.OperationId}
+			entry := &Operation{Method: method, Path: path, PathItem: item, Op: op, ID: op.OperationId, doc: d}
 			if entry.ID == "" {
 				entry.ID = method + " " + path
 			}
