@@ -185,7 +185,7 @@ func (s *Service) registerCollections() {
 // reports false when the describe answer is not an object.
 func (c *collection) shape() bool {
 	if c.list != nil {
-		c.listKey, c.entry = (successSchema(c.list)).ListShape()
+		c.listKey, c.entry = successSchema(c.list).ListShape()
 		if c.listKey == "" {
 			c.list = nil
 		}

@@ -54,7 +54,7 @@ func TestNothingInvented(t *testing.T) {
 				kinds++
 				checked += nothingElse(t, rb, c.create.ID+" answer", successSchema(c.create), rb.body(resp), wrote)
 				for _, op := range rb.readOps() {
-					if key, _ := (successSchema(op)).ListShape(); key != "" && op != c.list {
+					if key, _ := successSchema(op).ListShape(); key != "" && op != c.list {
 						continue // a list below the item (its members, its versions): other items
 					}
 					r, err := rb.do(op, vars, readQuery(op, q), nil)
@@ -165,7 +165,7 @@ func nothingElse(t *testing.T, rb *readBack, label string, sch *spec.Schema, vie
 		// that was written as a whole ({"launch": {...}} of a pipeline's
 		// launch settings: held to the launch written).
 		for k, v := range vm {
-			if inner, ok := v.(map[string]any); ok && (sch.Prop(k)).IsObject() {
+			if inner, ok := v.(map[string]any); ok && sch.Prop(k).IsObject() {
 				view, sch = inner, sch.Prop(k)
 				if part, ok := wrote[k].(map[string]any); ok {
 					wrote = part

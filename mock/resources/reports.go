@@ -199,7 +199,7 @@ func (t *reports) begin(req *handler.Request) (*handler.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	wsch := (requestSchema(req.Op)).Prop("workflow")
+	wsch := requestSchema(req.Op).Prop("workflow")
 	reported, _ := normalizeReported(wsch, body["workflow"], 0).(map[string]any)
 	names := textsOf(body["processNames"])
 	x, err := t.w.get(req)
@@ -293,7 +293,7 @@ func (t *reports) takeTasks(req *handler.Request) (*handler.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	tsch := ((requestSchema(req.Op)).Prop("tasks")).Items()
+	tsch := requestSchema(req.Op).Prop("tasks").Items()
 	list, _ := body["tasks"].([]any)
 	type reportedTask struct {
 		id     int64

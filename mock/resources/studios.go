@@ -170,14 +170,14 @@ func (st *studios) claim(op *spec.Operation, h handler.Func) {
 // it.
 func (s *Service) registerStudios() {
 	for _, op := range s.doc.Operations {
-		if op.Method != "GET" || !(successSchema(op)).IsObject() {
+		if op.Method != "GET" || !successSchema(op).IsObject() {
 			continue
 		}
 		sch := successSchema(op)
 		if p := sch.Prop("studio"); p.IsObject() {
 			sch = p
 		}
-		if !enumHas((sch.Prop("statusInfo")).Prop("status"), studioStarting, studioRunning, studioStopping, studioStopped) {
+		if !enumHas(sch.Prop("statusInfo").Prop("status"), studioStarting, studioRunning, studioStopping, studioStopped) {
 			continue
 		}
 		start, stop := s.opAt(op.Path+"/start"), s.opAt(op.Path+"/stop")

@@ -33,7 +33,7 @@ import (
 func (s *Service) registerVersions() {
 	for _, c := range slices.Clone(s.colls) {
 		vs, manage := s.op("GET", c.itemPath+"/versions"), s.op("PUT", c.itemPath+"/versions/{versionId}/manage")
-		if vs == nil || manage == nil || !(c.item.Prop("version")).IsObject() {
+		if vs == nil || manage == nil || !c.item.Prop("version").IsObject() {
 			continue
 		}
 		c.versioned = true

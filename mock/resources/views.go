@@ -278,7 +278,7 @@ func (s *Service) launchDerived(sch *spec.Schema, m map[string]any, d *itemData,
 // each as its record is.
 func (s *Service) showRefList(sch *spec.Schema, m map[string]any, name string, ids []any) {
 	p := sch.Prop(name)
-	if !p.IsArray() || (p.Items()).Prop("id") == nil {
+	if !p.IsArray() || p.Items().Prop("id") == nil {
 		return
 	}
 	list := make([]any, 0, len(ids))
