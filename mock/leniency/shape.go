@@ -170,13 +170,12 @@ func (c *compiler) schema(s *spec.Schema, owner string, depth int) *shape {
 		sh.types = t
 	}
 	if len(s.Enum) > 0 {
-		var t spec.Types
 		for _, e := range s.Enum {
-			t |= enumType(e)
 			if text, ok := enumText(e); ok {
 				sh.enum = append(sh.enum, text)
 			}
 		}
+		t := shapeTypes(s.EnumTypes())
 		if nullable {
 			t |= spec.Null
 		}
@@ -407,23 +406,6 @@ func cloneSet(m map[string]bool) map[string]bool {
 		out[k] = v
 	}
 	return out
-}
-
-// enumType is the JSON type of an enum value (as spec.JSONValue gives it).
-func enumType(v any) spec.Types {
-	switch v.(type) {
-	case map[string]any:
-		return spec.Object
-	case []any:
-		return spec.Array
-	case nil:
-		return spec.Null
-	case bool:
-		return spec.Boolean
-	case string:
-		return spec.String
-	}
-	return numeric
 }
 
 // enumText is a scalar, non-null enum value as text, for matching the

@@ -246,6 +246,34 @@ func (s *Schema) Items() *Schema {
 func (s *Schema) ReadOnly() bool  { return s != nil && s.readOnly }
 func (s *Schema) WriteOnly() bool { return s != nil && s.writeOnly }
 
+// EnumTypes are the JSON types of the values s's enum lists (zero
+// without an enum). An integral number counts as both integer and number.
+func (s *Schema) EnumTypes() Types {
+	if s == nil {
+		return 0
+	}
+	var t Types
+	for _, v := range s.Enum {
+		switch v.(type) {
+		case map[string]any:
+			t |= Object
+		case []any:
+			t |= Array
+		case nil:
+			t |= Null
+		case bool:
+			t |= Boolean
+		case string:
+			t |= String
+		case int64:
+			t |= Integer | Number
+		default:
+			t |= Number
+		}
+	}
+	return t
+}
+
 // HasType reports whether the type keyword of s lists t.
 func (s *Schema) HasType(t Types) bool { return s != nil && s.Types&t != 0 }
 

@@ -124,6 +124,9 @@ func TestSchemaAllOfMerged(t *testing.T) {
 	if got := pet.Prop("kind").Enum; !reflect.DeepEqual(got, []any{"dog", "cat"}) {
 		t.Errorf("kind's enum = %v", got)
 	}
+	if got := pet.Prop("kind").EnumTypes(); got != String {
+		t.Errorf("kind's enum types = %b, want string only", got)
+	}
 }
 
 // TestSchemaNullable guards both spellings of "may be null".
@@ -311,5 +314,21 @@ func TestSchemaShared(t *testing.T) {
 	}
 	if !got[0].Same(d.Component("PetList")) || got[0].Same(d.Component("Pet")) {
 		t.Error("Same does not tell one declaration from another")
+	}
+}
+
+// TestSchemaEnumTypes guards the types an enum's values have, which
+// leniency reads to know what a value may be.
+func TestSchemaEnumTypes(t *testing.T) {
+	s := &Schema{Enum: []any{int64(1), nil}}
+	if got := s.EnumTypes(); got != Integer|Number|Null {
+		t.Errorf("[1, null] has types %b", got)
+	}
+	s = &Schema{Enum: []any{1.5, true, map[string]any{}, []any{}}}
+	if got := s.EnumTypes(); got != Number|Boolean|Object|Array {
+		t.Errorf("[1.5, true, {}, []] has types %b", got)
+	}
+	if (*Schema)(nil).EnumTypes() != 0 || (&Schema{}).EnumTypes() != 0 {
+		t.Error("no enum has types")
 	}
 }
