@@ -158,8 +158,9 @@ type Reader struct {
 	exceptions map[string][]string
 	plans      sync.Map // *spec.Operation -> *plan
 	// shapes memoizes component shapes by reference; only touched under
-	// the document's Guard, while a plan is built.
+	// mu, while a plan is built.
 	shapes map[string]*shape
+	mu     sync.Mutex
 }
 
 // plan is what reading one operation's bodies needs.
@@ -234,21 +235,21 @@ func (w *walker) release() {
 	walkers.Put(w)
 }
 
-// plan returns op's plan, building it the first time under the
-// document's Guard (the model builds parts of itself lazily).
+// plan returns op's plan, building it the first time. Plans are built
+// from the document's compiled schemas (which compile themselves under the
+// document's Guard) one at a time, since shapes of components are shared
+// between them.
 func (r *Reader) plan(op *spec.Operation) *plan {
 	if p, ok := r.plans.Load(op); ok {
 		return p.(*plan)
 	}
-	var p *plan
-	r.doc.Guard(func() {
-		if got, ok := r.plans.Load(op); ok {
-			p = got.(*plan)
-			return
-		}
-		p = &plan{root: r.compileBody(op)}
-		r.plans.Store(op, p)
-	})
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if p, ok := r.plans.Load(op); ok {
+		return p.(*plan)
+	}
+	p := &plan{root: r.compileBody(op)}
+	r.plans.Store(op, p)
 	return p
 }
 
@@ -262,7 +263,7 @@ func (r *Reader) Relax(n *yaml.Node, component string) {
 	if n == nil || n.Kind != yaml.MappingNode || r.policy.Strict {
 		return
 	}
-	if r.policy.ObjectsAsAny && bareObject(n) {
+	if r.policy.ObjectsAsAny && spec.BareObject(n) {
 		removeKey(n, "type")
 	}
 	if props := r.exceptions[component]; component != "" && len(props) > 0 {

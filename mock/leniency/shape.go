@@ -2,40 +2,39 @@ package leniency
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 
-	"github.com/pb33f/libopenapi/datamodel/high/base"
 	"go.yaml.in/yaml/v4"
 
-	"github.com/wmsmock/wmsmock/internal/oasdoc"
 	"github.com/wmsmock/wmsmock/mock/spec"
 )
 
-// typeSet is the JSON types a schema lets a value have.
-type typeSet uint8
-
+// A shape's types are the model's (spec.Types), with number and integer
+// always set together: reading a body does not tell 1 from 1.0.
 const (
-	tObject typeSet = 1 << iota
-	tArray
-	tString
-	tNumber // number and integer
-	tBool
-	tNull
-	anyType = tObject | tArray | tString | tNumber | tBool | tNull
+	numeric = spec.Integer | spec.Number
+	anyType = spec.Object | spec.Array | spec.String | numeric | spec.Boolean | spec.Null
 )
 
-var typeBits = map[string]typeSet{
-	"object": tObject, "array": tArray, "string": tString,
-	"number": tNumber, "integer": tNumber, "boolean": tBool, "null": tNull,
+// shapeTypes is t as a shape holds it: number and integer together.
+func shapeTypes(t spec.Types) spec.Types {
+	if t.Has(numeric) {
+		t |= numeric
+	}
+	return t
 }
 
-// shape is what reading a body needs of one schema. Shapes are built once
-// per operation and only read afterwards, by any number of calls at once.
+// shape is what reading a body needs of one schema: a projection of the
+// document's compiled model (spec.Schema) with the policy's exceptions
+// applied and allOf merged the way the validator reads it. Shapes are built
+// once per operation and only read afterwards, by any number of calls at
+// once.
 type shape struct {
 	// types is what the schema lets a value be, as the validator reads it
 	// (compositions included): a null is a deviation where tNull is out, a
 	// number where tString is in and tNumber out.
-	types typeSet
+	types spec.Types
 	// bare: the schema says only "type: object" (a Java Object).
 	bare bool
 	// readOnly properties are not required in a request.
@@ -98,7 +97,7 @@ func (s *shape) pairOf(child []byte) (sibling string, ok bool) {
 // deeper parts are read as anything (left to the validator).
 const maxDepth = 48
 
-// compiler builds the shapes of one operation.
+// compiler builds the shapes of one operation from the compiled model.
 type compiler struct {
 	r   *Reader
 	doc *spec.Document
@@ -114,34 +113,34 @@ func (r *Reader) compileBody(op *spec.Operation) *shape {
 	for m := rb.Content.First(); m != nil; m = m.Next() {
 		if spec.IsJSON(m.Key()) && m.Value() != nil && m.Value().Schema != nil {
 			c := &compiler{r: r, doc: r.doc, v30: strings.HasPrefix(r.doc.OpenAPI, "3.0")}
-			return c.proxy(m.Value().Schema, 0)
+			return c.child(op.SchemaOf(m.Value().Schema), 0)
 		}
 	}
 	return nil
 }
 
-// proxy builds the shape a schema proxy stands for. A reference to a
-// component is built once and shared.
-func (c *compiler) proxy(p *base.SchemaProxy, depth int) *shape {
-	if p == nil || depth > maxDepth {
+// child builds the shape of a schema met as a property, an item or a
+// branch. A component (reached through a $ref) is built once and shared.
+func (c *compiler) child(s *spec.Schema, depth int) *shape {
+	if s == nil || depth > maxDepth {
 		return nil
 	}
-	if !p.IsReference() {
-		return c.schema(p.Schema(), "", depth)
+	if s.Ref == "" {
+		return c.schema(s, "", depth)
 	}
-	return c.component(p.GetReference(), p.Schema, depth)
+	return c.component(s.Ref, s, depth)
 }
 
 // component builds the shape of the component ref names from its schema,
 // once. A reference met again while its component is being built
 // (recursion) gets the shape under construction.
-func (c *compiler) component(ref string, schema func() *base.Schema, depth int) *shape {
+func (c *compiler) component(ref string, s *spec.Schema, depth int) *shape {
 	if sh, ok := c.r.shapes[ref]; ok {
 		return sh
 	}
 	sh := &shape{types: anyType}
 	c.r.shapes[ref] = sh
-	if built := c.schema(schema(), componentName(ref), depth); built != nil {
+	if built := c.schema(s, componentName(ref), depth); built != nil {
 		*sh = *built
 	}
 	return sh
@@ -157,85 +156,77 @@ func componentName(ref string) string {
 
 // schema builds a shape from a schema. owner names the component the
 // schema is (or an inline allOf part of), for the required exceptions.
-func (c *compiler) schema(s *base.Schema, owner string, depth int) *shape {
+func (c *compiler) schema(s *spec.Schema, owner string, depth int) *shape {
 	if s == nil || depth > maxDepth {
 		return nil
 	}
 	sh := &shape{types: anyType}
-	nullable := c.v30 && s.Nullable != nil && *s.Nullable
-	if len(s.Type) > 0 {
-		var t typeSet
-		for _, name := range s.Type {
-			t |= typeBits[name]
-		}
+	nullable := c.v30 && s.Nullable
+	if s.Types != 0 {
+		t := shapeTypes(s.Types)
 		if nullable {
-			t |= tNull
+			t |= spec.Null
 		}
 		sh.types = t
 	}
 	if len(s.Enum) > 0 {
-		var t typeSet
 		for _, e := range s.Enum {
-			t |= enumType(e)
-			if e.Kind == yaml.ScalarNode && e.Tag != "!!null" {
-				sh.enum = append(sh.enum, e.Value)
+			if text, ok := enumText(e); ok {
+				sh.enum = append(sh.enum, text)
 			}
 		}
+		t := shapeTypes(s.EnumTypes())
 		if nullable {
-			t |= tNull
+			t |= spec.Null
 		}
 		sh.types &= t
 	}
-	sh.readOnly = s.ReadOnly != nil && *s.ReadOnly
-	if low := s.GoLow(); low != nil {
-		sh.bare = bareObject(low.GetRootNode())
-	}
+	sh.readOnly = s.ReadOnly()
+	sh.bare = s.Bare
 
-	if s.Properties != nil {
-		sh.props = make(map[string]*shape, s.Properties.Len())
-		for name, p := range s.Properties.FromOldest() {
-			sh.props[name] = c.proxy(p, depth+1)
+	if len(s.Own) > 0 {
+		sh.props = make(map[string]*shape, len(s.Own))
+		for _, p := range s.Own {
+			sh.props[p.Name] = c.child(p.Schema, depth+1)
 		}
 	}
-	if len(s.Required) > 0 {
-		sh.required = make(map[string]bool, len(s.Required))
-		for _, name := range s.Required {
+	if len(s.OwnRequired) > 0 {
+		sh.required = make(map[string]bool, len(s.OwnRequired))
+		for _, name := range s.OwnRequired {
 			if p := sh.props[name]; p == nil || !p.readOnly {
 				sh.required[name] = true
 			}
 		}
 	}
 	c.except(sh, owner)
-	if ap := s.AdditionalProperties; ap != nil && ap.IsA() {
-		sh.extra = c.proxy(ap.A, depth+1)
+	if s.Additional == spec.AdditionalSchema {
+		sh.extra = c.child(s.AdditionalSchema, depth+1)
 	}
-	if it := s.Items; it != nil && it.IsA() {
-		sh.items = c.proxy(it.A, depth+1)
-	}
+	sh.items = c.child(s.Items(), depth+1)
 
 	for _, part := range s.AllOf {
 		var ps *shape
-		if part.IsReference() {
-			ps = c.proxy(part, depth+1)
+		if part != nil && part.Ref != "" {
+			ps = c.child(part, depth+1)
 		} else {
-			ps = c.schema(part.Schema(), owner, depth+1)
+			ps = c.schema(part, owner, depth+1)
 		}
 		merge(sh, ps)
 	}
 	if nullable && len(s.AllOf) > 0 {
 		// The validator reads "nullable" beside an allOf as "null, or
 		// all of these" (libopenapi-validator's 3.0 transform).
-		sh.types |= tNull
+		sh.types |= spec.Null
 	}
 	switch {
-	case s.Discriminator != nil && s.Discriminator.PropertyName != "" && len(s.OneOf)+len(s.AnyOf) > 0:
+	case s.Discriminator != nil && len(s.OneOf)+len(s.AnyOf) > 0:
 		c.discriminate(sh, s, depth)
 	case len(s.OneOf) > 0 || len(s.AnyOf) > 0:
 		// A composition without a discriminator: nothing inside is read,
 		// but what it lets a value be still counts.
-		var t typeSet
-		for _, b := range append(append([]*base.SchemaProxy{}, s.OneOf...), s.AnyOf...) {
-			if bs := c.proxy(b, depth+1); bs != nil {
+		var t spec.Types
+		for _, b := range s.Branches() {
+			if bs := c.child(b, depth+1); bs != nil {
 				t |= bs.types
 			} else {
 				t = anyType
@@ -260,38 +251,31 @@ func (c *compiler) except(sh *shape, owner string) {
 // discriminate reads a discriminated oneOf: each mapped value (or a
 // branch's own component name, OpenAPI's implicit mapping) to its branch,
 // merged with the parent's own properties.
-func (c *compiler) discriminate(sh *shape, s *base.Schema, depth int) {
-	d := &discriminated{prop: s.Discriminator.PropertyName, branches: map[string]*shape{}}
+func (c *compiler) discriminate(sh *shape, s *spec.Schema, depth int) {
+	d := &discriminated{prop: s.Discriminator.Property, branches: map[string]*shape{}}
 	own := *sh // the parent's properties, before the branches
 	mapped := map[string]bool{}
-	add := func(value, ref string) {
-		name := componentName(ref)
-		if name == "" {
-			name = ref // a bare schema name
-			ref = "#/components/schemas/" + ref
-		}
-		target, ok := c.doc.Model.Components.Schemas.Get(name)
-		if !ok || target == nil {
+	add := func(value, ref string, target *spec.Schema) {
+		if target == nil {
 			return
 		}
 		b := &shape{types: anyType}
 		merge(b, &own)
-		bs := c.component(ref, target.Schema, depth+1)
-		merge(b, bs)
+		merge(b, c.component(ref, target, depth+1))
 		d.branches[value] = b
 		mapped[ref] = true
 	}
-	if m := s.Discriminator.Mapping; m != nil {
-		for value, ref := range m.FromOldest() {
-			add(value, ref)
-		}
+	for _, m := range s.Discriminator.Mapping {
+		add(m.Value, m.Ref, m.Schema)
 	}
-	for _, b := range append(append([]*base.SchemaProxy{}, s.OneOf...), s.AnyOf...) {
+	for _, b := range s.Branches() {
 		if ref := branchRef(b); ref != "" && !mapped[ref] {
-			add(ref[strings.LastIndexByte(ref, '/')+1:], ref)
+			if name := componentName(ref); name != "" {
+				add(ref[strings.LastIndexByte(ref, '/')+1:], ref, c.doc.Component(name))
+			}
 		}
 	}
-	var t typeSet
+	var t spec.Types
 	for _, b := range d.branches {
 		t |= b.types
 	}
@@ -304,20 +288,16 @@ func (c *compiler) discriminate(sh *shape, s *base.Schema, depth int) {
 // branchRef finds the component a oneOf branch names: a reference, or
 // (as spec.Load rewrites discriminated branches) an allOf of the
 // discriminator's guard and a reference.
-func branchRef(p *base.SchemaProxy) string {
-	if p == nil {
+func branchRef(b *spec.Schema) string {
+	if b == nil {
 		return ""
 	}
-	if p.IsReference() {
-		return p.GetReference()
+	if b.Ref != "" {
+		return b.Ref
 	}
-	s := p.Schema()
-	if s == nil {
-		return ""
-	}
-	for i := len(s.AllOf) - 1; i >= 0; i-- {
-		if s.AllOf[i].IsReference() {
-			return s.AllOf[i].GetReference()
+	for i := len(b.AllOf) - 1; i >= 0; i-- {
+		if p := b.AllOf[i]; p != nil && p.Ref != "" {
+			return p.Ref
 		}
 	}
 	return ""
@@ -335,7 +315,7 @@ func (c *compiler) pairs(sh *shape) {
 		}
 		best, bestCount := "", 0
 		for sib, ss := range sh.props {
-			if sib == child || ss == nil || len(ss.enum) == 0 || ss.types&tString == 0 {
+			if sib == child || ss == nil || len(ss.enum) == 0 || !ss.types.Has(spec.String) {
 				continue
 			}
 			n := 0
@@ -428,55 +408,20 @@ func cloneSet(m map[string]bool) map[string]bool {
 	return out
 }
 
-// enumType is the JSON type of an enum value.
-func enumType(n *yaml.Node) typeSet {
-	if n == nil {
-		return anyType
+// enumText is a scalar, non-null enum value as text, for matching the
+// values of a discriminator.
+func enumText(v any) (string, bool) {
+	switch x := v.(type) {
+	case string:
+		return x, true
+	case bool:
+		return strconv.FormatBool(x), true
+	case int64:
+		return strconv.FormatInt(x, 10), true
+	case float64:
+		return strconv.FormatFloat(x, 'g', -1, 64), true
 	}
-	switch n.Kind {
-	case yaml.MappingNode:
-		return tObject
-	case yaml.SequenceNode:
-		return tArray
-	}
-	switch n.Tag {
-	case "!!null":
-		return tNull
-	case "!!bool":
-		return tBool
-	case "!!int", "!!float":
-		return tNumber
-	}
-	return tString
-}
-
-// bareKeys are the keywords that, beside "type: object", make a schema
-// say more than "an object".
-var bareKeys = []string{
-	"properties", "additionalProperties", "patternProperties", "propertyNames",
-	"unevaluatedProperties", "dependentSchemas", "dependentRequired",
-	"allOf", "oneOf", "anyOf", "not", "if", "then", "else", "$ref",
-	"required", "enum", "const", "discriminator", "minProperties", "maxProperties",
-}
-
-// bareObject reports whether a schema node says only "type: object" (with
-// annotations such as a description): how the service's document renders
-// a Java Object, which Jackson fills with any JSON value. Both the shapes
-// and the validator's relaxed schemas (Relax) decide with it.
-func bareObject(n *yaml.Node) bool {
-	if n == nil || n.Kind != yaml.MappingNode {
-		return false
-	}
-	t := oasdoc.MapValue(n, "type")
-	if t == nil || t.Kind != yaml.ScalarNode || t.Value != "object" {
-		return false
-	}
-	for _, k := range bareKeys {
-		if oasdoc.MapValue(n, k) != nil {
-			return false
-		}
-	}
-	return true
+	return "", false
 }
 
 // removeKey deletes key from a mapping node the caller owns.

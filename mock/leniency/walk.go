@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/wmsmock/wmsmock/internal/jsonvalue"
+	"github.com/wmsmock/wmsmock/mock/spec"
 )
 
 // walker reads one body along its shape. It never allocates for a body
@@ -113,8 +114,8 @@ func (w *walker) value(sh *shape, infer *inference) byte {
 		})
 		return kind
 	}
-	if kind == 't' && sh.types&tString != 0 && sh.types&tBool == 0 ||
-		kind == '0' && sh.types&tString != 0 && sh.types&tNumber == 0 {
+	if kind == 't' && sh.types.Has(spec.String) && !sh.types.Has(spec.Boolean) ||
+		kind == '0' && sh.types.Has(spec.String) && !sh.types.Has(numeric) {
 		raw := w.b[start:w.i]
 		if w.deviate(ScalarsAsStrings, func() string {
 			return kindName[kind] + " " + clip(raw) + " read as the string " + strconv.Quote(clip(raw))
@@ -122,7 +123,7 @@ func (w *walker) value(sh *shape, infer *inference) byte {
 			w.edits = append(w.edits, edit{start: start, end: w.i, quote: true})
 		}
 	}
-	if kind == '"' && sh.types&tNumber != 0 && sh.types&tString == 0 {
+	if kind == '"' && sh.types.Has(numeric) && !sh.types.Has(spec.String) {
 		raw := w.b[start:w.i]
 		if text := raw[1 : len(raw)-1]; jsonvalue.IsNumber(text) {
 			if w.deviate(StringsAsNumbers, func() string {
@@ -260,7 +261,7 @@ func (w *walker) object(sh *shape, infer *inference) {
 // it is dropped from the body.
 func (w *walker) null(obj, psh *shape, key []byte) bool {
 	switch {
-	case psh == nil || psh.types&tNull != 0:
+	case psh == nil || psh.types.Has(spec.Null):
 		return false // allowed, or nothing known about it
 	case obj.props[string(key)] == nil:
 		// An entry of a map (additionalProperties): dropping it would

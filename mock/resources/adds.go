@@ -81,11 +81,11 @@ func (c *collection) addOp(req *handler.Request) (*handler.Response, error) {
 	}
 	coll := concrete(c.listPath, req.PathParams)
 	for k, v := range addDefaults[c.param] {
-		if prop(c.item, k) != nil {
+		if c.item.Prop(k) != nil {
 			fields[k] = v
 		}
 	}
-	if prop(c.item, "type") != nil && c.param == "participantId" {
+	if c.item.Prop("type") != nil && c.param == "participantId" {
 		fields["type"] = participantType(fields, c.s, req)
 	}
 	if c.param == "memberId" && c != c.s.namedBy("memberId") {
@@ -214,10 +214,10 @@ func namesPerson(op *spec.Operation) bool {
 		return false
 	}
 	sch := requestSchema(op)
-	if prop(sch, "name") != nil {
+	if sch.Prop("name") != nil {
 		return false
 	}
-	for _, k := range propNames(sch) {
+	for _, k := range sch.PropNames() {
 		if strings.HasPrefix(k, "userNameOr") {
 			return true
 		}

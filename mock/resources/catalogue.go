@@ -21,10 +21,10 @@ func catalogueFields(c *collection, id string) map[string]any {
 	fields := map[string]any{}
 	switch c.param {
 	case "roleName":
-		if d, ok := catalogue.RoleDescription(id); ok && prop(c.item, "description") != nil {
+		if d, ok := catalogue.RoleDescription(id); ok && c.item.Prop("description") != nil {
 			fields["description"] = d
 		}
-		if ps := catalogue.RolePermissions(id); ps != nil && prop(c.item, "permissions") != nil {
+		if ps := catalogue.RolePermissions(id); ps != nil && c.item.Prop("permissions") != nil {
 			fields["permissions"] = anyList(ps)
 		}
 	case "platformId":
@@ -46,7 +46,7 @@ func anyList(ss []string) []any {
 // permissionsOp lists the permissions a role can grant.
 func (s *Service) permissionsOp(req *handler.Request) (*handler.Response, error) {
 	sch := successSchema(req.Op)
-	key, entry := listShape(sch)
+	key, entry := sch.ListShape()
 	root := s.bases.bare(sch, "permissions")
 	var out []any
 	name := req.Query.Get("name")
@@ -77,7 +77,7 @@ func (s *Service) regionsOp(req *handler.Request) (*handler.Response, error) {
 		}
 	}
 	sch := successSchema(req.Op)
-	key, entry := listShape(sch)
+	key, entry := sch.ListShape()
 	root := s.bases.bare(sch, "regions")
 	out := []any{}
 	for _, r := range catalogue.Regions(id) {

@@ -9,11 +9,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/pb33f/libopenapi/datamodel/high/base"
 	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
 
 	"github.com/wmsmock/wmsmock/internal/jsonvalue"
-	"github.com/wmsmock/wmsmock/internal/oasdoc"
 	"github.com/wmsmock/wmsmock/mock/handler"
 	"github.com/wmsmock/wmsmock/mock/refs"
 	"github.com/wmsmock/wmsmock/mock/spec"
@@ -53,11 +51,11 @@ type collection struct {
 
 	// item is the item's schema in the describe answer, under itemKey
 	// when that answer wraps it ({"pipeline": {...}}).
-	item    *base.Schema
+	item    *spec.Schema
 	itemKey string
 	// listKey is the list answer's array of entries, entry their schema.
 	listKey string
-	entry   *base.Schema
+	entry   *spec.Schema
 	// idProp is the item property holding the id ("pipelineId", "id").
 	idProp string
 
@@ -66,7 +64,7 @@ type collection struct {
 	nameKey bool
 	// idSchema constrains generated string ids (a format or pattern the
 	// path parameter or id property declares); nil means short base62.
-	idSchema *base.Schema
+	idSchema *spec.Schema
 
 	// pathOp is one operation on the item path, for its parameter's
 	// schema; owners check the ids in the list path (the org of a
@@ -187,7 +185,7 @@ func (s *Service) registerCollections() {
 // reports false when the describe answer is not an object.
 func (c *collection) shape() bool {
 	if c.list != nil {
-		c.listKey, c.entry = listShape(successSchema(c.list))
+		c.listKey, c.entry = successSchema(c.list).ListShape()
 		if c.listKey == "" {
 			c.list = nil
 		}
@@ -208,7 +206,7 @@ func (c *collection) shape() bool {
 		return false
 	}
 	d := successSchema(c.describe)
-	if !isObject(d) {
+	if !d.IsObject() {
 		// Nothing describes one item as JSON (/datasets/{datasetId} has no
 		// GET; an avatar's GET is the image): the list entry or the create
 		// answer says what an item is, and the item's other operations keep
@@ -217,7 +215,7 @@ func (c *collection) shape() bool {
 		if d = c.entry; d == nil {
 			d = successSchema(c.create)
 		}
-		if !isObject(d) {
+		if !d.IsObject() {
 			return false
 		}
 	}
@@ -226,14 +224,14 @@ func (c *collection) shape() bool {
 		if name == "" {
 			continue
 		}
-		if p := prop(d, name); isObject(p) && !isArray(p) {
+		if p := d.Prop(name); p.IsObject() && !p.IsArray() {
 			c.itemKey, c.item = name, p
 			break
 		}
 	}
 	if c.itemKey == "" {
-		if names := propNames(d); len(names) == 1 {
-			if p := prop(d, names[0]); isObject(p) && !isArray(p) {
+		if names := d.PropNames(); len(names) == 1 {
+			if p := d.Prop(names[0]); p.IsObject() && !p.IsArray() {
 				c.itemKey, c.item = names[0], p
 			}
 		}
@@ -242,29 +240,29 @@ func (c *collection) shape() bool {
 		c.entry = c.item
 	}
 	switch {
-	case prop(c.item, c.param) != nil:
+	case c.item.Prop(c.param) != nil:
 		c.idProp = c.param
-	case prop(c.item, "id") != nil:
+	case c.item.Prop("id") != nil:
 		c.idProp = "id"
 	}
 	c.numericID, c.idLen = paramIsInteger(c.pathOp, c.param), 14
-	if p := prop(c.item, c.idProp); p != nil {
-		if hasType(p, "integer") {
+	if p := c.item.Prop(c.idProp); p != nil {
+		if p.HasType(spec.Integer) {
 			c.numericID = true
 		}
-		if p.MaxLength != nil && *p.MaxLength > 0 && *p.MaxLength < int64(c.idLen) {
-			c.idLen = int(*p.MaxLength)
+		if p.MaxLength > 0 && p.MaxLength < int64(c.idLen) {
+			c.idLen = int(p.MaxLength)
 		}
 	}
-	c.nameKey = !c.numericID && strings.HasSuffix(strings.ToLower(c.param), "name") && prop(c.item, "name") != nil
-	for _, cand := range []*base.Schema{prop(c.item, c.idProp), pathParamSchema(c.pathOp, c.param)} {
-		if cand != nil && hasType(cand, "string") && (cand.Format != "" || cand.Pattern != "" || len(cand.Enum) > 0 || cand.MinLength != nil && *cand.MinLength > 14) {
+	c.nameKey = !c.numericID && strings.HasSuffix(strings.ToLower(c.param), "name") && c.item.Prop("name") != nil
+	for _, cand := range []*spec.Schema{c.item.Prop(c.idProp), pathParamSchema(c.pathOp, c.param)} {
+		if cand != nil && cand.HasType(spec.String) && (cand.Format != "" || cand.Pattern != "" || len(cand.Enum) > 0 || cand.MinLength > 14) {
 			c.idSchema = cand
 			break
 		}
 	}
-	c.lifecycle = enumHas(prop(c.item, "status"), "CREATING", "AVAILABLE")
-	c.uniqueName = prop(c.item, "name") != nil && (declares(c.create, "409") || declares(c.update, "409"))
+	c.lifecycle = enumHas(c.item.Prop("status"), "CREATING", "AVAILABLE")
+	c.uniqueName = c.item.Prop("name") != nil && (declares(c.create, "409") || declares(c.update, "409"))
 	c.scoped = hasQueryParam(c.list, "workspaceId") || hasQueryParam(c.create, "workspaceId")
 	return true
 }
@@ -286,13 +284,13 @@ func lastLiteral(path string) string {
 }
 
 func paramIsInteger(op *spec.Operation, name string) bool {
-	return hasType(pathParamSchema(op, name), "integer")
+	return pathParamSchema(op, name).HasType(spec.Integer)
 }
 
-func pathParamSchema(op *spec.Operation, name string) *base.Schema {
+func pathParamSchema(op *spec.Operation, name string) *spec.Schema {
 	for _, p := range params(op) {
 		if p.In == "path" && p.Name == name && p.Schema != nil {
-			return oasdoc.Schema(p.Schema)
+			return op.SchemaOf(p.Schema)
 		}
 	}
 	return nil
@@ -322,21 +320,20 @@ func params(op *spec.Operation) []*v3Parameter {
 }
 
 // enumHas reports whether a schema's enum (through allOf) holds all values.
-func enumHas(s *base.Schema, values ...string) bool {
+func enumHas(s *spec.Schema, values ...string) bool {
 	var enum []string
-	var walk func(*base.Schema, int)
-	walk = func(s *base.Schema, depth int) {
+	var walk func(*spec.Schema, int)
+	walk = func(s *spec.Schema, depth int) {
 		if s == nil || depth > maxSchemaDepth {
 			return
 		}
 		for _, e := range s.Enum {
-			var v string
-			if e != nil && e.Decode(&v) == nil {
+			if v, ok := e.(string); ok {
 				enum = append(enum, v)
 			}
 		}
 		for _, m := range s.AllOf {
-			walk(oasdoc.Schema(m), depth+1)
+			walk(m, depth+1)
 		}
 	}
 	walk(s, 0)
@@ -401,7 +398,7 @@ func (c *collection) newID(coll string) func() (string, error) {
 		if c.idSchema != nil {
 			// A constrained id (a UUID, a pattern) is made by the generator,
 			// which knows how to satisfy the constraint.
-			if v, ok := c.s.d.Gen.Value(c.idSchema, "id "+id, synth.Response).(string); ok && v != "" && !strings.Contains(v, "/") {
+			if v, ok := c.s.d.Gen.Value(baseOf(c.idSchema), "id "+id, synth.Response).(string); ok && v != "" && !strings.Contains(v, "/") {
 				return v, nil
 			}
 		}
@@ -542,8 +539,8 @@ func (c *collection) findItem(req *handler.Request) (string, store.Record, *item
 func (c *collection) requestFields(op *spec.Operation, body map[string]any) map[string]any {
 	src, written := body, requestSchema(op)
 	if c.itemKey != "" {
-		if inner, ok := body[c.itemKey].(map[string]any); ok && prop(written, c.itemKey) != nil {
-			src, written = inner, prop(written, c.itemKey)
+		if inner, ok := body[c.itemKey].(map[string]any); ok && written.Prop(c.itemKey) != nil {
+			src, written = inner, written.Prop(c.itemKey)
 		}
 	}
 	return c.keepFields(src, written, false)
@@ -561,19 +558,19 @@ func (c *collection) fitFields(src map[string]any, seed bool) map[string]any {
 // checked here: every value is checked again when it is laid over an
 // answer, and checking a whole seed up front would cost the published
 // schema's start a few hundred milliseconds of schema compilation.
-func (c *collection) keepFields(src map[string]any, written *base.Schema, seed bool) map[string]any {
+func (c *collection) keepFields(src map[string]any, written *spec.Schema, seed bool) map[string]any {
 	out := map[string]any{}
 	for k, v := range src {
 		if k == c.idProp || v == nil {
 			continue
 		}
-		p, w := prop(c.item, k), prop(written, k)
-		if readOnly(p) && !seed {
+		p, w := c.item.Prop(k), written.Prop(k)
+		if p.ReadOnly() && !seed {
 			p = nil
 		}
 		// Secrets a client sends are not kept at all, so they can be
 		// neither answered nor saved to a state file.
-		if p == nil && w == nil || writeOnly(p) || writeOnly(w) {
+		if p == nil && w == nil || p.WriteOnly() || w.WriteOnly() {
 			continue
 		}
 		v = dropNulls(jsonvalue.Clone(v), 0)
@@ -874,9 +871,9 @@ func (c *collection) matches(d *itemData, search string) bool {
 
 // renderEntry builds one list entry; entries that wrap the item
 // ({"pipeline": {...}, "extra": ...}) get the item inside.
-func (c *collection) renderEntry(sch *base.Schema, coll string, r store.Record, d *itemData, now time.Time) map[string]any {
+func (c *collection) renderEntry(sch *spec.Schema, coll string, r store.Record, d *itemData, now time.Time) map[string]any {
 	if c.itemKey != "" {
-		if p := prop(sch, c.itemKey); isObject(p) && !isArray(p) && prop(sch, c.idProp) == nil {
+		if p := sch.Prop(c.itemKey); p.IsObject() && !p.IsArray() && sch.Prop(c.idProp) == nil {
 			root := c.frame(sch, recordKey(coll, r, d), d)
 			root[c.itemKey] = c.renderItem(p, coll, r, d, now)
 			return root
@@ -888,25 +885,25 @@ func (c *collection) renderEntry(sch *base.Schema, coll string, r store.Record, 
 // renderAnswer builds a create, describe or update answer: the item
 // wrapped as the document wraps it, the item itself, or (for answers that
 // only identify the new item, {"computeEnvId": "..."}) its id.
-func (c *collection) renderAnswer(sch *base.Schema, coll string, r store.Record, d *itemData, now time.Time) any {
+func (c *collection) renderAnswer(sch *spec.Schema, coll string, r store.Record, d *itemData, now time.Time) any {
 	if sch == nil {
 		return nil
 	}
 	key := recordKey(coll, r, d)
 	if c.itemKey != "" {
-		if p := prop(sch, c.itemKey); isObject(p) && !isArray(p) {
+		if p := sch.Prop(c.itemKey); p.IsObject() && !p.IsArray() {
 			root := c.frame(sch, key, d)
 			root[c.itemKey] = c.renderItem(p, coll, r, d, now)
 			return root
 		}
 	}
-	if sameSchema(sch, c.item) {
+	if sch.Same(c.item) {
 		return c.renderItem(sch, coll, r, d, now)
 	}
 	root := c.frame(sch, key, d)
-	names := propNames(sch)
+	names := sch.PropNames()
 	for _, name := range names {
-		if p := prop(sch, name); sameSchema(p, c.item) {
+		if p := sch.Prop(name); p.Same(c.item) {
 			root[name] = c.renderItem(p, coll, r, d, now)
 			return root
 		}
@@ -915,7 +912,7 @@ func (c *collection) renderAnswer(sch *base.Schema, coll string, r store.Record,
 	// ({"managedCredentials": {"id": ...}} from a create whose list entries
 	// are another type): the item's values go inside, named by its id.
 	for _, name := range []string{c.listKey, singular(c.listKey), singular(lastLiteral(c.listPath))} {
-		if p := prop(sch, name); name != "" && isObject(p) && !isArray(p) {
+		if p := sch.Prop(name); name != "" && p.IsObject() && !p.IsArray() {
 			root[name] = c.renderItem(p, coll, r, d, now)
 			return root
 		}
@@ -942,7 +939,7 @@ var serverFields = []string{"dateCreated", "lastUpdated", "deleted"}
 // the seeded user, whom every token belongs to (the service records the
 // creator of a pipeline, a dataset...). A kind whose item is a person (a
 // member, a user) names its person instead, and is left alone.
-func (c *collection) owner(sch *base.Schema, server map[string]any) {
+func (c *collection) owner(sch *spec.Schema, server map[string]any) {
 	if c.param == "memberId" || c.param == "userId" || c.param == "participantId" {
 		return
 	}
@@ -950,10 +947,10 @@ func (c *collection) owner(sch *base.Schema, server map[string]any) {
 	if id == nil {
 		return
 	}
-	if prop(sch, "userId") != nil {
+	if sch.Prop("userId") != nil {
 		server["userId"] = id
 	}
-	if u := prop(sch, "user"); isObject(u) && prop(u, "id") != nil {
+	if u := sch.Prop("user"); u.IsObject() && u.Prop("id") != nil {
 		server["user"] = map[string]any{"id": id}
 	}
 }
@@ -977,7 +974,7 @@ func recordKey(coll string, r store.Record, d *itemData) string {
 // account, values synthesized under its key; for an item a client wrote,
 // only what the schema requires, so that nothing made up stands beside
 // what was written (the answer is completed with nulls, complete.go).
-func (c *collection) frame(sch *base.Schema, key string, d *itemData) map[string]any {
+func (c *collection) frame(sch *spec.Schema, key string, d *itemData) map[string]any {
 	if d.Seeded {
 		return c.s.bases.object(sch, key)
 	}
@@ -988,7 +985,7 @@ func (c *collection) frame(sch *base.Schema, key string, d *itemData) map[string
 // item's generated values (those of its own schema, which a list entry of
 // another shape takes where they fit), then what was written, then what the
 // fake keeps itself.
-func (c *collection) renderItem(sch *base.Schema, coll string, r store.Record, d *itemData, now time.Time) map[string]any {
+func (c *collection) renderItem(sch *spec.Schema, coll string, r store.Record, d *itemData, now time.Time) map[string]any {
 	var m map[string]any
 	if d.Seeded {
 		m = c.s.bases.view(sch, c.item, recordKey(coll, r, d))
@@ -997,18 +994,18 @@ func (c *collection) renderItem(sch *base.Schema, coll string, r store.Record, d
 	}
 	c.s.showWritten(sch, m, d)
 	idProp := c.idProp
-	if prop(sch, idProp) == nil {
+	if sch.Prop(idProp) == nil {
 		switch {
-		case prop(sch, c.param) != nil:
+		case sch.Prop(c.param) != nil:
 			idProp = c.param
-		case prop(sch, "id") != nil:
+		case sch.Prop("id") != nil:
 			idProp = "id"
 		}
 	}
 	server := map[string]any{serverFields[0]: stamp(r.Created), serverFields[1]: stamp(r.Updated), serverFields[2]: nil}
 	if idProp != "" {
 		server[idProp] = c.idValue(r.ID)
-		if p := prop(sch, idProp); c.numericID && p != nil && hasType(p, "string") && !hasType(p, "integer") {
+		if p := sch.Prop(idProp); c.numericID && p != nil && p.HasType(spec.String) && !p.HasType(spec.Integer) {
 			server[idProp] = r.ID // a numeric id the entry's schema writes as a string
 		}
 	}
@@ -1018,7 +1015,7 @@ func (c *collection) renderItem(sch *base.Schema, coll string, r store.Record, d
 	// The items above it in its path (the workspace of
 	// /workspaces/{workspaceId}/datasets) are where it is.
 	for k, v := range c.parentIDs(coll) {
-		if prop(sch, k) != nil {
+		if sch.Prop(k) != nil {
 			server[k] = v
 		}
 	}
@@ -1027,7 +1024,7 @@ func (c *collection) renderItem(sch *base.Schema, coll string, r store.Record, d
 		// What a client makes is its own, never one the service
 		// predefines (a custom role: the Terraform provider's role data
 		// source reads is_predefined false).
-		if _, written := d.Fields["isPredefined"]; !written && prop(sch, "isPredefined") != nil {
+		if _, written := d.Fields["isPredefined"]; !written && sch.Prop("isPredefined") != nil {
 			server["isPredefined"] = false
 		}
 	}
@@ -1037,7 +1034,7 @@ func (c *collection) renderItem(sch *base.Schema, coll string, r store.Record, d
 			// Documents before DELETED joined the status enum (1.140.0)
 			// can only say the deletion was under way.
 			st, server[serverFields[2]] = "DELETED", true
-			if ps := prop(sch, "status"); ps != nil && !enumHas(ps, st) && enumHas(ps, "DELETING") {
+			if ps := sch.Prop("status"); ps != nil && !enumHas(ps, st) && enumHas(ps, "DELETING") {
 				st = "DELETING"
 			}
 		}
@@ -1065,13 +1062,13 @@ func (c *collection) renderItem(sch *base.Schema, coll string, r store.Record, d
 // falls after now, to the item's last update: a generated date is any
 // date, but an item is not used before it exists. A date that may lie
 // ahead (an expiry, a next run) keeps its value when it does.
-func keepDatesInLife(sch *base.Schema, m map[string]any, r store.Record, now time.Time) {
+func keepDatesInLife(sch *spec.Schema, m map[string]any, r store.Record, now time.Time) {
 	for k, v := range m {
 		s, ok := v.(string)
 		if !ok || k == serverFields[0] {
 			continue
 		}
-		if p := prop(sch, k); p == nil || p.Format != "date-time" {
+		if p := sch.Prop(k); p == nil || p.Format != "date-time" {
 			continue
 		}
 		t, err := time.Parse(time.RFC3339, s)

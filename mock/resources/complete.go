@@ -1,9 +1,7 @@
 package resources
 
 import (
-	"github.com/pb33f/libopenapi/datamodel/high/base"
-
-	"github.com/wmsmock/wmsmock/internal/oasdoc"
+	"github.com/wmsmock/wmsmock/mock/spec"
 )
 
 // The service's serializer writes every property of an object, null where
@@ -20,28 +18,28 @@ import (
 // complete does nothing: an absent optional property is valid there.
 
 // complete fills v, an answer value for schema s, in place.
-func (f *fitter) complete(s *base.Schema, v any) {
+func (f *fitter) complete(s *spec.Schema, v any) {
 	if f.nulls {
 		completeIn(s, v, 0)
 	}
 }
 
-func completeIn(s *base.Schema, v any, depth int) {
+func completeIn(s *spec.Schema, v any, depth int) {
 	if s == nil || depth > 2*maxSchemaDepth {
 		return
 	}
 	switch x := v.(type) {
 	case map[string]any:
 		branch := branchOf(s, x, 0)
-		for _, holder := range []*base.Schema{s, branch} {
+		for _, holder := range []*spec.Schema{s, branch} {
 			if holder == nil {
 				continue
 			}
-			for _, name := range propNames(holder) {
-				p := prop(holder, name)
+			for _, name := range holder.PropNames() {
+				p := holder.Prop(name)
 				e, ok := x[name]
 				if !ok {
-					if !writeOnly(p) && !required(s, name) && !required(branch, name) {
+					if !p.WriteOnly() && !s.Required(name) && !branch.Required(name) {
 						x[name] = nil
 					}
 					continue
@@ -52,7 +50,7 @@ func completeIn(s *base.Schema, v any, depth int) {
 			}
 		}
 	case []any:
-		if it := itemsOf(s); it != nil {
+		if it := s.Items(); it != nil {
 			for _, e := range x {
 				completeIn(it, e, depth+1)
 			}
@@ -65,24 +63,22 @@ func completeIn(s *base.Schema, v any, depth int) {
 // document's discriminator mapping made, see oasdoc's rewrite) holds x's
 // value; without guards, the one branch whose declared properties cover
 // x's keys best. It returns nil when s has no branches or x is in none.
-func branchOf(s *base.Schema, x map[string]any, depth int) *base.Schema {
+func branchOf(s *spec.Schema, x map[string]any, depth int) *spec.Schema {
 	if s == nil || depth > maxSchemaDepth {
 		return nil
 	}
-	var branches []*base.SchemaProxy
-	branches = append(append(branches, s.OneOf...), s.AnyOf...)
+	branches := s.Branches()
 	if len(branches) == 0 {
 		for _, m := range s.AllOf {
-			if b := branchOf(oasdoc.Schema(m), x, depth+1); b != nil {
+			if b := branchOf(m, x, depth+1); b != nil {
 				return b
 			}
 		}
 		return nil
 	}
-	var best *base.Schema
+	var best *spec.Schema
 	bestScore := 0
-	for _, bp := range branches {
-		b := oasdoc.Schema(bp)
+	for _, b := range branches {
 		switch guarded(b, x) {
 		case guardHolds:
 			return b
@@ -91,7 +87,7 @@ func branchOf(s *base.Schema, x map[string]any, depth int) *base.Schema {
 		}
 		score := 0
 		for k := range x {
-			if prop(b, k) != nil {
+			if b.Prop(k) != nil {
 				score++
 			}
 		}
@@ -112,15 +108,15 @@ const (
 
 // guarded reports whether branch b carries an enum guard on a property
 // (through allOf) and whether x's value passes it.
-func guarded(b *base.Schema, x map[string]any) guard {
+func guarded(b *spec.Schema, x map[string]any) guard {
 	found := noGuard
-	var walk func(*base.Schema, int)
-	walk = func(s *base.Schema, depth int) {
+	var walk func(*spec.Schema, int)
+	walk = func(s *spec.Schema, depth int) {
 		if s == nil || depth > maxSchemaDepth || found == guardFails {
 			return
 		}
-		for _, name := range s.Required {
-			p := prop(s, name)
+		for _, name := range s.OwnRequired {
+			p := s.Prop(name)
 			if p == nil || len(p.Enum) == 0 {
 				continue
 			}
@@ -132,7 +128,7 @@ func guarded(b *base.Schema, x map[string]any) guard {
 			}
 		}
 		for _, m := range s.AllOf {
-			walk(oasdoc.Schema(m), depth+1)
+			walk(m, depth+1)
 		}
 	}
 	walk(b, 0)

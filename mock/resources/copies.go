@@ -7,10 +7,10 @@ import (
 	"time"
 
 	"github.com/pb33f/libopenapi/datamodel/high/base"
-
 	"github.com/wmsmock/wmsmock/internal/jsonvalue"
 	"github.com/wmsmock/wmsmock/internal/memo"
 	"github.com/wmsmock/wmsmock/mock/refs"
+	"github.com/wmsmock/wmsmock/mock/spec"
 )
 
 // Every copy of a record is the record (CONTRACT.md, what the fake may
@@ -56,7 +56,7 @@ var aliases = map[string]string{
 // moves for a compute environment) and the reference generation (which
 // moves on every write of a record others may copy, mock/refs).
 type canonKey struct {
-	schema    *base.Schema
+	schema    *spec.Schema
 	coll, id  string
 	seq, hash uint64
 	status    string
@@ -84,14 +84,14 @@ type held struct {
 // sch shows it (its describe view when sch is nil): the record rendered
 // as that view, so the copy is what the record's own views would show in
 // that shape.
-func (s *Service) heldBy(param string, id any, sch *base.Schema, now time.Time) (held, bool) {
+func (s *Service) heldBy(param string, id any, sch *spec.Schema, now time.Time) (held, bool) {
 	return s.heldAt(param, id, sch, now, 0)
 }
 
 // heldAt is heldBy for a copy made hops records deep: only the views of
 // the first hop are cached (deeper ones are cut short at maxHops, and
 // would be cached cut short).
-func (s *Service) heldAt(param string, id any, sch *base.Schema, now time.Time, hops int) (held, bool) {
+func (s *Service) heldAt(param string, id any, sch *spec.Schema, now time.Time, hops int) (held, bool) {
 	if id == nil {
 		return held{}, false
 	}
@@ -111,7 +111,7 @@ func (s *Service) heldAt(param string, id any, sch *base.Schema, now time.Time, 
 	if c.indexed() {
 		coll = c.collOf(ids)
 	}
-	if sch == nil || !isObject(sch) {
+	if sch == nil || !sch.IsObject() {
 		sch = c.item
 	}
 	status := ""
@@ -188,18 +188,18 @@ func (c *collection) parentIDs(coll string) map[string]any {
 // CopyRecords makes every object in v (an answer of schema sch) that names
 // a held record show that record's values (see the top of this file).
 func (s *Service) CopyRecords(sch *base.Schema, v any, now time.Time) {
-	s.copyIn(sch, v, now, 0, 0)
+	s.copyIn(s.doc.Schema(sch), v, now, 0, 0)
 }
 
 // copyIn does CopyRecords' work on v, depth levels into an answer, in a
 // view hops records deep.
-func (s *Service) copyIn(sch *base.Schema, v any, now time.Time, depth, hops int) {
+func (s *Service) copyIn(sch *spec.Schema, v any, now time.Time, depth, hops int) {
 	if depth > maxCopyDepth || hops >= maxHops || v == nil {
 		return
 	}
 	switch x := v.(type) {
 	case []any:
-		it := itemsOf(sch)
+		it := sch.Items()
 		for _, e := range x {
 			s.copyIn(it, e, now, depth+1, hops)
 		}
@@ -214,7 +214,7 @@ func (s *Service) copyIn(sch *base.Schema, v any, now time.Time, depth, hops int
 			case []any:
 				for _, one := range ev {
 					if m, ok := one.(map[string]any); ok {
-						s.copyEmbedded(itemsOf(p), k, m, now, hops)
+						s.copyEmbedded(p.Items(), k, m, now, hops)
 					}
 				}
 			}
@@ -225,19 +225,19 @@ func (s *Service) copyIn(sch *base.Schema, v any, now time.Time, depth, hops int
 
 // objSchema is the schema of an object in an answer: its own, and the
 // branch of its oneOf the object is in.
-type objSchema struct{ s, branch *base.Schema }
+type objSchema struct{ s, branch *spec.Schema }
 
 // member is the schema of member k.
-func (o objSchema) member(k string) *base.Schema {
-	if p := prop(o.s, k); p != nil {
+func (o objSchema) member(k string) *spec.Schema {
+	if p := o.s.Prop(k); p != nil {
 		return p
 	}
-	return prop(o.branch, k)
+	return o.branch.Prop(k)
 }
 
 // copyEmbedded lays the record that obj (the value of member k) names
 // over it, on the properties they share.
-func (s *Service) copyEmbedded(sch *base.Schema, k string, obj map[string]any, now time.Time, hops int) {
+func (s *Service) copyEmbedded(sch *spec.Schema, k string, obj map[string]any, now time.Time, hops int) {
 	if refs.Owned(k) {
 		return
 	}
@@ -333,7 +333,7 @@ func (s *Service) isOwnID(os objSchema, param string) bool {
 	if c == nil || os.s == nil || c.idProp != param {
 		return false
 	}
-	return sameSchema(os.s, c.item) || sameSchema(os.s, c.entry)
+	return os.s.Same(c.item) || os.s.Same(c.entry)
 }
 
 // lay sets each value of from in obj where obj's schema declares the
@@ -347,9 +347,9 @@ func (s *Service) lay(os objSchema, obj, from map[string]any) {
 			if _, shown := obj[k]; shown {
 				obj[k] = jsonvalue.Clone(v)
 			}
-		case prop(os.s, k) != nil:
+		case os.s.Prop(k) != nil:
 			s.fit.set(os.s, obj, k, jsonvalue.Clone(v))
-		case prop(os.branch, k) != nil:
+		case os.branch.Prop(k) != nil:
 			s.fit.set(os.branch, obj, k, jsonvalue.Clone(v))
 		}
 	}

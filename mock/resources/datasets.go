@@ -15,9 +15,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/pb33f/libopenapi/datamodel/high/base"
-
 	"github.com/wmsmock/wmsmock/mock/handler"
+	"github.com/wmsmock/wmsmock/mock/spec"
 	"github.com/wmsmock/wmsmock/mock/store"
 )
 
@@ -168,7 +167,7 @@ func (c *collection) uploadOp(req *handler.Request) (*handler.Response, error) {
 	d.Fields["version"], d.Fields["mediaType"] = n, media
 	sch := successSchema(req.Op)
 	root := c.s.bases.bare(sch, "dataset upload")
-	c.s.fit.set(sch, root, "version", c.versionView(req, prop(sch, "version"), r.ID, d, v))
+	c.s.fit.set(sch, root, "version", c.versionView(req, sch.Prop("version"), r.ID, d, v))
 	return success(req.Op, root), nil
 }
 
@@ -314,7 +313,7 @@ func (c *collection) datasetVersionsOp(req *handler.Request) (*handler.Response,
 		return nil, err
 	}
 	sch := successSchema(req.Op)
-	key, entry := listShape(sch)
+	key, entry := sch.ListShape()
 	root := c.s.bases.bare(sch, "dataset versions")
 	entries := []any{}
 	want := req.Query.Get("mimeType")
@@ -332,7 +331,7 @@ func (c *collection) datasetVersionsOp(req *handler.Request) (*handler.Response,
 
 // versionView is a version as DatasetVersionDto shows it: what was
 // uploaded, the dataset it belongs to, and the URL its bytes are read at.
-func (c *collection) versionView(req *handler.Request, sch *base.Schema, id string, d *itemData, v datasetVersion) map[string]any {
+func (c *collection) versionView(req *handler.Request, sch *spec.Schema, id string, d *itemData, v datasetVersion) map[string]any {
 	dl := apiBase(req) + "/datasets/" + url.PathEscape(id) + "/v/" + strconv.FormatInt(v.Version, 10) + "/n/" + url.PathEscape(v.FileName)
 	var ws any
 	if d.Workspace != nil {

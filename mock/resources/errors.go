@@ -75,8 +75,8 @@ func (s *Service) replying(h handler.Func) handler.Func {
 		resp, err := h(req)
 		if err == nil && resp != nil && resp.Body != nil {
 			sch := successSchema(req.Op)
-			s.CopyRecords(sch, resp.Body, req.Now) // copies.go
-			s.fit.complete(sch, resp.Body)         // complete.go
+			s.copyIn(sch, resp.Body, req.Now, 0, 0) // copies.go
+			s.fit.complete(sch, resp.Body)          // complete.go
 		}
 		return resp, s.reply(err)
 	}

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/pb33f/libopenapi/datamodel/high/base"
-
 	"github.com/wmsmock/wmsmock/fixtures"
 	"github.com/wmsmock/wmsmock/internal/testenv"
 	"github.com/wmsmock/wmsmock/internal/workflow"

@@ -9,9 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pb33f/libopenapi/datamodel/high/base"
-
-	"github.com/wmsmock/wmsmock/internal/oasdoc"
 	"github.com/wmsmock/wmsmock/mock/spec"
 	"github.com/wmsmock/wmsmock/mock/synth"
 )
@@ -57,7 +54,7 @@ func TestNothingInvented(t *testing.T) {
 				kinds++
 				checked += nothingElse(t, rb, c.create.ID+" answer", successSchema(c.create), rb.body(resp), wrote)
 				for _, op := range rb.readOps() {
-					if key, _ := listShape(successSchema(op)); key != "" && op != c.list {
+					if key, _ := successSchema(op).ListShape(); key != "" && op != c.list {
 						continue // a list below the item (its members, its versions): other items
 					}
 					r, err := rb.do(op, vars, readQuery(op, q), nil)
@@ -102,17 +99,17 @@ func minimalBody(gen *synth.Generator, c *collection) []byte {
 		m = map[string]any{}
 	}
 	target, tsch := m, req
-	if c.itemKey != "" && prop(req, c.itemKey) != nil {
+	if c.itemKey != "" && req.Prop(c.itemKey) != nil {
 		inner, _ := m[c.itemKey].(map[string]any)
 		if inner == nil {
-			inner, _ = minimalValue(gen, prop(req, c.itemKey), c.create.ID+"/item", 1).(map[string]any)
+			inner, _ = minimalValue(gen, req.Prop(c.itemKey), c.create.ID+"/item", 1).(map[string]any)
 		}
 		if inner == nil {
 			inner = map[string]any{}
 		}
-		m[c.itemKey], target, tsch = inner, inner, prop(req, c.itemKey)
+		m[c.itemKey], target, tsch = inner, inner, req.Prop(c.itemKey)
 	}
-	if p := prop(tsch, "name"); p != nil && target["name"] == nil {
+	if p := tsch.Prop("name"); p != nil && target["name"] == nil {
 		target["name"] = "minimal-" + strings.ToLower(strings.ReplaceAll(c.param, "Id", ""))
 	}
 	b, _ := json.Marshal(m)
@@ -121,33 +118,33 @@ func minimalBody(gen *synth.Generator, c *collection) []byte {
 
 // minimalValue makes a value of s with only its required members (and,
 // for a discriminated oneOf, its first branch's).
-func minimalValue(gen *synth.Generator, s *base.Schema, key string, depth int) any {
+func minimalValue(gen *synth.Generator, s *spec.Schema, key string, depth int) any {
 	if s == nil || depth > 8 {
 		return nil
 	}
-	if !isObject(s) {
-		return gen.Value(s, key, synth.Request)
+	if !s.IsObject() {
+		return gen.Value(s.Base, key, synth.Request)
 	}
 	out := map[string]any{}
-	holders := []*base.Schema{s}
+	holders := []*spec.Schema{s}
 	if len(s.OneOf) > 0 {
-		holders = append(holders, oasdoc.Schema(s.OneOf[0]))
+		holders = append(holders, s.OneOf[0])
 	}
 	for _, h := range holders {
-		var walk func(*base.Schema, int)
-		walk = func(x *base.Schema, d int) {
+		var walk func(*spec.Schema, int)
+		walk = func(x *spec.Schema, d int) {
 			if x == nil || d > maxSchemaDepth {
 				return
 			}
-			for _, name := range x.Required {
-				if p := prop(h, name); p != nil && out[name] == nil && !readOnly(p) {
+			for _, name := range x.OwnRequired {
+				if p := h.Prop(name); p != nil && out[name] == nil && !p.ReadOnly() {
 					if v := minimalValue(gen, p, key+"/"+name, depth+1); v != nil {
 						out[name] = v
 					}
 				}
 			}
 			for _, m := range x.AllOf {
-				walk(oasdoc.Schema(m), d+1)
+				walk(m, d+1)
 			}
 		}
 		walk(h, 0)
@@ -158,18 +155,18 @@ func minimalValue(gen *synth.Generator, s *base.Schema, key string, depth int) a
 // nothingElse checks that every property of the item in view (of schema
 // sch) is written, derived, or null, and looks into written objects. It
 // returns how many properties it judged.
-func nothingElse(t *testing.T, rb *readBack, label string, sch *base.Schema, view any, wrote map[string]any) int {
+func nothingElse(t *testing.T, rb *readBack, label string, sch *spec.Schema, view any, wrote map[string]any) int {
 	c := rb.c
 	if inner, ok := get(view, c.itemKey).(map[string]any); ok && c.itemKey != "" {
-		view, sch = inner, prop(sch, c.itemKey)
+		view, sch = inner, sch.Prop(c.itemKey)
 	} else if vm, _ := view.(map[string]any); len(vm) == 1 {
 		// An answer that wraps the item under another name
 		// ({"dataset": {...}} of a versioned create), or one part of it
 		// that was written as a whole ({"launch": {...}} of a pipeline's
 		// launch settings: held to the launch written).
 		for k, v := range vm {
-			if inner, ok := v.(map[string]any); ok && isObject(prop(sch, k)) {
-				view, sch = inner, prop(sch, k)
+			if inner, ok := v.(map[string]any); ok && sch.Prop(k).IsObject() {
+				view, sch = inner, sch.Prop(k)
 				if part, ok := wrote[k].(map[string]any); ok {
 					wrote = part
 				}
@@ -177,7 +174,7 @@ func nothingElse(t *testing.T, rb *readBack, label string, sch *base.Schema, vie
 		}
 	}
 	vm, _ := view.(map[string]any)
-	if vm == nil || !isObject(sch) {
+	if vm == nil || !sch.IsObject() {
 		return 0
 	}
 	n := 0

@@ -53,7 +53,7 @@ func TestNullsNeverOverRecordValues(t *testing.T) {
 			r := f.ok("GET", target, "")
 			answers[name] = append(answers[name], r.body)
 			op, _ := f.route("GET", target)
-			if problems := check(successSchema(op), r.raw); problems != nil {
+			if problems := check(baseOf(successSchema(op)), r.raw); problems != nil {
 				t.Errorf("%s: GET %s does not pass its answer check: %s", name, target, strings.Join(problems, "; "))
 			}
 			nulls[name] += strings.Count(string(r.raw), ":null")

@@ -12,8 +12,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pb33f/libopenapi/datamodel/high/base"
-
 	"github.com/wmsmock/wmsmock/internal/jsonvalue"
 	"github.com/wmsmock/wmsmock/internal/testenv"
 	"github.com/wmsmock/wmsmock/mock/callgen"
@@ -268,7 +266,7 @@ func (rb *readBack) itemValues(op *spec.Operation, body []byte) map[string]any {
 	req := requestSchema(op)
 	if rb.c.itemKey != "" {
 		if inner, ok := m[rb.c.itemKey].(map[string]any); ok {
-			m, req = inner, prop(req, rb.c.itemKey)
+			m, req = inner, req.Prop(rb.c.itemKey)
 		}
 	}
 	m = dropNulls(normalJSON(rb.t, m), 0).(map[string]any)
@@ -335,7 +333,7 @@ func (rb *readBack) readOps() []*spec.Operation {
 		if op.Method != "GET" || !below || strings.Contains(rest, "{") || rb.f.svc.Handlers()[op] == nil {
 			continue
 		}
-		if s := successSchema(op); !isObject(s) {
+		if s := successSchema(op); !s.IsObject() {
 			continue
 		}
 		out = append(out, op)
@@ -357,7 +355,7 @@ func readQuery(op *spec.Operation, written url.Values) url.Values {
 }
 
 // entry finds the item's entry in a list answer, and its schema.
-func (rb *readBack) entry(answer any, id string) (*base.Schema, any) {
+func (rb *readBack) entry(answer any, id string) (*spec.Schema, any) {
 	c := rb.c
 	for _, e := range list(answer, c.listKey) {
 		item := e
@@ -383,14 +381,14 @@ func (rb *readBack) entry(answer any, id string) (*base.Schema, any) {
 // no branch could never be shown). It returns how many values it compared.
 // A view that wraps the item ({"pipeline": {...}}) is looked into. What
 // the fake keeps itself (serverFields) is not the client's to set.
-func (rb *readBack) compare(label string, sch *base.Schema, view any, wrote map[string]any) int {
+func (rb *readBack) compare(label string, sch *spec.Schema, view any, wrote map[string]any) int {
 	if inner, ok := get(view, rb.c.itemKey).(map[string]any); ok && rb.c.itemKey != "" {
-		view, sch = inner, prop(sch, rb.c.itemKey)
+		view, sch = inner, sch.Prop(rb.c.itemKey)
 	}
 	fit := rb.f.svc.fit
 	n := 0
-	var walk func(path string, s *base.Schema, w, got any)
-	walk = func(path string, s *base.Schema, w, got any) {
+	var walk func(path string, s *spec.Schema, w, got any)
+	walk = func(path string, s *spec.Schema, w, got any) {
 		wm, isMap := w.(map[string]any)
 		gm, _ := got.(map[string]any)
 		if !isMap || gm == nil {
@@ -403,8 +401,8 @@ func (rb *readBack) compare(label string, sch *base.Schema, view any, wrote map[
 			return
 		}
 		for k, v := range wm {
-			p := prop(s, k)
-			if p == nil || readOnly(p) || writeOnly(p) || path == "" && slices.Contains(serverFields, k) {
+			p := s.Prop(k)
+			if p == nil || p.ReadOnly() || p.WriteOnly() || path == "" && slices.Contains(serverFields, k) {
 				continue
 			}
 			trial := jsonvalue.Clone(gm).(map[string]any)
@@ -444,7 +442,7 @@ func (rb *readBack) compare(label string, sch *base.Schema, view any, wrote map[
 	// What the service derives from what was written (a pipeline's
 	// repository from its launch).
 	for name, v := range derive(wrote) {
-		if _, has := vm[name]; has && prop(sch, name) != nil {
+		if _, has := vm[name]; has && sch.Prop(name) != nil {
 			n++
 			if !reflect.DeepEqual(vm[name], v) {
 				rb.t.Errorf("%s: %s = %s, derived from what was written: %s", label, name, compact(vm[name]), compact(v))
@@ -468,7 +466,7 @@ func (rb *readBack) agree(label string, items []shown) {
 				if !ok || reflect.DeepEqual(av, bv) {
 					continue
 				}
-				if !fit.fits(prop(b.schema, k), av) || !fit.fits(prop(a.schema, k), bv) {
+				if !fit.fits(b.schema.Prop(k), av) || !fit.fits(a.schema.Prop(k), bv) {
 					continue // shapes that cannot show each other's value
 				}
 				rb.t.Errorf("%s: %s says %s = %s, %s says %s", label, a.view, k, compact(av), b.view, compact(bv))
@@ -480,14 +478,14 @@ func (rb *readBack) agree(label string, items []shown) {
 // shown is one view of an item: the item's object in it and its schema.
 type shown struct {
 	view   string
-	schema *base.Schema
+	schema *spec.Schema
 	item   map[string]any
 }
 
 // itemOf finds the item's object in a view (inside its wrapper, if any).
-func (rb *readBack) itemOf(view string, sch *base.Schema, body any) shown {
+func (rb *readBack) itemOf(view string, sch *spec.Schema, body any) shown {
 	if inner, ok := get(body, rb.c.itemKey).(map[string]any); ok && rb.c.itemKey != "" {
-		return shown{view, prop(sch, rb.c.itemKey), inner}
+		return shown{view, sch.Prop(rb.c.itemKey), inner}
 	}
 	m, _ := body.(map[string]any)
 	return shown{view, sch, m}

@@ -6,10 +6,9 @@ import (
 	"hash/maphash"
 	"time"
 
-	"github.com/pb33f/libopenapi/datamodel/high/base"
-
 	"github.com/wmsmock/wmsmock/internal/memo"
 	"github.com/wmsmock/wmsmock/internal/workflow"
+	"github.com/wmsmock/wmsmock/mock/spec"
 )
 
 // renderOnce returns the encoded rendering for key, building and encoding
@@ -34,7 +33,7 @@ func renderOnce[K comparable](c *memo.Map[K, json.RawMessage], key K, build func
 // moment of the call (the view moves on with the clock, but only at these
 // discrete points).
 type renderKey struct {
-	schema                       *base.Schema
+	schema                       *spec.Schema
 	purpose, id                  string
 	seq, hash                    uint64
 	status                       string
@@ -49,7 +48,7 @@ type renderKey struct {
 // moved on since it was last rendered. The key holds everything render
 // depends on: the schema, the record as stored, and the run's view at now
 // reduced to what the answer shows (status, timestamps, task counts).
-func (w *runs) cachedRender(x *run, sch *base.Schema, purpose string, now time.Time) (json.RawMessage, error) {
+func (w *runs) cachedRender(x *run, sch *spec.Schema, purpose string, now time.Time) (json.RawMessage, error) {
 	key := w.renderKeyOf(x, sch, purpose, now)
 	return renderOnce(w.renders, key, func() (any, error) { return w.render(x, sch, purpose, now) })
 }
@@ -58,7 +57,7 @@ func (w *runs) cachedRender(x *run, sch *base.Schema, purpose string, now time.T
 // it made to show those records (copies.go) and every object completed
 // (complete.go): what every answer gets on its way out, done here once per
 // cached rendering.
-func (w *runs) render(x *run, sch *base.Schema, purpose string, now time.Time) (map[string]any, error) {
+func (w *runs) render(x *run, sch *spec.Schema, purpose string, now time.Time) (map[string]any, error) {
 	m, err := x.kind.render(x, sch, purpose, now)
 	if err != nil {
 		return nil, err
@@ -70,12 +69,12 @@ func (w *runs) render(x *run, sch *base.Schema, purpose string, now time.Time) (
 		sched = *x.wf.SchedRunID
 	}
 	w.s.fit.set(sch, m, "schedRunId", sched)
-	w.s.CopyRecords(sch, m, now)
+	w.s.copyIn(sch, m, now, 0, 0)
 	w.s.fit.complete(sch, m)
 	return m, nil
 }
 
-func (w *runs) renderKeyOf(x *run, sch *base.Schema, purpose string, now time.Time) renderKey {
+func (w *runs) renderKeyOf(x *run, sch *spec.Schema, purpose string, now time.Time) renderKey {
 	v := x.wf.At(now)
 	return renderKey{schema: sch, purpose: purpose, id: x.id, seq: x.rec.Seq, hash: x.hash,
 		status: v.Status, start: unixOrZero(v.Start), complete: unixOrZero(v.Complete),
@@ -86,7 +85,7 @@ func (w *runs) renderKeyOf(x *run, sch *base.Schema, purpose string, now time.Ti
 // pageKey finds a cached list answer; listPage holds it with the render
 // keys of its entries, which a hit must match.
 type pageKey struct {
-	schema  *base.Schema
+	schema  *spec.Schema
 	total   int
 	hasMore bool
 	entries uint64 // fingerprint of the entries' render keys
@@ -160,7 +159,7 @@ func (h hasher) keys(keys []renderKey) uint64 {
 // taskRenderKey names a task's rendering: the entry schema and the
 // stored record as it is.
 type taskRenderKey struct {
-	schema *base.Schema
+	schema *spec.Schema
 	id     string
 	seq    uint64
 	hash   uint64

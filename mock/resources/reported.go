@@ -6,10 +6,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/pb33f/libopenapi/datamodel/high/base"
-
 	"github.com/wmsmock/wmsmock/internal/jsonvalue"
-	"github.com/wmsmock/wmsmock/internal/oasdoc"
+	"github.com/wmsmock/wmsmock/mock/spec"
 )
 
 // Values a client reports (Nextflow's trace calls) are read tolerantly:
@@ -25,13 +23,13 @@ import (
 // any offset, without seconds (Java's OffsetDateTime leaves out zero
 // seconds) or as epoch milliseconds. What s does not describe is kept as
 // it came. v is changed in place where it is an object or a list.
-func normalizeReported(s *base.Schema, v any, depth int) any {
+func normalizeReported(s *spec.Schema, v any, depth int) any {
 	if s == nil || depth > maxSchemaDepth*2 {
 		return v
 	}
 	switch x := v.(type) {
 	case map[string]any:
-		if !declaresProps(s, 0) {
+		if !s.DeclaresProps() {
 			return x // free-form (a run's parameters): kept as reported
 		}
 		for k, e := range x {
@@ -39,11 +37,11 @@ func normalizeReported(s *base.Schema, v any, depth int) any {
 				delete(x, k)
 				continue
 			}
-			x[k] = normalizeReported(prop(s, k), e, depth+1)
+			x[k] = normalizeReported(s.Prop(k), e, depth+1)
 		}
 		return x
 	case []any:
-		it := itemsOf(s)
+		it := s.Items()
 		kept := x[:0]
 		for _, e := range x {
 			if e != nil {
@@ -52,7 +50,7 @@ func normalizeReported(s *base.Schema, v any, depth int) any {
 		}
 		return kept
 	}
-	if !hasType(s, "string") {
+	if !s.HasType(spec.String) {
 		return v
 	}
 	if s.Format == "date-time" {
@@ -68,24 +66,6 @@ func normalizeReported(s *base.Schema, v any, depth int) any {
 		return strconv.FormatBool(x)
 	}
 	return v
-}
-
-// declaresProps reports whether s names any property, directly or
-// through allOf (cheaper than listing them: it runs once per reported
-// object).
-func declaresProps(s *base.Schema, depth int) bool {
-	if s == nil || depth > maxSchemaDepth {
-		return false
-	}
-	if s.Properties != nil && s.Properties.Len() > 0 {
-		return true
-	}
-	for _, m := range s.AllOf {
-		if declaresProps(oasdoc.Schema(m), depth+1) {
-			return true
-		}
-	}
-	return false
 }
 
 // textOf reads a reported value as text: a string as it is, a number or a
@@ -183,7 +163,7 @@ func textsOf(v any) []string {
 // s requires: the frame of an answer made of reported values, so that
 // nothing the client did not report (a made-up container, a cost) shows
 // up beside what it did.
-func (b *bases) bare(s *base.Schema, key string) map[string]any {
+func (b *bases) bare(s *spec.Schema, key string) map[string]any {
 	if s == nil {
 		return map[string]any{}
 	}
@@ -191,7 +171,7 @@ func (b *bases) bare(s *base.Schema, key string) map[string]any {
 		m := b.object(s, key)
 		branch := branchOf(s, m, 0) // a oneOf's branch requires its own (its discriminator)
 		for k := range m {
-			if !required(s, k) && !required(branch, k) {
+			if !s.Required(k) && !branch.Required(k) {
 				delete(m, k)
 			}
 		}

@@ -7,10 +7,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/pb33f/libopenapi/datamodel/high/base"
-
 	"github.com/wmsmock/wmsmock/internal/workflow"
 	"github.com/wmsmock/wmsmock/mock/handler"
+	"github.com/wmsmock/wmsmock/mock/spec"
 	"github.com/wmsmock/wmsmock/mock/store"
 )
 
@@ -200,7 +199,7 @@ func (t *reports) begin(req *handler.Request) (*handler.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	wsch := prop(requestSchema(req.Op), "workflow")
+	wsch := requestSchema(req.Op).Prop("workflow")
 	reported, _ := normalizeReported(wsch, body["workflow"], 0).(map[string]any)
 	names := textsOf(body["processNames"])
 	x, err := t.w.get(req)
@@ -238,14 +237,14 @@ func (t *reports) begin(req *handler.Request) (*handler.Response, error) {
 // takeFields keeps the short members of a reported workflow that its
 // schema (wsch) declares in the run record, and the run's own name,
 // project and session from it.
-func (t *reports) takeFields(wf *workflow.Run, wsch *base.Schema, reported map[string]any) {
+func (t *reports) takeFields(wf *workflow.Run, wsch *spec.Schema, reported map[string]any) {
 	tr := wf.Trace
 	tr.Rev++
 	if tr.Fields == nil {
 		tr.Fields = map[string]any{}
 	}
 	for k, v := range reported {
-		if wsch != nil && prop(wsch, k) == nil {
+		if wsch != nil && wsch.Prop(k) == nil {
 			continue // the detail record keeps it
 		}
 		b, err := json.Marshal(v)
@@ -294,7 +293,7 @@ func (t *reports) takeTasks(req *handler.Request) (*handler.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	tsch := itemsOf(prop(requestSchema(req.Op), "tasks"))
+	tsch := requestSchema(req.Op).Prop("tasks").Items()
 	list, _ := body["tasks"].([]any)
 	type reportedTask struct {
 		id     int64
@@ -414,8 +413,8 @@ func (t *reports) complete(req *handler.Request) (*handler.Response, error) {
 		return nil, err
 	}
 	sch := requestSchema(req.Op)
-	reported, _ := normalizeReported(prop(sch, "workflow"), body["workflow"], 0).(map[string]any)
-	metrics, _ := normalizeReported(prop(sch, "metrics"), body["metrics"], 0).([]any)
+	reported, _ := normalizeReported(sch.Prop("workflow"), body["workflow"], 0).(map[string]any)
+	metrics, _ := normalizeReported(sch.Prop("metrics"), body["metrics"], 0).([]any)
 	// Nextflow's own statistics of the run are not kept: the service
 	// shows the run's statistics as it counts them from the tasks.
 	delete(reported, "stats")
@@ -453,7 +452,7 @@ func (t *reports) complete(req *handler.Request) (*handler.Response, error) {
 			tr.Duration = &d
 		}
 		tr.Ended = outcome(reported)
-		t.takeFields(wf, prop(sch, "workflow"), reported)
+		t.takeFields(wf, sch.Prop("workflow"), reported)
 		tr.TakePeaks(run, processes)
 		return nil
 	})

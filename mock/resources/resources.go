@@ -26,9 +26,7 @@ import (
 	"sync"
 
 	"github.com/pb33f/libopenapi/datamodel/high/base"
-
 	"github.com/wmsmock/wmsmock/internal/memo"
-	"github.com/wmsmock/wmsmock/internal/oasdoc"
 	"github.com/wmsmock/wmsmock/mock/auth"
 	"github.com/wmsmock/wmsmock/mock/clock"
 	"github.com/wmsmock/wmsmock/mock/handler"
@@ -282,20 +280,20 @@ func success(op *spec.Operation, v any) *handler.Response {
 	return &handler.Response{Status: op.Success.Status, Body: v, MediaType: op.Success.MediaType}
 }
 
-func successSchema(op *spec.Operation) *base.Schema {
+func successSchema(op *spec.Operation) *spec.Schema {
 	if op == nil || !spec.IsJSON(op.Success.MediaType) {
 		return nil
 	}
-	return oasdoc.Schema(op.Success.Schema)
+	return op.SchemaOf(op.Success.Schema)
 }
 
-func requestSchema(op *spec.Operation) *base.Schema {
+func requestSchema(op *spec.Operation) *spec.Schema {
 	if op == nil || op.Op == nil || op.Op.RequestBody == nil || op.Op.RequestBody.Content == nil {
 		return nil
 	}
 	for m := op.Op.RequestBody.Content.First(); m != nil; m = m.Next() {
 		if spec.IsJSON(m.Key()) && m.Value() != nil {
-			return oasdoc.Schema(m.Value().Schema)
+			return op.SchemaOf(m.Value().Schema)
 		}
 	}
 	return nil

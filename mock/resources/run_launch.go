@@ -6,10 +6,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/pb33f/libopenapi/datamodel/high/base"
-
 	"github.com/wmsmock/wmsmock/internal/workflow"
 	"github.com/wmsmock/wmsmock/mock/handler"
+	"github.com/wmsmock/wmsmock/mock/spec"
 	"github.com/wmsmock/wmsmock/mock/store"
 )
 
@@ -296,7 +295,7 @@ func (w *runs) launchView(param string) handler.Func {
 		sch := successSchema(req.Op)
 		root := w.s.bases.bare(sch, "launch of a run")
 		obj, osch := root, sch
-		if inner := prop(sch, "launch"); isObject(inner) {
+		if inner := sch.Prop("launch"); inner.IsObject() {
 			obj, osch = w.s.bases.bare(inner, "launch of a run"), inner
 			root["launch"] = obj
 		}
@@ -306,7 +305,7 @@ func (w *runs) launchView(param string) handler.Func {
 }
 
 // launchFields are the members of a run's launch, for a launch schema sch.
-func (w *runs) launchFields(x *run, sch *base.Schema, now time.Time) map[string]any {
+func (w *runs) launchFields(x *run, sch *spec.Schema, now time.Time) map[string]any {
 	wf := x.wf
 	opt := func(s string) any {
 		if s == "" {
@@ -334,7 +333,7 @@ func (w *runs) launchFields(x *run, sch *base.Schema, now time.Time) map[string]
 	}
 	f["computeEnv"] = nil
 	if wf.ComputeEnvID != "" {
-		if h, ok := w.s.heldBy("computeEnvId", wf.ComputeEnvID, prop(sch, "computeEnv"), now); ok {
+		if h, ok := w.s.heldBy("computeEnvId", wf.ComputeEnvID, sch.Prop("computeEnv"), now); ok {
 			f["computeEnv"] = h.view
 		}
 	}

@@ -8,10 +8,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/pb33f/libopenapi/datamodel/high/base"
-
 	"github.com/wmsmock/wmsmock/internal/workflow"
 	"github.com/wmsmock/wmsmock/mock/handler"
+	"github.com/wmsmock/wmsmock/mock/spec"
 )
 
 // A run the fake launched follows a plan on the fake's clock: its shape
@@ -29,7 +28,7 @@ type plannedRuns struct{ w *runs }
 
 // render builds a run for an answer schema: the describe answer, or one
 // element of the list answer.
-func (p plannedRuns) render(x *run, sch *base.Schema, purpose string, now time.Time) (map[string]any, error) {
+func (p plannedRuns) render(x *run, sch *spec.Schema, purpose string, now time.Time) (map[string]any, error) {
 	w, r, wf := p.w, x.rec, x.wf
 	fr := w.s.bases.frames(wf.Seeded)
 	key := "workflow/" + r.ID + "/" + purpose
@@ -38,13 +37,13 @@ func (p plannedRuns) render(x *run, sch *base.Schema, purpose string, now time.T
 	v := wf.At(now)
 	// The run itself is built under its id alone, so the list and
 	// describe show the same run.
-	if wsch := prop(sch, "workflow"); wsch != nil {
+	if wsch := sch.Prop("workflow"); wsch != nil {
 		obj := fr.object(wsch, "workflow/"+r.ID)
 		w.s.fit.overlay(wsch, obj, p.workflowFields(x, v, now))
 		p.details(fr, wsch, obj, r.ID, wf, v)
 		root["workflow"] = obj
 	}
-	if ps := prop(sch, "progress"); ps != nil {
+	if ps := sch.Prop("progress"); ps != nil {
 		root["progress"] = p.progress(x, ps, v, purpose != "entry")
 	}
 	p.headJob(fr, sch, root, r.ID, v)
@@ -55,7 +54,7 @@ func (p plannedRuns) render(x *run, sch *base.Schema, purpose string, now time.T
 
 // headJob makes the answer's head job (jobInfo, next to the run or in
 // it) say what the run's status says; its ids stay as synthesized.
-func (p plannedRuns) headJob(fr framer, sch *base.Schema, root map[string]any, id string, v workflow.View) {
+func (p plannedRuns) headJob(fr framer, sch *spec.Schema, root map[string]any, id string, v workflow.View) {
 	j := v.HeadJob()
 	var code, msg any
 	if j.ExitCode != nil {
@@ -67,8 +66,8 @@ func (p plannedRuns) headJob(fr framer, sch *base.Schema, root map[string]any, i
 	fields := map[string]any{"status": j.Status, "exitCode": code, "message": msg}
 	for _, at := range []struct {
 		obj map[string]any
-		sch *base.Schema
-	}{{root, sch}, {asObject(root["workflow"]), prop(sch, "workflow")}} {
+		sch *spec.Schema
+	}{{root, sch}, {asObject(root["workflow"]), sch.Prop("workflow")}} {
 		if at.obj == nil || at.sch == nil {
 			continue
 		}
@@ -161,7 +160,7 @@ func (p plannedRuns) workflowFields(x *run, v workflow.View, now time.Time) map[
 // statistics of a finished run come from its task counts, and the manifest
 // and Nextflow version from what was launched, where synthesis alone would
 // give a succeeded run failed tasks, or another pipeline's home page.
-func (p plannedRuns) details(fr framer, sch *base.Schema, obj map[string]any, id string, wf *workflow.Run, v workflow.View) {
+func (p plannedRuns) details(fr framer, sch *spec.Schema, obj map[string]any, id string, wf *workflow.Run, v workflow.View) {
 	key := "workflow/" + id
 	if workflow.Final(v.Status) {
 		if st, sts := fr.child(sch, obj, "stats", key); sts != nil {
@@ -213,7 +212,7 @@ func statsFields(c workflow.Counts) map[string]any {
 // a page of runs is several times larger. The values the run's record does
 // not determine are synthesized from the run's id alone, so every answer
 // that shows a run's progress shows the same numbers.
-func (p plannedRuns) progress(x *run, sch *base.Schema, v workflow.View, perProcess bool) map[string]any {
+func (p plannedRuns) progress(x *run, sch *spec.Schema, v workflow.View, perProcess bool) map[string]any {
 	w, id := p.w, x.id
 	fr := w.s.bases.frames(x.wf.Seeded)
 	key := "progress/" + id
@@ -226,10 +225,10 @@ func (p plannedRuns) progress(x *run, sch *base.Schema, v workflow.View, perProc
 		w.s.fit.overlay(wps, wp, fields)
 		m["workflowProgress"] = wp
 	}
-	if pp := prop(sch, "processesProgress"); isArray(pp) && !perProcess {
+	if pp := sch.Prop("processesProgress"); pp.IsArray() && !perProcess {
 		m["processesProgress"] = []any{}
-	} else if isArray(pp) {
-		item := itemsOf(pp)
+	} else if pp.IsArray() {
+		item := pp.Items()
 		statuses := workflow.TaskStatuses(c, plan.Total)
 		list := []any{}
 		n := 0
@@ -292,7 +291,7 @@ func (p plannedRuns) tasks(x *run, req *handler.Request) (*handler.Response, err
 		return nil, err
 	}
 	sch := successSchema(req.Op)
-	key, item := listShape(sch)
+	key, item := sch.ListShape()
 	if key == "" {
 		return nil, fmt.Errorf("resources: %s has no list of tasks in its answer", req.Op.ID)
 	}
@@ -305,7 +304,7 @@ func (p plannedRuns) tasks(x *run, req *handler.Request) (*handler.Response, err
 	// document that lists them bare is served bare.
 	items := make([]any, 0, len(page))
 	for _, t := range page {
-		items = append(items, wrapTask(w.s.bases, item, func(s *base.Schema) map[string]any {
+		items = append(items, wrapTask(w.s.bases, item, func(s *spec.Schema) map[string]any {
 			return p.renderPlanned(s, r.ID, wf, req.Now, t)
 		}))
 	}
@@ -342,7 +341,7 @@ func (p plannedRuns) plannedTasks(id string, wf *workflow.Run, now time.Time) []
 }
 
 // renderPlanned lays one planned task over a task schema.
-func (p plannedRuns) renderPlanned(sch *base.Schema, id string, wf *workflow.Run, now time.Time, t plannedTask) map[string]any {
+func (p plannedRuns) renderPlanned(sch *spec.Schema, id string, wf *workflow.Run, now time.Time, t plannedTask) map[string]any {
 	m := p.w.s.bases.frames(wf.Seeded).object(sch, fmt.Sprintf("task/%s/%d", id, t.n))
 	p.w.s.fit.overlay(sch, m, p.taskFields(wf, wf.At(now), workflow.PlanFor(id).Total, t.n, t.process, t.name, t.status))
 	return m
@@ -393,12 +392,12 @@ func (p plannedRuns) taskFields(wf *workflow.Run, v workflow.View, total, n int,
 }
 
 // task answers one of the tasks the run has got to.
-func (p plannedRuns) task(x *run, sch *base.Schema, n int64, now time.Time) (map[string]any, error) {
+func (p plannedRuns) task(x *run, sch *spec.Schema, n int64, now time.Time) (map[string]any, error) {
 	tasks := p.plannedTasks(x.id, x.wf, now)
 	if n > int64(len(tasks)) {
 		return nil, fail(errMissing, "run %s has no task %d", x.id, n)
 	}
-	return wrapTask(p.w.s.bases, sch, func(s *base.Schema) map[string]any {
+	return wrapTask(p.w.s.bases, sch, func(s *spec.Schema) map[string]any {
 		return p.renderPlanned(s, x.id, x.wf, now, tasks[n-1])
 	}), nil
 }
@@ -409,7 +408,7 @@ func (p plannedRuns) task(x *run, sch *base.Schema, n int64, now time.Time) (map
 // tasks, and which task each extreme is). Every task of a planned run uses
 // the same resources (see loadFields), so each figure is the same at every
 // quantile, and its labels name the process's first and last task.
-func (p plannedRuns) metrics(x *run, item *base.Schema) ([]any, error) {
+func (p plannedRuns) metrics(x *run, item *spec.Schema) ([]any, error) {
 	v := x.wf.At(p.w.s.d.Clock.Now())
 	out := []any{}
 	if !workflow.Final(v.Status) {
@@ -452,6 +451,6 @@ func (p plannedRuns) forget(*run) error { return nil }
 // log is the run's console output so far (workflow.Run.LogAt).
 func (p plannedRuns) log(x *run, now time.Time) []string { return x.wf.LogAt(x.id, now) }
 
-func (p plannedRuns) frame(x *run, sch *base.Schema, key string) map[string]any {
+func (p plannedRuns) frame(x *run, sch *spec.Schema, key string) map[string]any {
 	return p.w.s.bases.frames(x.wf.Seeded).object(sch, key)
 }

@@ -9,10 +9,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/pb33f/libopenapi/datamodel/high/base"
-
 	"github.com/wmsmock/wmsmock/internal/workflow"
 	"github.com/wmsmock/wmsmock/mock/handler"
+	"github.com/wmsmock/wmsmock/mock/spec"
 	"github.com/wmsmock/wmsmock/mock/store"
 )
 
@@ -27,11 +26,11 @@ type reportedRuns struct{ w *runs }
 // render builds a reported run for an answer schema: the describe answer
 // (with everything reported) or a list entry (with the short members the
 // run record keeps).
-func (k reportedRuns) render(x *run, sch *base.Schema, purpose string, now time.Time) (map[string]any, error) {
+func (k reportedRuns) render(x *run, sch *spec.Schema, purpose string, now time.Time) (map[string]any, error) {
 	t, id, wf := k.w, x.id, x.wf
 	root := t.s.bases.bare(sch, "workflow/"+id+"/"+purpose)
 	v := wf.At(now)
-	if wsch := prop(sch, "workflow"); wsch != nil {
+	if wsch := sch.Prop("workflow"); wsch != nil {
 		obj := t.s.bases.bare(wsch, "workflow/"+id+"/"+purpose)
 		if purpose != "entry" {
 			d, err := readDetails(t.s.d.Store, id)
@@ -52,7 +51,7 @@ func (k reportedRuns) render(x *run, sch *base.Schema, purpose string, now time.
 		}
 		root["workflow"] = obj
 	}
-	if ps := prop(sch, "progress"); ps != nil {
+	if ps := sch.Prop("progress"); ps != nil {
 		root["progress"] = k.progress(x, ps, v, purpose != "entry")
 	}
 	t.s.fit.overlay(sch, root, contextFields(wf.WorkspaceID))
@@ -141,7 +140,7 @@ func loadFieldsOf(l workflow.Load) map[string]any {
 // progress builds a reported run's progress answer (ProgressData): its
 // counters overall and, when perProcess is set, per process (list entries
 // leave the breakdown out, as for launched runs).
-func (k reportedRuns) progress(x *run, sch *base.Schema, v workflow.View, perProcess bool) map[string]any {
+func (k reportedRuns) progress(x *run, sch *spec.Schema, v workflow.View, perProcess bool) map[string]any {
 	t, id, wf := k.w, x.id, x.wf
 	key := "reported progress/" + id
 	tr := wf.Trace
@@ -150,7 +149,7 @@ func (k reportedRuns) progress(x *run, sch *base.Schema, v workflow.View, perPro
 		f["dateCreated"], f["lastUpdated"] = stamp(wf.Submit), stamp(v.LastUpdated)
 		return f
 	}
-	if wps := prop(sch, "workflowProgress"); wps != nil {
+	if wps := sch.Prop("workflowProgress"); wps != nil {
 		wp := t.s.bases.bare(wps, key)
 		fields := dates(loadFieldsOf(tr.Total))
 		executors := make([]any, len(tr.Executors))
@@ -161,9 +160,9 @@ func (k reportedRuns) progress(x *run, sch *base.Schema, v workflow.View, perPro
 		t.s.fit.overlay(wps, wp, fields)
 		m["workflowProgress"] = wp
 	}
-	if pp := prop(sch, "processesProgress"); isArray(pp) {
+	if pp := sch.Prop("processesProgress"); pp.IsArray() {
 		list := []any{}
-		if item := itemsOf(pp); perProcess {
+		if item := pp.Items(); perProcess {
 			for i, p := range tr.Processes {
 				e := t.s.bases.bare(item, key+"/process/"+strconv.Itoa(i))
 				fields := dates(loadFieldsOf(p.Load))
@@ -181,7 +180,7 @@ func (k reportedRuns) progress(x *run, sch *base.Schema, v workflow.View, perPro
 // renderTask lays a stored task over the answer's task schema: only what
 // was reported, plus what the schema requires. Every task shares one
 // frame: what the frame holds (taskId, status) every task reports.
-func (k reportedRuns) renderTask(sch *base.Schema, task map[string]any) map[string]any {
+func (k reportedRuns) renderTask(sch *spec.Schema, task map[string]any) map[string]any {
 	m := k.w.s.bases.bare(sch, "reported task")
 	k.w.s.fit.overlay(sch, m, task)
 	return m
@@ -198,7 +197,7 @@ func (k reportedRuns) tasks(x *run, req *handler.Request) (*handler.Response, er
 		return nil, err
 	}
 	sch := successSchema(req.Op)
-	key, entry := listShape(sch)
+	key, entry := sch.ListShape()
 	if key == "" {
 		return nil, fmt.Errorf("resources: %s has no list of tasks in its answer", req.Op.ID)
 	}
@@ -237,7 +236,7 @@ func (k reportedRuns) tasks(x *run, req *handler.Request) (*handler.Response, er
 			if err != nil {
 				return nil, err
 			}
-			m := wrapTask(t.s.bases, entry, func(s *base.Schema) map[string]any { return k.renderTask(s, task) })
+			m := wrapTask(t.s.bases, entry, func(s *spec.Schema) map[string]any { return k.renderTask(s, task) })
 			t.s.fit.complete(entry, m)
 			return m, nil
 		})
@@ -256,7 +255,7 @@ func (k reportedRuns) tasks(x *run, req *handler.Request) (*handler.Response, er
 }
 
 // task answers one reported task, as it was reported.
-func (k reportedRuns) task(x *run, sch *base.Schema, n int64, _ time.Time) (map[string]any, error) {
+func (k reportedRuns) task(x *run, sch *spec.Schema, n int64, _ time.Time) (map[string]any, error) {
 	rec, err := k.w.s.d.Store.Get(TasksCollection, taskKey(x.id, n))
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, fail(errMissing, "run %s has no task %d", x.id, n)
@@ -268,12 +267,12 @@ func (k reportedRuns) task(x *run, sch *base.Schema, n int64, _ time.Time) (map[
 	if err != nil {
 		return nil, err
 	}
-	return wrapTask(k.w.s.bases, sch, func(s *base.Schema) map[string]any { return k.renderTask(s, task) }), nil
+	return wrapTask(k.w.s.bases, sch, func(s *spec.Schema) map[string]any { return k.renderTask(s, task) }), nil
 }
 
 // metrics are those the run's completion reported, one per process; a
 // run that has not completed has none.
-func (k reportedRuns) metrics(x *run, item *base.Schema) ([]any, error) {
+func (k reportedRuns) metrics(x *run, item *spec.Schema) ([]any, error) {
 	d, err := readDetails(k.w.s.d.Store, x.id)
 	if err != nil {
 		return nil, err
@@ -296,7 +295,7 @@ func (k reportedRuns) metrics(x *run, item *base.Schema) ([]any, error) {
 // does not make one up for a run it did not run.
 func (k reportedRuns) log(*run, time.Time) []string { return []string{} }
 
-func (k reportedRuns) frame(_ *run, sch *base.Schema, key string) map[string]any {
+func (k reportedRuns) frame(_ *run, sch *spec.Schema, key string) map[string]any {
 	return k.w.s.bases.bare(sch, key)
 }
 

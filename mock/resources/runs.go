@@ -9,11 +9,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/pb33f/libopenapi/datamodel/high/base"
-
 	"github.com/wmsmock/wmsmock/internal/memo"
 	"github.com/wmsmock/wmsmock/internal/workflow"
 	"github.com/wmsmock/wmsmock/mock/handler"
+	"github.com/wmsmock/wmsmock/mock/spec"
 	"github.com/wmsmock/wmsmock/mock/store"
 )
 
@@ -75,20 +74,20 @@ type run struct {
 type runKind interface {
 	// render builds the run for an answer schema: the describe answer
 	// (purpose "describe") or one entry of the list ("entry").
-	render(x *run, sch *base.Schema, purpose string, now time.Time) (map[string]any, error)
+	render(x *run, sch *spec.Schema, purpose string, now time.Time) (map[string]any, error)
 	// progress builds a ProgressData value: the run's counters overall
 	// and, with perProcess, per process.
-	progress(x *run, sch *base.Schema, v workflow.View, perProcess bool) map[string]any
+	progress(x *run, sch *spec.Schema, v workflow.View, perProcess bool) map[string]any
 	// tasks answers a page of the run's tasks.
 	tasks(x *run, req *handler.Request) (*handler.Response, error)
 	// task answers task n (wrapped as the answer schema sch wraps it), or
 	// errMissing when the run has no such task.
-	task(x *run, sch *base.Schema, n int64, now time.Time) (map[string]any, error)
+	task(x *run, sch *spec.Schema, n int64, now time.Time) (map[string]any, error)
 	// frame is the frame of an answer about the run that is not the run
 	// itself (its progress): what of it the fake may make up.
-	frame(x *run, sch *base.Schema, key string) map[string]any
+	frame(x *run, sch *spec.Schema, key string) map[string]any
 	// metrics lists the run's per-process metrics for the item schema.
-	metrics(x *run, item *base.Schema) ([]any, error)
+	metrics(x *run, item *spec.Schema) ([]any, error)
 	// log is the run's console output at now, one line an entry: the
 	// lines Nextflow's launch command prints as they come.
 	log(x *run, now time.Time) []string
@@ -279,7 +278,7 @@ func (w *runs) list(req *handler.Request) (*handler.Response, error) {
 	}
 	hasMore := pg.More(total)
 	sch := successSchema(req.Op)
-	key, item := listShape(sch)
+	key, item := sch.ListShape()
 	if key == "" {
 		return nil, fmt.Errorf("resources: %s has no list of workflows in its answer", req.Op.ID)
 	}
@@ -400,7 +399,7 @@ func (w *runs) progressOp(req *handler.Request) (*handler.Response, error) {
 	}
 	sch := successSchema(req.Op)
 	root := x.kind.frame(x, sch, "progress/"+x.id)
-	if ps := prop(sch, "progress"); ps != nil {
+	if ps := sch.Prop("progress"); ps != nil {
 		root["progress"] = x.kind.progress(x, ps, x.wf.At(req.Now), true)
 	}
 	return success(req.Op, root), nil
@@ -419,7 +418,7 @@ func (w *runs) logOp(req *handler.Request) (*handler.Response, error) {
 	}
 	sch := successSchema(req.Op)
 	root := x.kind.frame(x, sch, "log/"+x.id)
-	if ls := prop(sch, "log"); ls != nil {
+	if ls := sch.Prop("log"); ls != nil {
 		lines := x.kind.log(x, req.Now)
 		entries := make([]any, len(lines))
 		for i, l := range lines {
@@ -468,10 +467,10 @@ func (w *runs) metricsOp(req *handler.Request) (*handler.Response, error) {
 	}
 	sch := successSchema(req.Op)
 	root := w.s.bases.bare(sch, "metrics/"+x.id)
-	if ms := prop(sch, "metrics"); ms != nil {
+	if ms := sch.Prop("metrics"); ms != nil {
 		out := []any{}
-		if isArray(ms) {
-			if out, err = x.kind.metrics(x, itemsOf(ms)); err != nil {
+		if ms.IsArray() {
+			if out, err = x.kind.metrics(x, ms.Items()); err != nil {
 				return nil, err
 			}
 		}
@@ -483,8 +482,8 @@ func (w *runs) metricsOp(req *handler.Request) (*handler.Response, error) {
 // wrapTask puts a rendered task where the answer's entry keeps it: inside
 // {"task": ...} as the service answers, or bare for a document that
 // lists tasks bare.
-func wrapTask(b *bases, entry *base.Schema, task func(*base.Schema) map[string]any) map[string]any {
-	inner := prop(entry, "task")
+func wrapTask(b *bases, entry *spec.Schema, task func(*spec.Schema) map[string]any) map[string]any {
+	inner := entry.Prop("task")
 	if inner == nil {
 		return task(entry)
 	}

@@ -3,17 +3,15 @@ package resources
 import (
 	"encoding/json"
 	"math"
-	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/pb33f/libopenapi/datamodel/high/base"
-
 	"github.com/wmsmock/wmsmock/internal/jsonvalue"
 	"github.com/wmsmock/wmsmock/internal/memo"
-	"github.com/wmsmock/wmsmock/internal/oasdoc"
 	"github.com/wmsmock/wmsmock/internal/workflow"
+	"github.com/wmsmock/wmsmock/mock/spec"
 	"github.com/wmsmock/wmsmock/mock/synth"
 )
 
@@ -28,151 +26,17 @@ import (
 // documents nest a few levels, and a cycle must not hang a request.
 const maxSchemaDepth = 12
 
-// prop finds the schema of a property declared by s directly or through
-// its allOf members (oneOf and anyOf branches are not searched: a property
-// declared only in some branches may not be valid in the one chosen).
-func prop(s *base.Schema, name string) *base.Schema {
-	return propDepth(s, name, 0)
-}
+// The schemas the helpers here read are the document's compiled model
+// (spec.Schema): properties through allOf, list shapes and the rest are
+// its methods, worked out once per document.
 
-func propDepth(s *base.Schema, name string, depth int) *base.Schema {
-	if s == nil || depth > maxSchemaDepth {
-		return nil
-	}
-	if s.Properties != nil {
-		if p, ok := s.Properties.Get(name); ok {
-			return oasdoc.Schema(p)
-		}
-	}
-	for _, m := range s.AllOf {
-		if p := propDepth(oasdoc.Schema(m), name, depth+1); p != nil {
-			return p
-		}
-	}
-	return nil
-}
-
-// anyProp is prop that also looks into oneOf and anyOf branches. It is
-// used only to find what must be hidden (writeOnly secrets), where
-// looking too widely is the safe mistake.
-func anyProp(s *base.Schema, name string, depth int) *base.Schema {
-	if s == nil || depth > maxSchemaDepth {
-		return nil
-	}
-	if p := propDepth(s, name, depth); p != nil {
-		return p
-	}
-	for _, group := range [][]*base.SchemaProxy{s.AllOf, s.OneOf, s.AnyOf} {
-		for _, m := range group {
-			if p := anyProp(oasdoc.Schema(m), name, depth+1); p != nil {
-				return p
-			}
-		}
-	}
-	return nil
-}
-
-// propNames lists the properties s declares directly or through allOf, in
-// document order.
-func propNames(s *base.Schema) []string {
-	var out []string
-	var walk func(*base.Schema, int)
-	walk = func(s *base.Schema, depth int) {
-		if s == nil || depth > maxSchemaDepth {
-			return
-		}
-		if s.Properties != nil {
-			for p := s.Properties.First(); p != nil; p = p.Next() {
-				if !slices.Contains(out, p.Key()) {
-					out = append(out, p.Key())
-				}
-			}
-		}
-		for _, m := range s.AllOf {
-			walk(oasdoc.Schema(m), depth+1)
-		}
-	}
-	walk(s, 0)
-	return out
-}
-
-// required reports whether s (or one of its allOf members) requires name.
-func required(s *base.Schema, name string) bool {
-	var walk func(*base.Schema, int) bool
-	walk = func(s *base.Schema, depth int) bool {
-		if s == nil || depth > maxSchemaDepth {
-			return false
-		}
-		if slices.Contains(s.Required, name) {
-			return true
-		}
-		for _, m := range s.AllOf {
-			if walk(oasdoc.Schema(m), depth+1) {
-				return true
-			}
-		}
-		return false
-	}
-	return walk(s, 0)
-}
-
-func hasType(s *base.Schema, t string) bool { return s != nil && slices.Contains(s.Type, t) }
-
-// isArray and isObject read a schema's declared shape, through allOf.
-func isArray(s *base.Schema) bool {
-	return s != nil && (hasType(s, "array") || s.Items != nil && s.Items.IsA())
-}
-
-func isObject(s *base.Schema) bool {
+// baseOf is the libopenapi schema s was compiled from, for the
+// generator and the validator, which take those (nil for nil).
+func baseOf(s *spec.Schema) *base.Schema {
 	if s == nil {
-		return false
-	}
-	if hasType(s, "object") || s.Properties != nil && s.Properties.Len() > 0 {
-		return true
-	}
-	for _, m := range s.AllOf {
-		if isObject(oasdoc.Schema(m)) {
-			return true
-		}
-	}
-	return len(s.OneOf) > 0 && isObject(oasdoc.Schema(s.OneOf[0]))
-}
-
-func itemsOf(s *base.Schema) *base.Schema {
-	if s == nil || s.Items == nil || !s.Items.IsA() {
 		return nil
 	}
-	return oasdoc.Schema(s.Items.A)
-}
-
-func readOnly(s *base.Schema) bool  { return s != nil && s.ReadOnly != nil && *s.ReadOnly }
-func writeOnly(s *base.Schema) bool { return s != nil && s.WriteOnly != nil && *s.WriteOnly }
-
-// listShape finds where a list answer keeps its items: the first array
-// property whose items are objects ("workflows", "pipelines", "tokens").
-func listShape(s *base.Schema) (key string, item *base.Schema) {
-	for _, name := range propNames(s) {
-		p := prop(s, name)
-		if isArray(p) {
-			if it := itemsOf(p); isObject(it) {
-				return name, it
-			}
-		}
-	}
-	return "", nil
-}
-
-// sameSchema reports whether two schemas are the same declaration (two
-// references to one component compare equal).
-func sameSchema(a, b *base.Schema) bool {
-	if a == nil || b == nil {
-		return false
-	}
-	if a == b {
-		return true
-	}
-	la, lb := a.GoLow(), b.GoLow()
-	return la != nil && lb != nil && la.Hash() == lb.Hash()
+	return s.Base
 }
 
 // stamp writes a time the way the service does (CONTRACT T2).
@@ -205,7 +69,7 @@ func newFitter(check func(*base.Schema, []byte) []string, openapi31 bool) *fitte
 }
 
 // fits reports whether v is a valid value for s.
-func (f *fitter) fits(s *base.Schema, v any) bool {
+func (f *fitter) fits(s *spec.Schema, v any) bool {
 	if s == nil {
 		return true
 	}
@@ -216,7 +80,7 @@ func (f *fitter) fits(s *base.Schema, v any) bool {
 	case map[string]any, []any:
 		return f.full(s, v)
 	}
-	if !plain(s, 0) {
+	if !s.Plain() {
 		return f.full(s, v)
 	}
 	return scalarOK(s, v, 0)
@@ -225,18 +89,18 @@ func (f *fitter) fits(s *base.Schema, v any) bool {
 // nullOK is deliberately strict: null is used only where the schema says so
 // in the plainest way (nullable with a type, or "null" among the types),
 // because validators disagree about nullable next to allOf.
-func (f *fitter) nullOK(s *base.Schema) bool {
-	if hasType(s, "null") {
+func (f *fitter) nullOK(s *spec.Schema) bool {
+	if s.HasType(spec.Null) {
 		return true
 	}
-	if f.openapi31 || s.Nullable == nil || !*s.Nullable {
+	if f.openapi31 || !s.Nullable {
 		return false
 	}
-	return len(s.Type) > 0 && len(s.AllOf) == 0 && len(s.OneOf) == 0 && len(s.AnyOf) == 0
+	return s.Types != 0 && len(s.AllOf) == 0 && len(s.OneOf) == 0 && len(s.AnyOf) == 0
 }
 
-func (f *fitter) full(s *base.Schema, v any) bool {
-	if f.match != nil && f.match(s, v) {
+func (f *fitter) full(s *spec.Schema, v any) bool {
+	if f.match != nil && f.match(s.Base, v) {
 		return true
 	}
 	if f.check == nil {
@@ -246,39 +110,24 @@ func (f *fitter) full(s *base.Schema, v any) bool {
 	if err != nil {
 		return false
 	}
-	return len(f.check(s, b)) == 0
+	return len(f.check(s.Base, b)) == 0
 }
 
-// plain reports whether s can be checked by scalarOK: no branches, no
-// pattern, no const.
-func plain(s *base.Schema, depth int) bool {
-	if s == nil || depth > maxSchemaDepth {
-		return s == nil
-	}
-	if len(s.OneOf) > 0 || len(s.AnyOf) > 0 || s.Not != nil || s.Pattern != "" || s.Const != nil || s.MultipleOf != nil {
-		return false
-	}
-	for _, m := range s.AllOf {
-		if !plain(oasdoc.Schema(m), depth+1) {
-			return false
-		}
-	}
-	return true
-}
-
-func scalarOK(s *base.Schema, v any, depth int) bool {
+// scalarOK judges a scalar against a plain schema (spec.Schema.Plain)
+// and its allOf parts.
+func scalarOK(s *spec.Schema, v any, depth int) bool {
 	if s == nil {
 		return true
 	}
 	for _, m := range s.AllOf {
-		if !scalarOK(oasdoc.Schema(m), v, depth+1) {
+		if depth < maxSchemaDepth && !scalarOK(m, v, depth+1) {
 			return false
 		}
 	}
-	if len(s.Type) == 0 && (s.Properties != nil && s.Properties.Len() > 0 || s.Items != nil) {
+	if s.Types == 0 && (len(s.Own) > 0 || s.ItemsKeyword) {
 		return false
 	}
-	if len(s.Type) > 0 && !slices.ContainsFunc(s.Type, func(t string) bool { return typeOK(t, v) }) {
+	if s.Types != 0 && !typesOK(s.Types, v) {
 		return false
 	}
 	if len(s.Enum) > 0 && !inEnum(s, v) {
@@ -287,7 +136,7 @@ func scalarOK(s *base.Schema, v any, depth int) bool {
 	switch x := v.(type) {
 	case string:
 		n := int64(utf8.RuneCountInString(x))
-		if s.MaxLength != nil && n > *s.MaxLength || s.MinLength != nil && n < *s.MinLength {
+		if s.MaxLength >= 0 && n > s.MaxLength || n < s.MinLength {
 			return false
 		}
 		if s.Format == "date-time" {
@@ -311,52 +160,31 @@ func scalarOK(s *base.Schema, v any, depth int) bool {
 	return true
 }
 
-func boundsOK(s *base.Schema, num float64) bool {
-	if s.Minimum != nil {
-		excl := s.ExclusiveMinimum != nil && s.ExclusiveMinimum.IsA() && s.ExclusiveMinimum.A
-		if num < *s.Minimum || excl && num == *s.Minimum {
-			return false
-		}
-	}
-	if s.ExclusiveMinimum != nil && s.ExclusiveMinimum.IsB() && num <= s.ExclusiveMinimum.B {
+func boundsOK(s *spec.Schema, num float64) bool {
+	if s.HasMin && (num < s.Min || s.ExclMin && num == s.Min) {
 		return false
 	}
-	if s.Maximum != nil {
-		excl := s.ExclusiveMaximum != nil && s.ExclusiveMaximum.IsA() && s.ExclusiveMaximum.A
-		if num > *s.Maximum || excl && num == *s.Maximum {
-			return false
-		}
-	}
-	if s.ExclusiveMaximum != nil && s.ExclusiveMaximum.IsB() && num >= s.ExclusiveMaximum.B {
+	if s.HasMax && (num > s.Max || s.ExclMax && num == s.Max) {
 		return false
 	}
 	return true
 }
 
-func typeOK(t string, v any) bool {
-	switch t {
-	case "string":
-		_, ok := v.(string)
-		return ok
-	case "boolean":
-		_, ok := v.(bool)
-		return ok
-	case "number":
-		_, ok := jsonvalue.Number(v)
-		return ok
-	case "integer":
-		n, ok := jsonvalue.Number(v)
-		return ok && n == math.Trunc(n)
+// typesOK reports whether the scalar v has one of the types t.
+func typesOK(t spec.Types, v any) bool {
+	switch x := v.(type) {
+	case string:
+		return t.Has(spec.String)
+	case bool:
+		return t.Has(spec.Boolean)
+	default:
+		n, ok := jsonvalue.Number(x)
+		return ok && (t.Has(spec.Number) || t.Has(spec.Integer) && n == math.Trunc(n))
 	}
-	return false
 }
 
-func inEnum(s *base.Schema, v any) bool {
-	for _, e := range s.Enum {
-		var ev any
-		if e == nil || e.Decode(&ev) != nil {
-			continue
-		}
+func inEnum(s *spec.Schema, v any) bool {
+	for _, ev := range s.Enum {
 		if ev == v {
 			return true
 		}
@@ -374,7 +202,7 @@ func inEnum(s *base.Schema, v any) bool {
 // schema requires it), since an absent optional field is always valid, or,
 // where the service's nulls are sent, sets it null, as the service does.
 // Either way the record's values win over the base's, nulls included.
-func (f *fitter) overlay(s *base.Schema, m map[string]any, fields map[string]any) {
+func (f *fitter) overlay(s *spec.Schema, m map[string]any, fields map[string]any) {
 	for k, v := range fields {
 		f.set(s, m, k, v)
 	}
@@ -387,13 +215,13 @@ func (f *fitter) overlay(s *base.Schema, m map[string]any, fields map[string]any
 // when the result fits. So a view shows every written member it has room
 // for, whichever schema it was written with. The values are laid in, not
 // copied: fields must not be a cached value.
-func (f *fitter) merge(s *base.Schema, m map[string]any, fields map[string]any, depth int) {
+func (f *fitter) merge(s *spec.Schema, m map[string]any, fields map[string]any, depth int) {
 	for k, v := range fields {
 		if f.set(s, m, k, v) {
 			continue
 		}
 		wm, ok := v.(map[string]any)
-		p := prop(s, k)
+		p := s.Prop(k)
 		if !ok || p == nil || depth >= maxSchemaDepth {
 			continue
 		}
@@ -409,8 +237,8 @@ func (f *fitter) merge(s *base.Schema, m map[string]any, fields map[string]any, 
 }
 
 // set is overlay for one field; it reports whether the value was taken.
-func (f *fitter) set(s *base.Schema, m map[string]any, name string, v any) bool {
-	p := prop(s, name)
+func (f *fitter) set(s *spec.Schema, m map[string]any, name string, v any) bool {
+	p := s.Prop(name)
 	if p == nil {
 		return false
 	}
@@ -418,7 +246,7 @@ func (f *fitter) set(s *base.Schema, m map[string]any, name string, v any) bool 
 		m[name] = v
 		return true
 	}
-	if v == nil && !required(s, name) {
+	if v == nil && !s.Required(name) {
 		if f.nulls {
 			m[name] = nil
 			return true
@@ -430,8 +258,8 @@ func (f *fitter) set(s *base.Schema, m map[string]any, name string, v any) bool 
 
 // nullHabit reports whether m[name] may be null as the service's habit:
 // the service's nulls are sent and s does not require the property.
-func (f *fitter) nullHabit(s *base.Schema, name string, v any) bool {
-	return v == nil && f.nulls && !required(s, name)
+func (f *fitter) nullHabit(s *spec.Schema, name string, v any) bool {
+	return v == nil && f.nulls && !s.Required(name)
 }
 
 // sanitize makes a synthesized object valid as part of an answer should
@@ -440,12 +268,12 @@ func (f *fitter) nullHabit(s *base.Schema, name string, v any) bool {
 // repaired where they are objects, filtered where they are arrays, and
 // dropped otherwise. It costs one check when the value is valid, and runs
 // once per cached base.
-func (f *fitter) sanitize(s *base.Schema, m map[string]any, depth int) {
+func (f *fitter) sanitize(s *spec.Schema, m map[string]any, depth int) {
 	if s == nil || depth > 4 || f.full(s, m) {
 		return
 	}
 	for k, v := range m {
-		p := prop(s, k)
+		p := s.Prop(k)
 		if p == nil || f.fits(p, v) || f.nullHabit(s, k, v) {
 			continue
 		}
@@ -456,7 +284,7 @@ func (f *fitter) sanitize(s *base.Schema, m map[string]any, depth int) {
 				continue
 			}
 		case []any:
-			if it := itemsOf(p); it != nil {
+			if it := p.Items(); it != nil {
 				kept := x[:0:0]
 				for _, e := range x {
 					if f.fits(it, e) {
@@ -469,7 +297,7 @@ func (f *fitter) sanitize(s *base.Schema, m map[string]any, depth int) {
 				}
 			}
 		}
-		if !required(s, k) {
+		if !s.Required(k) {
 			delete(m, k)
 		}
 	}
@@ -477,22 +305,22 @@ func (f *fitter) sanitize(s *base.Schema, m map[string]any, depth int) {
 
 // hideWriteOnly removes, at any depth, the properties a schema marks
 // writeOnly: secrets a client sent are never given back.
-func hideWriteOnly(s *base.Schema, v any, depth int) {
+func hideWriteOnly(s *spec.Schema, v any, depth int) {
 	if s == nil || depth > maxSchemaDepth {
 		return
 	}
 	switch x := v.(type) {
 	case map[string]any:
 		for k, val := range x {
-			p := anyProp(s, k, 0)
-			if writeOnly(p) {
+			p := s.AnyProp(k)
+			if p.WriteOnly() {
 				delete(x, k)
 				continue
 			}
 			hideWriteOnly(p, val, depth+1)
 		}
 	case []any:
-		it := itemsOf(s)
+		it := s.Items()
 		for _, e := range x {
 			hideWriteOnly(it, e, depth+1)
 		}
@@ -533,10 +361,10 @@ type bases struct {
 }
 
 type baseKey struct {
-	schema *base.Schema
+	schema *spec.Schema
 	key    string
 	// as is the schema whose values were laid over (view), if any.
-	as *base.Schema
+	as *spec.Schema
 }
 
 func newBases(caches *memo.Set, gen *synth.Generator, fit *fitter) *bases {
@@ -545,7 +373,7 @@ func newBases(caches *memo.Set, gen *synth.Generator, fit *fitter) *bases {
 
 // object returns a fresh copy of the synthesized value for s and key, as
 // an object (an empty one if the schema does not describe an object).
-func (b *bases) object(s *base.Schema, key string) map[string]any {
+func (b *bases) object(s *spec.Schema, key string) map[string]any {
 	if s == nil {
 		return map[string]any{}
 	}
@@ -560,7 +388,7 @@ func (b *bases) object(s *base.Schema, key string) map[string]any {
 // without its property name: the frame of a list answer, whose items the
 // caller supplies. Copying the synthesized items only to drop them cost a
 // list call more than building the rest of its answer.
-func (b *bases) frame(s *base.Schema, key, name string) map[string]any {
+func (b *bases) frame(s *spec.Schema, key, name string) map[string]any {
 	if s == nil {
 		return map[string]any{}
 	}
@@ -580,7 +408,7 @@ func (b *bases) frame(s *base.Schema, key, name string) map[string]any {
 // encoded once and cached; each call only splices the field in front, which
 // costs a fraction of copying the object and encoding it again. Launches
 // answer this way, and they are the hottest write.
-func (b *bases) withField(s *base.Schema, key, name, value string) json.RawMessage {
+func (b *bases) withField(s *spec.Schema, key, name, value string) json.RawMessage {
 	var rest []byte // the cached object's members, without the braces
 	if s != nil {
 		v, _ := b.m.Do(baseKey{schema: s, key: key + "\x00json without " + name}, func() (any, error) {
@@ -606,8 +434,8 @@ func (b *bases) withField(s *base.Schema, key, name, value string) json.RawMessa
 // where they fit: a view of a record in a shape of its own (a list entry)
 // then shows the generated values its other views show, fixed by the key
 // rather than drawn again for each shape. The merged object is cached.
-func (b *bases) view(s, canon *base.Schema, key string) map[string]any {
-	if s == nil || canon == nil || sameSchema(s, canon) {
+func (b *bases) view(s, canon *spec.Schema, key string) map[string]any {
+	if s == nil || canon == nil || s.Same(canon) {
 		return b.object(s, key)
 	}
 	v, _ := b.m.Do(baseKey{schema: s, key: key, as: canon}, func() (any, error) {
@@ -623,9 +451,9 @@ func (b *bases) view(s, canon *base.Schema, key string) map[string]any {
 
 // value is the cached synthesized value for s and key. Callers must not
 // change it.
-func (b *bases) value(s *base.Schema, key string) any {
+func (b *bases) value(s *spec.Schema, key string) any {
 	v, _ := b.m.Do(baseKey{schema: s, key: key}, func() (any, error) {
-		v := b.gen.Value(s, key, synth.Response)
+		v := b.gen.Value(baseOf(s), key, synth.Response)
 		if m, ok := v.(map[string]any); ok {
 			b.fit.sanitize(s, m, 0)
 		}
@@ -646,7 +474,7 @@ type framer struct {
 func (b *bases) frames(made bool) framer { return framer{b, made} }
 
 // object is the frame of schema s under key.
-func (f framer) object(s *base.Schema, key string) map[string]any {
+func (f framer) object(s *spec.Schema, key string) map[string]any {
 	if f.made {
 		return f.b.object(s, key)
 	}
@@ -655,8 +483,8 @@ func (f framer) object(s *base.Schema, key string) map[string]any {
 
 // child returns m[name] as an object, or a frame for the property's schema
 // when m has none.
-func (f framer) child(s *base.Schema, m map[string]any, name, key string) (map[string]any, *base.Schema) {
-	ps := prop(s, name)
+func (f framer) child(s *spec.Schema, m map[string]any, name, key string) (map[string]any, *spec.Schema) {
+	ps := s.Prop(name)
 	if c, ok := m[name].(map[string]any); ok {
 		return c, ps
 	}
@@ -665,8 +493,8 @@ func (f framer) child(s *base.Schema, m map[string]any, name, key string) (map[s
 
 // child returns m[name] as an object, synthesizing one for the property's
 // schema when the base left the optional property out.
-func (b *bases) child(s *base.Schema, m map[string]any, name, key string) (map[string]any, *base.Schema) {
-	ps := prop(s, name)
+func (b *bases) child(s *spec.Schema, m map[string]any, name, key string) (map[string]any, *spec.Schema) {
+	ps := s.Prop(name)
 	if c, ok := m[name].(map[string]any); ok {
 		return c, ps
 	}

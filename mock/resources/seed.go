@@ -79,14 +79,14 @@ func LoadSeed(fsys fs.FS) (*Seed, error) {
 			if userFrom != "" {
 				return nil, fmt.Errorf("seed file %s: the user is already given in %s", e.Name(), userFrom)
 			}
-			out.User, userFrom = normalize(part.User).(map[string]any), e.Name()
+			out.User, userFrom = spec.JSONValue(part.User).(map[string]any), e.Name()
 		}
 		for p, items := range part.Collections {
 			if !strings.HasPrefix(p, "/") {
 				return nil, fmt.Errorf("seed file %s: collection %q must be a path starting with /", e.Name(), p)
 			}
 			for _, it := range items {
-				out.Collections[p] = append(out.Collections[p], normalize(it).(map[string]any))
+				out.Collections[p] = append(out.Collections[p], spec.JSONValue(it).(map[string]any))
 			}
 		}
 		for i, w := range part.Workflows {
@@ -100,31 +100,6 @@ func LoadSeed(fsys fs.FS) (*Seed, error) {
 		out.Workflows = append(out.Workflows, part.Workflows...)
 	}
 	return out, nil
-}
-
-// normalize turns decoded YAML into the values JSON decoding gives, so
-// seeded values are checked and served like values a client sent.
-func normalize(v any) any {
-	switch x := spec.StringKeys(v).(type) {
-	case map[string]any:
-		for k, e := range x {
-			x[k] = normalize(e)
-		}
-		return x
-	case []any:
-		for i, e := range x {
-			x[i] = normalize(e)
-		}
-		return x
-	case int:
-		return int64(x)
-	case uint64:
-		return int64(x)
-	case time.Time:
-		return stamp(x)
-	default:
-		return x
-	}
 }
 
 // Seed adds the seed's records to the store, as of the clock's now.

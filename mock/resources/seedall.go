@@ -47,7 +47,7 @@ func (s *Service) seedEveryCollection(now time.Time) error {
 		}
 	}
 	for _, c := range colls {
-		if c.list == nil || c.nameKey && prop(c.item, "name") == nil {
+		if c.list == nil || c.nameKey && c.item.Prop("name") == nil {
 			continue
 		}
 		coll, ok := s.heldPath(c.listPath)
@@ -147,8 +147,8 @@ func (c *collection) seedGenerated(coll string, n int, ws *int64, now time.Time)
 	key := fmt.Sprintf("seeded %s %d", coll, n)
 	d := &itemData{Fields: map[string]any{}, Workspace: ws, Seeded: true}
 	personID, person := c.seedPerson(n, key, d)
-	if p := prop(c.item, "name"); p != nil && !person {
-		if name, ok := c.s.d.Gen.Value(p, key+" name", synth.Response).(string); ok && name != "" && !strings.Contains(name, "/") {
+	if p := c.item.Prop("name"); p != nil && !person {
+		if name, ok := c.s.d.Gen.Value(baseOf(p), key+" name", synth.Response).(string); ok && name != "" && !strings.Contains(name, "/") {
 			d.Fields["name"] = name
 		}
 	}
@@ -185,7 +185,7 @@ func (c *collection) seedGenerated(coll string, n int, ws *int64, now time.Time)
 		}
 		id := synth.IDN(r, c.idLen)
 		if c.idSchema != nil {
-			if v, ok := c.s.d.Gen.Value(c.idSchema, key+" id "+id, synth.Response).(string); ok && v != "" && !strings.Contains(v, "/") {
+			if v, ok := c.s.d.Gen.Value(baseOf(c.idSchema), key+" id "+id, synth.Response).(string); ok && v != "" && !strings.Contains(v, "/") {
 				return v, nil
 			}
 		}
@@ -208,7 +208,7 @@ func (c *collection) seedNamed(coll, id string, created time.Time) error {
 	fields := catalogueFields(c, id)
 	if c.nameKey {
 		fields["name"] = id
-		if prop(c.item, "isPredefined") != nil {
+		if c.item.Prop("isPredefined") != nil {
 			fields["isPredefined"] = true
 		}
 	}

@@ -21,13 +21,13 @@ import (
 // member's is the organization member's), or "" for a new one, and false
 // when c holds no people.
 func (c *collection) seedPerson(n int, key string, d *itemData) (id string, ok bool) {
-	if c.param != "memberId" && c.param != "participantId" || prop(c.item, "email") == nil {
+	if c.param != "memberId" && c.param != "participantId" || c.item.Prop("email") == nil {
 		return "", false
 	}
 	members := c.s.namedBy("memberId")
 	if c == members {
 		for k, v := range c.s.seededMember(n, key) {
-			if prop(c.item, k) != nil {
+			if c.item.Prop(k) != nil {
 				d.Fields[k] = v
 			}
 		}
@@ -48,7 +48,7 @@ func (c *collection) seedPerson(n int, key string, d *itemData) (id string, ok b
 		return "", true
 	}
 	for _, k := range []string{"email", "userName", "firstName", "lastName"} {
-		if v, ok := m.Fields[k]; ok && prop(c.item, k) != nil {
+		if v, ok := m.Fields[k]; ok && c.item.Prop(k) != nil {
 			d.Fields[k] = v
 		}
 	}
@@ -64,7 +64,7 @@ func (c *collection) seedPerson(n int, key string, d *itemData) (id string, ok b
 		joined["wspRole"] = "owner"
 	}
 	for k, v := range joined {
-		if prop(c.item, k) != nil {
+		if c.item.Prop(k) != nil {
 			d.Fields[k] = v
 		}
 	}

@@ -9,8 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/pb33f/libopenapi/datamodel/high/base"
-
 	"github.com/wmsmock/wmsmock/mock/handler"
 	"github.com/wmsmock/wmsmock/mock/spec"
 	"github.com/wmsmock/wmsmock/mock/store"
@@ -172,14 +170,14 @@ func (st *studios) claim(op *spec.Operation, h handler.Func) {
 // it.
 func (s *Service) registerStudios() {
 	for _, op := range s.doc.Operations {
-		if op.Method != "GET" || !isObject(successSchema(op)) {
+		if op.Method != "GET" || !successSchema(op).IsObject() {
 			continue
 		}
 		sch := successSchema(op)
-		if p := prop(sch, "studio"); isObject(p) {
+		if p := sch.Prop("studio"); p.IsObject() {
 			sch = p
 		}
-		if !enumHas(prop(prop(sch, "statusInfo"), "status"), studioStarting, studioRunning, studioStopping, studioStopped) {
+		if !enumHas(sch.Prop("statusInfo").Prop("status"), studioStarting, studioRunning, studioStopping, studioStopped) {
 			continue
 		}
 		start, stop := s.opAt(op.Path+"/start"), s.opAt(op.Path+"/stop")
@@ -345,7 +343,7 @@ func (st *studios) findCheckpoint(coll, id string, ws *int64) (*studioParent, er
 // the studio has none of is taken out of the view, so that a seeded
 // studio's made-up values (a parent checkpoint no studio has) do not show;
 // the answer's completion puts the service's nulls there.
-func (st *studios) show(sch *base.Schema, r store.Record, d *itemData, now time.Time, m map[string]any) {
+func (st *studios) show(sch *spec.Schema, r store.Record, d *itemData, now time.Time, m map[string]any) {
 	l, err := decodeLife(d)
 	if err != nil {
 		st.s.d.Logger.Warn("studio record unreadable", "id", r.ID, "err", err)
@@ -620,7 +618,7 @@ func (st *studios) checkpointsOp(req *handler.Request) (*handler.Response, error
 		return nil, err
 	}
 	sch := successSchema(req.Op)
-	key, item := listShape(sch)
+	key, item := sch.ListShape()
 	if key == "" {
 		return nil, fmt.Errorf("resources: %s has no list of checkpoints in its answer", req.Op.ID)
 	}
@@ -656,7 +654,7 @@ func (st *studios) checkpointsOp(req *handler.Request) (*handler.Response, error
 }
 
 // entry lays a checkpoint over the frame of its schema.
-func (st *studios) entry(sch *base.Schema, r store.Record, cp map[string]any) map[string]any {
+func (st *studios) entry(sch *spec.Schema, r store.Record, cp map[string]any) map[string]any {
 	m := st.s.bases.bare(sch, fmt.Sprintf("studio checkpoint %s/%v", r.ID, cp["id"]))
 	st.s.fit.overlay(sch, m, cp)
 	return m

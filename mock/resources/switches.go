@@ -28,7 +28,7 @@ const disabledStatus = "DISABLED"
 
 func (s *Service) registerSwitches() {
 	for _, c := range s.colls {
-		if !c.lifecycle || !enumHas(prop(c.item, "status"), disabledStatus) {
+		if !c.lifecycle || !enumHas(c.item.Prop("status"), disabledStatus) {
 			continue
 		}
 		s.handle(s.op("POST", c.itemPath+"/disable"), c.switchOp(func(d *itemData) {

@@ -6,10 +6,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/pb33f/libopenapi/datamodel/high/base"
-
 	"github.com/wmsmock/wmsmock/mock/auth"
 	"github.com/wmsmock/wmsmock/mock/handler"
+	"github.com/wmsmock/wmsmock/mock/spec"
 )
 
 // Tokens (CONTRACT A2): a created token's value is in the create answer
@@ -26,7 +25,7 @@ func (s *Service) registerTokens() {
 
 // tokenJSON renders a token for the AccessToken schema. A token never used
 // has a null lastUsed where the schema allows it, and none otherwise.
-func (s *Service) tokenJSON(sch *base.Schema, t auth.Token) map[string]any {
+func (s *Service) tokenJSON(sch *spec.Schema, t auth.Token) map[string]any {
 	m := s.bases.object(sch, "token/"+strconv.FormatInt(t.ID, 10))
 	var lastUsed any
 	if t.LastUsed != nil {
@@ -45,7 +44,7 @@ func (s *Service) tokenJSON(sch *base.Schema, t auth.Token) map[string]any {
 func (s *Service) listTokens(req *handler.Request) (*handler.Response, error) {
 	sch := successSchema(req.Op)
 	root := s.bases.object(sch, "tokens")
-	key, item := listShape(sch)
+	key, item := sch.ListShape()
 	if key == "" {
 		return nil, fmt.Errorf("resources: %s has no list of tokens in its answer", req.Op.ID)
 	}
@@ -85,7 +84,7 @@ func (s *Service) createToken(req *handler.Request) (*handler.Response, error) {
 	sch := successSchema(req.Op)
 	root := s.bases.object(sch, "token created/"+strconv.FormatInt(tok.ID, 10))
 	root["accessKey"] = value
-	if ts := prop(sch, "token"); ts != nil {
+	if ts := sch.Prop("token"); ts != nil {
 		root["token"] = s.tokenJSON(ts, tok)
 	}
 	return success(req.Op, root), nil

@@ -85,7 +85,7 @@ func (s *Service) userWorkspaces(req *handler.Request) (*handler.Response, error
 		return nil, err
 	}
 	sch := successSchema(req.Op)
-	key, entry := listShape(sch)
+	key, entry := sch.ListShape()
 	if key == "" {
 		return nil, fmt.Errorf("resources: %s has no list in its answer", req.Op.ID)
 	}

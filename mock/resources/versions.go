@@ -33,7 +33,7 @@ import (
 func (s *Service) registerVersions() {
 	for _, c := range slices.Clone(s.colls) {
 		vs, manage := s.op("GET", c.itemPath+"/versions"), s.op("PUT", c.itemPath+"/versions/{versionId}/manage")
-		if vs == nil || manage == nil || !isObject(prop(c.item, "version")) {
+		if vs == nil || manage == nil || !c.item.Prop("version").IsObject() {
 			continue
 		}
 		c.versioned = true
@@ -92,7 +92,7 @@ func (c *collection) versionsOp(req *handler.Request) (*handler.Response, error)
 		return nil, err
 	}
 	sch := successSchema(req.Op)
-	key, entry := listShape(sch)
+	key, entry := sch.ListShape()
 	root := c.s.bases.bare(sch, "versions")
 	var entries []any
 	if req.Query.Get("isPublished") != "false" && (req.Query.Get("search") == "" || c.versionMatches(coll, r, d, req.Query.Get("search"))) {

@@ -6,8 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/pb33f/libopenapi/datamodel/high/base"
-
 	"github.com/wmsmock/wmsmock/internal/jsonvalue"
 	"github.com/wmsmock/wmsmock/mock/handler"
 	"github.com/wmsmock/wmsmock/mock/spec"
@@ -43,19 +41,19 @@ func (s *Service) registerViews() {
 
 // showsWritten reports whether an answer of schema sch (or the one object
 // it wraps) has a property the item's create or update body declares.
-func (c *collection) showsWritten(sch *base.Schema) bool {
-	if !isObject(sch) {
+func (c *collection) showsWritten(sch *spec.Schema) bool {
+	if !sch.IsObject() {
 		return false
 	}
-	targets := []*base.Schema{sch}
-	if names := propNames(sch); len(names) == 1 {
-		targets = append(targets, prop(sch, names[0]))
+	targets := []*spec.Schema{sch}
+	if names := sch.PropNames(); len(names) == 1 {
+		targets = append(targets, sch.Prop(names[0]))
 	}
 	for _, op := range []*spec.Operation{c.create, c.update} {
 		written := c.writtenSchema(op)
 		for _, t := range targets {
-			for _, name := range propNames(t) {
-				if name != c.idProp && prop(written, name) != nil && prop(c.item, name) == nil {
+			for _, name := range t.PropNames() {
+				if name != c.idProp && written.Prop(name) != nil && c.item.Prop(name) == nil {
 					return true
 				}
 			}
@@ -66,10 +64,10 @@ func (c *collection) showsWritten(sch *base.Schema) bool {
 
 // writtenSchema is the schema of the item's values in op's body: the
 // member named like the item when the body wraps it, else the body.
-func (c *collection) writtenSchema(op *spec.Operation) *base.Schema {
+func (c *collection) writtenSchema(op *spec.Operation) *spec.Schema {
 	sch := requestSchema(op)
 	if c.itemKey != "" {
-		if p := prop(sch, c.itemKey); isObject(p) {
+		if p := sch.Prop(c.itemKey); p.IsObject() {
 			return p
 		}
 	}
@@ -102,7 +100,7 @@ func (c *collection) viewOp(rest string) handler.Func {
 // showWritten lays what a record says over a view m of schema sch: the
 // references it names, what the service derives from what was written, and
 // what was written itself.
-func (s *Service) showWritten(sch *base.Schema, m map[string]any, d *itemData) {
+func (s *Service) showWritten(sch *spec.Schema, m map[string]any, d *itemData) {
 	s.refs.FixRecord(m, d.Workspace, d.Fields)
 	derivedFields := derive(d.Fields)
 	s.showRefs(sch, m, derivedFields)
@@ -114,8 +112,8 @@ func (s *Service) showWritten(sch *base.Schema, m map[string]any, d *itemData) {
 	// objects are copied: the rest of the view is left as merged.
 	for k, v := range d.Fields {
 		wm, ok := v.(map[string]any)
-		ps := prop(sch, k)
-		if !ok || !isObject(ps) || !namesRefs(wm) {
+		ps := sch.Prop(k)
+		if !ok || !ps.IsObject() || !namesRefs(wm) {
 			continue
 		}
 		mm, _ := jsonvalue.Clone(m[k]).(map[string]any) // m[k] may be the record's own map
@@ -179,7 +177,7 @@ func derive(fields map[string]any) map[string]any {
 // data link's credentials): the id as written, with the named item's own
 // written values (its name, its provider) where they fit. The service
 // answers the credentials a data link was created with, not others.
-func (s *Service) showRefs(sch *base.Schema, m map[string]any, fields map[string]any) {
+func (s *Service) showRefs(sch *spec.Schema, m map[string]any, fields map[string]any) {
 	for k, v := range fields {
 		stem, isRef := strings.CutSuffix(k, "Id")
 		if ids, many := v.([]any); many {
@@ -194,12 +192,12 @@ func (s *Service) showRefs(sch *base.Schema, m map[string]any, fields map[string
 			continue
 		}
 		for _, name := range []string{stem, stem + "s"} {
-			p := prop(sch, name)
-			obj, many := p, isArray(p)
+			p := sch.Prop(name)
+			obj, many := p, p.IsArray()
 			if many {
-				obj = itemsOf(p)
+				obj = p.Items()
 			}
-			if !isObject(obj) || prop(obj, "id") == nil {
+			if !obj.IsObject() || obj.Prop("id") == nil {
 				continue
 			}
 			// The view's own object for the reference, so that what the
@@ -234,9 +232,9 @@ func (s *Service) showRefs(sch *base.Schema, m map[string]any, fields map[string
 // repository, and the work directory is that of the compute environment
 // the launch runs on. A launch built for a record of the seeded account
 // is then the record's own, not another pipeline's.
-func (s *Service) launchDerived(sch *base.Schema, m map[string]any, d *itemData, now time.Time) {
+func (s *Service) launchDerived(sch *spec.Schema, m map[string]any, d *itemData, now time.Time) {
 	launch, lsch := m, sch
-	if ls := prop(sch, "launch"); isObject(ls) {
+	if ls := sch.Prop("launch"); ls.IsObject() {
 		l, ok := m["launch"].(map[string]any)
 		if !ok {
 			l = map[string]any{}
@@ -259,7 +257,7 @@ func (s *Service) launchDerived(sch *base.Schema, m map[string]any, d *itemData,
 		// one reads back without one.)
 		if ce := s.namedBy("computeEnvId"); ce != nil {
 			if id, err := ce.primary(d.Workspace, now); err == nil && id != "" {
-				if h, ok := s.heldBy("computeEnvId", id, prop(lsch, "computeEnv"), now); ok {
+				if h, ok := s.heldBy("computeEnvId", id, lsch.Prop("computeEnv"), now); ok {
 					launch["computeEnv"], ceID = jsonvalue.Clone(h.view), id
 				}
 			}
@@ -278,9 +276,9 @@ func (s *Service) launchDerived(sch *base.Schema, m map[string]any, d *itemData,
 // showRefList sets the view's list name (labels) to one object per id,
 // each the id alone: the copies of held records (copies.go) then show
 // each as its record is.
-func (s *Service) showRefList(sch *base.Schema, m map[string]any, name string, ids []any) {
-	p := prop(sch, name)
-	if !isArray(p) || prop(itemsOf(p), "id") == nil {
+func (s *Service) showRefList(sch *spec.Schema, m map[string]any, name string, ids []any) {
+	p := sch.Prop(name)
+	if !p.IsArray() || p.Items().Prop("id") == nil {
 		return
 	}
 	list := make([]any, 0, len(ids))

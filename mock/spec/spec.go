@@ -48,6 +48,8 @@ type Document struct {
 	byRoute []*Operation
 	// modelMu serializes first uses of the model (see Guard).
 	modelMu sync.Mutex
+	// schemaCache holds the compiled schemas (schema.go).
+	schemaCache
 
 	// LoadTimes is how long loading took, step by step: "read" (LoadFile
 	// only), "parse", "model" and "index". The server adds it to its own
@@ -78,6 +80,18 @@ type Operation struct {
 	// Paging holds the operation's page-size and offset parameters, when it
 	// has them.
 	Paging *Paging
+
+	doc *Document
+}
+
+// SchemaOf is the compiled model (Document.SchemaOf) of a schema of the
+// operation's document: its success answer's, its request body's or a
+// parameter's.
+func (op *Operation) SchemaOf(p *base.SchemaProxy) *Schema {
+	if op == nil || op.doc == nil {
+		return nil
+	}
+	return op.doc.SchemaOf(p)
 }
 
 // Response describes one declared response.
@@ -150,7 +164,7 @@ func (d *Document) index() error {
 		for o := item.GetOperations().First(); o != nil; o = o.Next() {
 			method := strings.ToUpper(o.Key())
 			op := o.Value()
-			entry := &Operation{Method: method, Path: path, PathItem: item, Op: op, ID: op.OperationId}
+			entry := &Operation{Method: method, Path: path, PathItem: item, Op: op, ID: op.OperationId, doc: d}
 			if entry.ID == "" {
 				entry.ID = method + " " + path
 			}
@@ -316,7 +330,7 @@ func encodeExample(node *yaml.Node) []byte {
 	if err := textTimestamps(node, map[*yaml.Node]*yaml.Node{}).Decode(&v); err != nil {
 		return nil
 	}
-	b, err := json.Marshal(StringKeys(v))
+	b, err := json.Marshal(JSONValue(v))
 	if err != nil {
 		return nil
 	}
@@ -382,7 +396,7 @@ func (d *Document) render() {
 			return
 		}
 		if d.renderErr = textTimestamps(&node, map[*yaml.Node]*yaml.Node{}).Decode(&v); d.renderErr == nil {
-			d.jsonBytes, d.renderErr = json.Marshal(StringKeys(v))
+			d.jsonBytes, d.renderErr = json.Marshal(JSONValue(v))
 		}
 	})
 }
@@ -412,29 +426,4 @@ func textTimestamps(n *yaml.Node, done map[*yaml.Node]*yaml.Node) *yaml.Node {
 		}
 	}
 	return &c
-}
-
-// StringKeys rewrites maps decoded from YAML so that every key is a string:
-// YAML allows keys such as an unquoted 200, which JSON cannot hold.
-func StringKeys(v any) any {
-	switch t := v.(type) {
-	case map[string]any:
-		for k, e := range t {
-			t[k] = StringKeys(e)
-		}
-		return t
-	case map[any]any:
-		out := make(map[string]any, len(t))
-		for k, e := range t {
-			out[fmt.Sprint(k)] = StringKeys(e)
-		}
-		return out
-	case []any:
-		for i, e := range t {
-			t[i] = StringKeys(e)
-		}
-		return t
-	default:
-		return v
-	}
 }

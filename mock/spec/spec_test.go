@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"go.yaml.in/yaml/v4"
 
@@ -544,7 +545,7 @@ func plainJSON(t *testing.T, b []byte) []byte {
 	if err := yaml.Unmarshal(b, &v); err != nil {
 		t.Fatalf("not YAML: %v", err)
 	}
-	out, err := json.Marshal(StringKeys(v))
+	out, err := json.Marshal(JSONValue(v))
 	if err != nil {
 		t.Fatalf("cannot encode %v: %v", v, err)
 	}
@@ -582,7 +583,7 @@ func TestRenderConcurrent(t *testing.T) {
 
 // TestStringKeys guards the conversion of YAML maps with non-string keys
 // into maps JSON can hold, at any depth, leaving other values alone.
-func TestStringKeys(t *testing.T) {
+func TestJSONValue(t *testing.T) {
 	cases := []struct {
 		in   any
 		want string
@@ -592,16 +593,21 @@ func TestStringKeys(t *testing.T) {
 		{[]any{map[any]any{7: 8}}, `[{"7":8}]`},
 		{"plain", `"plain"`},
 		{nil, `null`},
+		{time.Date(2024, 5, 1, 2, 3, 4, 5, time.FixedZone("x", 3600)), `"2024-05-01T01:03:04Z"`},
+		{[]any{int(3), uint64(1 << 63), float32(0.5)}, `[3,9223372036854776000,0.5]`},
 	}
 	for _, tc := range cases {
-		b, err := json.Marshal(StringKeys(tc.in))
+		b, err := json.Marshal(JSONValue(tc.in))
 		if err != nil {
-			t.Errorf("StringKeys(%v) cannot be encoded: %v", tc.in, err)
+			t.Errorf("JSONValue(%v) cannot be encoded: %v", tc.in, err)
 			continue
 		}
 		if string(b) != tc.want {
-			t.Errorf("StringKeys(%v) = %s, want %s", tc.in, b, tc.want)
+			t.Errorf("JSONValue(%v) = %s, want %s", tc.in, b, tc.want)
 		}
+	}
+	if v, _ := JSONValue([]any{int(3)}).([]any); len(v) != 1 || v[0] != int64(3) {
+		t.Errorf("an int decodes to %T, want int64 as JSON decoding into the generator's values gives", v[0])
 	}
 }
 

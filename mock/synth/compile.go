@@ -3,13 +3,13 @@ package synth
 import (
 	"math"
 	"strings"
-	"time"
 
 	"github.com/pb33f/libopenapi/datamodel/high/base"
 	"github.com/pb33f/libopenapi/index"
 	"go.yaml.in/yaml/v4"
 
 	"github.com/wmsmock/wmsmock/internal/oasdoc"
+	"github.com/wmsmock/wmsmock/mock/spec"
 )
 
 // refKey identifies a $ref target. Every proxy for the same $ref hands out
@@ -71,7 +71,7 @@ func (c *compiler) proxy(p *base.SchemaProxy) *node {
 		if n, ok := c.memo[key]; ok {
 			return n
 		}
-		n := c.newNode(refName(ref))
+		n := c.newNode(spec.RefName(ref))
 		c.memo[key] = n
 		if s := oasdoc.Schema(p); s != nil {
 			c.fill(n, s)
@@ -105,36 +105,22 @@ func (c *compiler) newNode(name string) *node {
 	return n
 }
 
-// refName is the last segment of a JSON pointer reference, unescaped:
-// "#/components/schemas/Foo" gives "Foo". Plain names are returned as is.
-func refName(ref string) string {
-	if i := strings.LastIndexByte(ref, '/'); i >= 0 {
-		ref = ref[i+1:]
-	}
-	if strings.Contains(ref, "~") {
-		ref = strings.ReplaceAll(strings.ReplaceAll(ref, "~1", "/"), "~0", "~")
-	}
-	return ref
-}
-
 // fill copies the keywords of s into the raw node n, compiling children.
 func (c *compiler) fill(n *node, s *base.Schema) {
-	for _, t := range s.Type {
-		n.types |= typeNames[t]
-	}
+	n.types = spec.TypesOf(s.Type)
 	n.nullable = s.Nullable != nil && *s.Nullable
 	n.format = s.Format
 	for _, e := range s.Enum {
-		if v, ok := decodeYAML(e); ok {
+		if v, ok := spec.DecodeValue(e); ok {
 			n.enum = append(n.enum, v)
 		}
 	}
-	n.constVal, n.hasConst = decodeYAML(s.Const)
-	n.example, n.hasExample = decodeYAML(s.Example)
+	n.constVal, n.hasConst = spec.DecodeValue(s.Const)
+	n.example, n.hasExample = spec.DecodeValue(s.Example)
 	if !n.hasExample && len(s.Examples) > 0 {
-		n.example, n.hasExample = decodeYAML(s.Examples[0])
+		n.example, n.hasExample = spec.DecodeValue(s.Examples[0])
 	}
-	n.def, n.hasDefault = decodeYAML(s.Default)
+	n.def, n.hasDefault = spec.DecodeValue(s.Default)
 	n.readOnly = s.ReadOnly != nil && *s.ReadOnly
 	n.writeOnly = s.WriteOnly != nil && *s.WriteOnly
 
@@ -246,7 +232,7 @@ func (c *compiler) fill(n *node, s *base.Schema) {
 		n.disc = &discriminator{prop: d.PropertyName}
 		n.discOwn = true
 		for key, target := range d.Mapping.FromOldest() {
-			n.disc.mapping = append(n.disc.mapping, discMapping{key: key, target: refName(target)})
+			n.disc.mapping = append(n.disc.mapping, discMapping{key: key, target: spec.RefName(target)})
 		}
 		if len(n.oneOf) == 0 && len(n.anyOf) == 0 && d.Mapping != nil {
 			c.resolveSubtypes(n, s, d)
@@ -297,7 +283,7 @@ func (c *compiler) buildComponent(idx *index.SpecIndex, ref string) (n *node) {
 	if s == nil {
 		return nil
 	}
-	n = c.newNode(refName(ref))
+	n = c.newNode(spec.RefName(ref))
 	c.fill(n, s)
 	return n
 }
@@ -331,61 +317,4 @@ func clampInt(v int64) int {
 		return math.MaxInt32
 	}
 	return int(v)
-}
-
-// decodeYAML turns an enum/const/example/default node into the value JSON
-// encoding would produce: int64 for integers, float64 for other numbers,
-// strings, bools, nil, []any and map[string]any.
-func decodeYAML(n *yaml.Node) (any, bool) {
-	if n == nil {
-		return nil, false
-	}
-	if n.Kind == yaml.DocumentNode && len(n.Content) == 1 {
-		n = n.Content[0]
-	}
-	if n.Kind == yaml.ScalarNode && n.Tag == "!!timestamp" {
-		return n.Value, true
-	}
-	var v any
-	if err := n.Decode(&v); err != nil {
-		return nil, false
-	}
-	return normalize(v), true
-}
-
-func normalize(v any) any {
-	switch x := v.(type) {
-	case int:
-		return int64(x)
-	case int64:
-		return x
-	case uint64:
-		if x <= math.MaxInt64 {
-			return int64(x)
-		}
-		return float64(x)
-	case float32:
-		return float64(x)
-	case time.Time:
-		return x.UTC().Format(time.RFC3339)
-	case []any:
-		for i := range x {
-			x[i] = normalize(x[i])
-		}
-		return x
-	case map[string]any:
-		for k, e := range x {
-			x[k] = normalize(e)
-		}
-		return x
-	case map[any]any:
-		m := make(map[string]any, len(x))
-		for k, e := range x {
-			if ks, ok := k.(string); ok {
-				m[ks] = normalize(e)
-			}
-		}
-		return m
-	}
-	return v
 }

@@ -1,23 +1,20 @@
 package synth
 
-// typeMask is a set of JSON types. Zero means "any type", as in JSON Schema
-// when the type keyword is absent.
-type typeMask uint8
+import "github.com/wmsmock/wmsmock/mock/spec"
+
+// typeMask is a set of JSON types, the model's (spec.Types). Zero means
+// "any type", as in JSON Schema when the type keyword is absent.
+type typeMask = spec.Types
 
 const (
-	tObject typeMask = 1 << iota
-	tArray
-	tString
-	tInteger
-	tNumber
-	tBoolean
-	tNull
+	tObject  = spec.Object
+	tArray   = spec.Array
+	tString  = spec.String
+	tInteger = spec.Integer
+	tNumber  = spec.Number
+	tBoolean = spec.Boolean
+	tNull    = spec.Null
 )
-
-var typeNames = map[string]typeMask{
-	"object": tObject, "array": tArray, "string": tString, "integer": tInteger,
-	"number": tNumber, "boolean": tBoolean, "null": tNull,
-}
 
 // addlMode records what additionalProperties said, because "absent" and
 // "true" differ for realism (absent: do not invent keys on objects that

@@ -11,6 +11,7 @@ import (
 	"go.yaml.in/yaml/v4"
 
 	"github.com/wmsmock/wmsmock/internal/oasdoc"
+	"github.com/wmsmock/wmsmock/mock/spec"
 )
 
 // Compiling ahead of a call. The generator compiles a schema on the first
@@ -73,7 +74,7 @@ func (g *Generator) PrepareRef(idx *index.SpecIndex, ref string) {
 				c.batch = c.batch[:0]
 			}
 		}()
-		n := c.newNode(refName(ref))
+		n := c.newNode(spec.RefName(ref))
 		c.memo[key] = n
 		c.fill(n, s)
 		c.finish()
@@ -124,7 +125,7 @@ func ComponentRefs(roots []*yaml.Node, components map[string]*yaml.Node) []strin
 		if !strings.HasPrefix(ref, componentPrefix) {
 			return
 		}
-		name := refName(ref)
+		name := spec.RefName(ref)
 		node, ok := components[name]
 		if !ok || seen[name] {
 			return

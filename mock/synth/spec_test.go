@@ -12,6 +12,7 @@ import (
 	"github.com/pb33f/libopenapi/datamodel/high/base"
 	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/wmsmock/wmsmock/mock/spec"
 	"go.yaml.in/yaml/v4"
 )
 
@@ -279,10 +280,10 @@ func indistinguishableBranches(s *base.Schema) (string, string, bool) {
 		body = stripDocs(body)
 		for _, b := range seen {
 			if reflect.DeepEqual(b.body, body) && acceptsAllOthers(s, bs) {
-				return b.name, refName(p.GetReference()), true
+				return b.name, spec.RefName(p.GetReference()), true
 			}
 		}
-		seen = append(seen, branch{refName(p.GetReference()), body})
+		seen = append(seen, branch{spec.RefName(p.GetReference()), body})
 	}
 	return "", "", false
 }

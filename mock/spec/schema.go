@@ -1,0 +1,769 @@
+package spec
+
+import (
+	"math"
+	"strings"
+	"sync"
+
+	"github.com/pb33f/libopenapi/datamodel/high/base"
+	"github.com/pb33f/libopenapi/index"
+	"go.yaml.in/yaml/v4"
+
+	"github.com/wmsmock/wmsmock/internal/oasdoc"
+)
+
+// Schema is the fake's compiled reading of one schema of a document:
+// built once per document (Document.Schema), never changed afterwards, and
+// read by any number of calls at once without a lock. libopenapi's model
+// is lazy (first reads build parts of it, under the document's Guard) and
+// keeps composition as written, so every reader used to walk allOf chains
+// of its own; the model walks them once.
+//
+// A Schema holds the keywords as this schema writes them (Types, Items,
+// AllOf, ...) and, where a reader needs composition resolved, allOf merged
+// in: Props and Required cover the schema and every allOf part. A
+// property declared by the schema and again by a part keeps the first
+// declaration (the schema's own, else the earliest part's), which is how
+// the fake has always read "the schema of property x".
+//
+// Children that libopenapi cannot resolve (a $ref to nowhere) are nil.
+type Schema struct {
+	// Base is the schema this was compiled from: the boundary to the
+	// validator and the synthesizer, which take libopenapi's schemas.
+	Base *base.Schema
+	// Ref is the $ref this schema was reached through ("" inline) and Name
+	// the component it names (its last segment).
+	Ref, Name string
+
+	// Types are the types the type keyword lists (zero: absent).
+	Types Types
+	// Nullable is OpenAPI 3.0's `nullable: true`; 3.1 lists "null" among
+	// the types instead (Types.Has(Null)).
+	Nullable bool
+	Format   string
+	// Enum holds the enum's values as JSON decoding gives them (see
+	// JSONValue).
+	Enum     []any
+	HasConst bool
+	Pattern  string
+	// MultipleOf is the keyword's value when it is a usable one (positive,
+	// finite), else 0; HasMultipleOf says the keyword is there at all.
+	MultipleOf    float64
+	HasMultipleOf bool
+	// Bounds on numbers, with 3.0's boolean and 3.1's numeric exclusive
+	// bounds read the same way.
+	Min, Max         float64
+	HasMin, HasMax   bool
+	ExclMin, ExclMax bool
+	// Bounds on text, in characters; MaxLength < 0 is unbounded.
+	MinLength, MaxLength int64
+
+	// ItemsKeyword says the items keyword is there at all (also in 3.1's
+	// boolean form, or unresolved); Items gives its schema.
+	ItemsKeyword bool
+	items        *Schema
+	// Own are the properties this schema declares itself, in document
+	// order; OwnRequired its own required list.
+	Own         []Prop
+	OwnRequired []string
+	// Additional is what additionalProperties says; AdditionalSchema is
+	// its schema in mode AdditionalSchema.
+	Additional       Additional
+	AdditionalSchema *Schema
+
+	AllOf, OneOf, AnyOf []*Schema
+	Not                 *Schema
+	HasNot              bool
+	Discriminator       *Discriminator
+
+	// Bare: the schema says only "type: object" (with annotations), how
+	// the service's document renders a Java Object (see BareObject).
+	Bare bool
+
+	readOnly, writeOnly bool
+
+	// Resolved by finishing, allOf merged in.
+	props     []Prop
+	propIndex map[string]int
+	required  []string
+	object    bool // isObject: declares an object, through allOf or a first oneOf branch
+	declares  bool // declares a property, itself or through allOf
+	plain     bool // no oneOf, anyOf, not, pattern, const or multipleOf, through allOf
+	state     uint8
+}
+
+// Prop is one property of an object schema.
+type Prop struct {
+	Name   string
+	Schema *Schema // nil when the document's reference does not resolve
+}
+
+// Types is a set of JSON types; zero means the type keyword is absent
+// (any type).
+type Types uint8
+
+// The JSON types, as the type keyword names them.
+const (
+	Object Types = 1 << iota
+	Array
+	String
+	Integer
+	Number
+	Boolean
+	Null
+)
+
+var typeNames = map[string]Types{
+	"object": Object, "array": Array, "string": String, "integer": Integer,
+	"number": Number, "boolean": Boolean, "null": Null,
+}
+
+// TypesOf is the set of the type names listed; unknown names count for
+// nothing.
+func TypesOf(names []string) Types {
+	var t Types
+	for _, n := range names {
+		t |= typeNames[n]
+	}
+	return t
+}
+
+// Has reports whether t holds any of u.
+func (t Types) Has(u Types) bool { return t&u != 0 }
+
+// Additional is what additionalProperties says. Absent and true differ
+// for realism (absent: do not invent keys on objects that declare
+// properties) though not for validity.
+type Additional uint8
+
+// The modes of additionalProperties.
+const (
+	AdditionalAbsent Additional = iota
+	AdditionalTrue
+	AdditionalFalse
+	AdditionalSchema
+)
+
+// Discriminator is a schema's discriminator object.
+type Discriminator struct {
+	Property string
+	// Mapping in document order; a target that is not a component of the
+	// document has a nil Schema.
+	Mapping []Mapping
+}
+
+// Mapping is one discriminator value and the component it selects.
+type Mapping struct {
+	Value string
+	// Ref is the target as a reference ("#/components/schemas/X", also
+	// when the document wrote only the name).
+	Ref    string
+	Schema *Schema
+}
+
+// Prop finds the schema of a property declared by s or one of its allOf
+// parts (oneOf and anyOf branches are not searched: a property declared
+// only in some branches may not be valid in the one a value takes). It is
+// nil when none declares it, and safe on a nil s.
+func (s *Schema) Prop(name string) *Schema {
+	if p := s.declared(name); p != nil {
+		return p.Schema
+	}
+	return nil
+}
+
+func (s *Schema) declared(name string) *Prop {
+	if s == nil {
+		return nil
+	}
+	if s.propIndex != nil {
+		if i, ok := s.propIndex[name]; ok {
+			return &s.props[i]
+		}
+		return nil
+	}
+	for i := range s.props {
+		if s.props[i].Name == name {
+			return &s.props[i]
+		}
+	}
+	return nil
+}
+
+// Props are the properties s declares itself or through allOf, in
+// document order (its own first, then each part's). Callers must not
+// change the slice.
+func (s *Schema) Props() []Prop {
+	if s == nil {
+		return nil
+	}
+	return s.props
+}
+
+// PropNames are the names of Props.
+func (s *Schema) PropNames() []string {
+	if s == nil {
+		return nil
+	}
+	out := make([]string, len(s.props))
+	for i, p := range s.props {
+		out[i] = p.Name
+	}
+	return out
+}
+
+// Required reports whether s or one of its allOf parts requires name.
+func (s *Schema) Required(name string) bool {
+	if s == nil {
+		return false
+	}
+	for _, r := range s.required {
+		if r == name {
+			return true
+		}
+	}
+	return false
+}
+
+// RequiredNames are the names s and its allOf parts require, in document
+// order, without repeats.
+func (s *Schema) RequiredNames() []string {
+	if s == nil {
+		return nil
+	}
+	return s.required
+}
+
+// Items is the schema of an array's items as s declares it, or nil.
+func (s *Schema) Items() *Schema {
+	if s == nil {
+		return nil
+	}
+	return s.items
+}
+
+// ReadOnly and WriteOnly read the keywords of s itself (false for nil).
+func (s *Schema) ReadOnly() bool  { return s != nil && s.readOnly }
+func (s *Schema) WriteOnly() bool { return s != nil && s.writeOnly }
+
+// EnumTypes are the JSON types of the values s's enum lists (zero
+// without an enum). An integral number counts as both integer and number.
+func (s *Schema) EnumTypes() Types {
+	if s == nil {
+		return 0
+	}
+	var t Types
+	for _, v := range s.Enum {
+		switch v.(type) {
+		case map[string]any:
+			t |= Object
+		case []any:
+			t |= Array
+		case nil:
+			t |= Null
+		case bool:
+			t |= Boolean
+		case string:
+			t |= String
+		case int64:
+			t |= Integer | Number
+		default:
+			t |= Number
+		}
+	}
+	return t
+}
+
+// HasType reports whether the type keyword of s lists t.
+func (s *Schema) HasType(t Types) bool { return s != nil && s.Types&t != 0 }
+
+// IsArray reports whether s declares an array: by type or by items.
+func (s *Schema) IsArray() bool {
+	return s != nil && (s.Types&Array != 0 || s.items != nil)
+}
+
+// IsObject reports whether s declares an object: by type or properties,
+// itself or through allOf, or as its first oneOf branch does.
+func (s *Schema) IsObject() bool { return s != nil && s.object }
+
+// DeclaresProps reports whether s declares a property itself or through
+// allOf: whether it describes a record rather than a free-form map.
+func (s *Schema) DeclaresProps() bool { return s != nil && s.declares }
+
+// Plain reports whether a scalar can be judged against s from its types,
+// enum, lengths, format and bounds alone: neither s nor an allOf part has
+// oneOf, anyOf, not, a pattern, const or multipleOf.
+func (s *Schema) Plain() bool { return s == nil || s.plain }
+
+// ListShape finds where a list answer keeps its items: the first array
+// property whose items are objects ("workflows", "pipelines", "tokens").
+func (s *Schema) ListShape() (key string, item *Schema) {
+	for _, p := range s.Props() {
+		if p.Schema.IsArray() && p.Schema.items.IsObject() {
+			return p.Name, p.Schema.items
+		}
+	}
+	return "", nil
+}
+
+// Branches are the oneOf branches of s followed by its anyOf branches.
+func (s *Schema) Branches() []*Schema {
+	if s == nil {
+		return nil
+	}
+	if len(s.AnyOf) == 0 {
+		return s.OneOf
+	}
+	return append(append(make([]*Schema, 0, len(s.OneOf)+len(s.AnyOf)), s.OneOf...), s.AnyOf...)
+}
+
+// Same reports whether a and b are the same declaration: one schema, or
+// two references to one component.
+func (s *Schema) Same(b *Schema) bool {
+	if s == nil || b == nil {
+		return false
+	}
+	if s == b || s.Base == b.Base {
+		return true
+	}
+	la, lb := s.Base.GoLow(), b.Base.GoLow()
+	return la != nil && lb != nil && la.Hash() == lb.Hash()
+}
+
+// AnyProp is Prop that also looks into oneOf and anyOf branches, at any
+// depth up to a bound: for finding what must be hidden (writeOnly
+// secrets), where looking too widely is the safe mistake.
+func (s *Schema) AnyProp(name string) *Schema { return s.anyProp(name, 0) }
+
+func (s *Schema) anyProp(name string, depth int) *Schema {
+	if s == nil || depth > maxDepth {
+		return nil
+	}
+	if p := s.Prop(name); p != nil {
+		return p
+	}
+	for _, group := range [][]*Schema{s.AllOf, s.OneOf, s.AnyOf} {
+		for _, m := range group {
+			if p := m.anyProp(name, depth+1); p != nil {
+				return p
+			}
+		}
+	}
+	return nil
+}
+
+// maxDepth bounds the walks readers make over compiled schemas that are
+// not merged in advance (branches): a cycle must not hang a call.
+const maxDepth = 12
+
+// Schema returns the compiled model of s, a schema of d. It compiles s
+// (and everything it reaches that is not compiled yet) on first demand,
+// under d's Guard; later calls only read. Nil gives nil.
+func (d *Document) Schema(s *base.Schema) *Schema {
+	if s == nil {
+		return nil
+	}
+	if c, ok := d.schemas.Load(s); ok {
+		return c.(*Schema)
+	}
+	var out *Schema
+	d.Guard(func() {
+		out = d.compiler().root(s)
+	})
+	d.schemas.Store(s, out)
+	return out
+}
+
+// SchemaOf is Schema for the schema behind a proxy (a media type's, a
+// parameter's); nil when it has none or it does not resolve.
+func (d *Document) SchemaOf(p *base.SchemaProxy) *Schema {
+	if p == nil {
+		return nil
+	}
+	if c, ok := d.proxies.Load(p); ok {
+		return c.(*Schema)
+	}
+	var out *Schema
+	d.Guard(func() {
+		c := d.compiler()
+		out = c.proxy(p)
+		c.finish()
+	})
+	d.proxies.Store(p, out)
+	return out
+}
+
+// Component returns the compiled component schema named name, or nil.
+func (d *Document) Component(name string) *Schema {
+	if c, ok := d.components.Load(name); ok {
+		return c.(*Schema)
+	}
+	var out *Schema
+	d.Guard(func() {
+		c := d.compiler()
+		out = c.component(name)
+		c.finish()
+	})
+	d.components.Store(name, out)
+	return out
+}
+
+// compiler returns the document's compiler; callers hold the Guard.
+func (d *Document) compiler() *compiler {
+	if d.comp == nil {
+		d.comp = &compiler{doc: d, memo: map[any]*Schema{}}
+	}
+	return d.comp
+}
+
+// refKey identifies a $ref target. Every proxy for one $ref hands out its
+// own copy of the target schema, so pointers cannot tell two references
+// apart; the (index, reference) pair can, and it turns recursion into a
+// cycle in the compiled graph instead of an endless walk.
+type refKey struct {
+	idx *index.SpecIndex
+	ref string
+}
+
+// compiler turns libopenapi schemas into compiled ones. It runs under the
+// document's Guard; everything one call creates is finished before the
+// call returns, so readers only ever see finished schemas.
+type compiler struct {
+	doc   *Document
+	memo  map[any]*Schema
+	batch []*Schema
+}
+
+// schemaRefPrefix is where a document's own components live.
+const schemaRefPrefix = "#/components/schemas/"
+
+func (c *compiler) root(s *base.Schema) *Schema {
+	if n, ok := c.memo[s]; ok {
+		return n
+	}
+	var out *Schema
+	if p := s.ParentProxy; p != nil && p.IsReference() {
+		out = c.proxy(p)
+	} else {
+		out = c.schema(s, "")
+	}
+	c.finish()
+	return out
+}
+
+// proxy compiles the schema behind a proxy, following references.
+func (c *compiler) proxy(p *base.SchemaProxy) *Schema {
+	if p == nil {
+		return nil
+	}
+	if !p.IsReference() {
+		return c.schema(oasdoc.Schema(p), "")
+	}
+	ref := p.GetReference()
+	var idx *index.SpecIndex
+	if lp := p.GoLow(); lp != nil {
+		idx = lp.GetIndex()
+	}
+	var key any = refKey{idx, ref}
+	if strings.HasPrefix(ref, schemaRefPrefix) && (idx == nil || c.doc.Model == nil || idx == c.doc.Model.Index) {
+		key = componentKey(ref[len(schemaRefPrefix):]) // the same Schema as Component gives
+	}
+	if n, ok := c.memo[key]; ok {
+		return n
+	}
+	s := oasdoc.Schema(p)
+	if s == nil {
+		c.memo[key] = nil
+		return nil
+	}
+	n := c.newSchema(s, ref)
+	c.memo[key] = n
+	c.fill(n, s)
+	return n
+}
+
+type componentKey string
+
+// component compiles the component named name: the same Schema a
+// reference to it compiles to.
+func (c *compiler) component(name string) *Schema {
+	if n, ok := c.memo[componentKey(name)]; ok {
+		return n
+	}
+	m := c.doc.Model
+	if m == nil || m.Components == nil || m.Components.Schemas == nil {
+		return nil
+	}
+	p, ok := m.Components.Schemas.Get(name)
+	if !ok || p == nil {
+		return nil
+	}
+	s := oasdoc.Schema(p)
+	if s == nil {
+		return nil
+	}
+	n := c.newSchema(s, schemaRefPrefix+name)
+	c.memo[componentKey(name)] = n
+	c.fill(n, s)
+	return n
+}
+
+func (c *compiler) schema(s *base.Schema, ref string) *Schema {
+	if s == nil {
+		return nil
+	}
+	if n, ok := c.memo[s]; ok {
+		return n
+	}
+	n := c.newSchema(s, ref)
+	c.memo[s] = n
+	c.fill(n, s)
+	return n
+}
+
+func (c *compiler) newSchema(s *base.Schema, ref string) *Schema {
+	n := &Schema{Base: s, Ref: ref, MaxLength: -1}
+	if _, ok := c.memo[s]; !ok {
+		c.memo[s] = n // Document.Schema of its base finds it
+	}
+	if ref != "" {
+		n.Name = RefName(ref)
+	}
+	c.batch = append(c.batch, n)
+	return n
+}
+
+// RefName is the last segment of a JSON pointer reference, unescaped:
+// "#/components/schemas/Foo" gives "Foo". Plain names come back as they are.
+func RefName(ref string) string {
+	if i := strings.LastIndexByte(ref, '/'); i >= 0 {
+		ref = ref[i+1:]
+	}
+	if strings.Contains(ref, "~") {
+		ref = strings.ReplaceAll(strings.ReplaceAll(ref, "~1", "/"), "~0", "~")
+	}
+	return ref
+}
+
+// fill copies the keywords of s into n, compiling children.
+func (c *compiler) fill(n *Schema, s *base.Schema) {
+	n.Types = TypesOf(s.Type)
+	n.Nullable = s.Nullable != nil && *s.Nullable
+	n.Format = s.Format
+	for _, e := range s.Enum {
+		if v, ok := DecodeValue(e); ok {
+			n.Enum = append(n.Enum, v)
+		}
+	}
+	n.HasConst = s.Const != nil
+	n.Pattern = s.Pattern
+	if s.MultipleOf != nil {
+		n.HasMultipleOf = true
+		if *s.MultipleOf > 0 && !math.IsInf(*s.MultipleOf, 0) {
+			n.MultipleOf = *s.MultipleOf
+		}
+	}
+	n.readOnly = s.ReadOnly != nil && *s.ReadOnly
+	n.writeOnly = s.WriteOnly != nil && *s.WriteOnly
+
+	if s.Minimum != nil {
+		n.Min, n.HasMin = *s.Minimum, true
+	}
+	if s.Maximum != nil {
+		n.Max, n.HasMax = *s.Maximum, true
+	}
+	if e := s.ExclusiveMinimum; e != nil {
+		if e.IsA() {
+			n.ExclMin = e.A && n.HasMin
+		} else if !n.HasMin || e.B >= n.Min {
+			n.Min, n.HasMin, n.ExclMin = e.B, true, true
+		}
+	}
+	if e := s.ExclusiveMaximum; e != nil {
+		if e.IsA() {
+			n.ExclMax = e.A && n.HasMax
+		} else if !n.HasMax || e.B <= n.Max {
+			n.Max, n.HasMax, n.ExclMax = e.B, true, true
+		}
+	}
+	if s.MinLength != nil {
+		n.MinLength = *s.MinLength
+	}
+	if s.MaxLength != nil {
+		n.MaxLength = *s.MaxLength
+	}
+
+	if it := s.Items; it != nil {
+		n.ItemsKeyword = true
+		if it.IsA() && it.A != nil {
+			n.items = c.proxy(it.A)
+		}
+	}
+	for name, p := range s.Properties.FromOldest() {
+		n.Own = append(n.Own, Prop{Name: name, Schema: c.proxy(p)})
+	}
+	n.OwnRequired = append(n.OwnRequired, s.Required...)
+	if a := s.AdditionalProperties; a != nil {
+		switch {
+		case a.IsA() && a.A != nil:
+			n.Additional, n.AdditionalSchema = AdditionalSchema, c.proxy(a.A)
+		case a.IsA() || a.B:
+			n.Additional = AdditionalTrue
+		default:
+			n.Additional = AdditionalFalse
+		}
+	}
+	for _, p := range s.AllOf {
+		n.AllOf = append(n.AllOf, c.proxy(p))
+	}
+	for _, p := range s.OneOf {
+		n.OneOf = append(n.OneOf, c.proxy(p))
+	}
+	for _, p := range s.AnyOf {
+		n.AnyOf = append(n.AnyOf, c.proxy(p))
+	}
+	if s.Not != nil {
+		n.HasNot = true
+		n.Not = c.proxy(s.Not)
+	}
+	if d := s.Discriminator; d != nil && d.PropertyName != "" {
+		n.Discriminator = &Discriminator{Property: d.PropertyName}
+		for value, target := range d.Mapping.FromOldest() {
+			ref, name := target, ""
+			switch {
+			case strings.HasPrefix(target, schemaRefPrefix):
+				name = target[len(schemaRefPrefix):]
+			case !strings.ContainsAny(target, "#/"):
+				name, ref = target, schemaRefPrefix+target
+			}
+			m := Mapping{Value: value, Ref: ref}
+			if name != "" {
+				m.Schema = c.component(name)
+			}
+			n.Discriminator.Mapping = append(n.Discriminator.Mapping, m)
+		}
+	}
+	if low := s.GoLow(); low != nil {
+		n.Bare = BareObject(low.GetRootNode())
+	}
+}
+
+const (
+	stRaw uint8 = iota
+	stFinishing
+	stDone
+)
+
+// finish resolves composition for every schema the current call created.
+func (c *compiler) finish() {
+	for _, n := range c.batch {
+		finish(n)
+	}
+	c.batch = c.batch[:0]
+}
+
+// finish merges the allOf parts of n into its resolved views. A part that
+// is still being finished (an allOf cycle) adds nothing.
+func finish(n *Schema) {
+	if n == nil || n.state != stRaw {
+		return
+	}
+	n.state = stFinishing
+	n.props = append([]Prop(nil), n.Own...)
+	n.required = appendNew(nil, n.OwnRequired...)
+	n.object = n.Types&Object != 0 || len(n.Own) > 0
+	n.declares = len(n.Own) > 0
+	n.plain = len(n.OneOf) == 0 && len(n.AnyOf) == 0 && !n.HasNot && n.Pattern == "" && !n.HasConst && !n.HasMultipleOf
+	for _, part := range n.AllOf {
+		if part == nil {
+			continue
+		}
+		finish(part)
+		if part.state != stDone {
+			n.plain = false // a cycle: as the depth-bounded walk it replaces said
+			continue
+		}
+		for _, p := range part.props {
+			if !hasProp(n.props, p.Name) {
+				n.props = append(n.props, p)
+			}
+		}
+		n.required = appendNew(n.required, part.required...)
+		n.object = n.object || part.object
+		n.declares = n.declares || part.declares
+		n.plain = n.plain && part.plain
+	}
+	if !n.object && len(n.OneOf) > 0 && n.OneOf[0] != nil {
+		finish(n.OneOf[0])
+		n.object = n.OneOf[0].object
+	}
+	if len(n.props) > 8 {
+		n.propIndex = make(map[string]int, len(n.props))
+		for i, p := range n.props {
+			n.propIndex[p.Name] = i
+		}
+	}
+	n.state = stDone
+}
+
+func hasProp(props []Prop, name string) bool {
+	for _, p := range props {
+		if p.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+func appendNew(dst []string, names ...string) []string {
+	for _, n := range names {
+		found := false
+		for _, d := range dst {
+			if d == n {
+				found = true
+				break
+			}
+		}
+		if !found {
+			dst = append(dst, n)
+		}
+	}
+	return dst
+}
+
+// schemaCache holds a document's compiled schemas: lookups read without a
+// lock, compilation happens under the Guard.
+type schemaCache struct {
+	schemas    sync.Map // *base.Schema -> *Schema
+	proxies    sync.Map // *base.SchemaProxy -> *Schema
+	components sync.Map // string -> *Schema
+	comp       *compiler
+}
+
+// bareKeys are the keywords that, beside "type: object", make a schema
+// say more than "an object".
+var bareKeys = []string{
+	"properties", "additionalProperties", "patternProperties", "propertyNames",
+	"unevaluatedProperties", "dependentSchemas", "dependentRequired",
+	"allOf", "oneOf", "anyOf", "not", "if", "then", "else", "$ref",
+	"required", "enum", "const", "discriminator", "minProperties", "maxProperties",
+}
+
+// BareObject reports whether a schema node says only "type: object" (with
+// annotations such as a description): how the service's document renders
+// a Java Object, which Jackson fills with any JSON value.
+func BareObject(n *yaml.Node) bool {
+	if n == nil || n.Kind != yaml.MappingNode {
+		return false
+	}
+	t := oasdoc.MapValue(n, "type")
+	if t == nil || t.Kind != yaml.ScalarNode || t.Value != "object" {
+		return false
+	}
+	for _, k := range bareKeys {
+		if oasdoc.MapValue(n, k) != nil {
+			return false
+		}
+	}
+	return true
+}
