@@ -2,9 +2,11 @@ package resources
 
 import (
 	"cmp"
+	"fmt"
 	"net/url"
 	"strconv"
 
+	"github.com/wmsmock/wmsmock/mock/handler"
 	"github.com/wmsmock/wmsmock/mock/spec"
 	"github.com/wmsmock/wmsmock/profile"
 )
@@ -74,4 +76,28 @@ func Slice[T any](items []T, pg Page) (page []T, hasMore bool) {
 	}
 	end := pg.Offset + min(pg.Max, len(items)-pg.Offset)
 	return items[pg.Offset:end], pg.More(len(items))
+}
+
+// listing is what a list call starts from: the page it asks for, by the
+// profile's paging rules, and where its answer keeps the items it lists.
+type listing struct {
+	Page
+	sch  *spec.Schema // the answer's schema
+	key  string       // the answer's member that holds the items
+	item *spec.Schema // one item's schema
+}
+
+// listing reads a list call's page and its answer's list shape; what
+// names the items, for the error a document without such a list gets.
+func (s *Service) listing(req *handler.Request, what string) (listing, error) {
+	pg, err := ParsePage(req.Query, req.Op, s.d.Profile.Paging)
+	if err != nil {
+		return listing{}, err
+	}
+	sch := successSchema(req.Op)
+	key, item := sch.ListShape()
+	if key == "" {
+		return listing{}, fmt.Errorf("resources: %s has no list of %s in its answer", req.Op.ID, what)
+	}
+	return listing{pg, sch, key, item}, nil
 }

@@ -286,15 +286,11 @@ func loadFields(c workflow.Counts) map[string]any {
 // tasks answers a page of the tasks the run has got to.
 func (p plannedRuns) tasks(x *run, req *handler.Request) (*handler.Response, error) {
 	w, r, wf := p.w, x.rec, x.wf
-	pg, err := ParsePage(req.Query, req.Op, w.s.d.Profile.Paging)
+	l, err := w.s.listing(req, "tasks")
 	if err != nil {
 		return nil, err
 	}
-	sch := successSchema(req.Op)
-	key, item := sch.ListShape()
-	if key == "" {
-		return nil, fmt.Errorf("resources: %s has no list of tasks in its answer", req.Op.ID)
-	}
+	pg, sch, key, item := l.Page, l.sch, l.key, l.item
 	all := p.plannedTasks(r.ID, wf, req.Now)
 	if search := req.Query.Get("search"); search != "" {
 		all = slices.DeleteFunc(all, func(t plannedTask) bool { return !lowerContains(t.name, search) })

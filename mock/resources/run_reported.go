@@ -192,15 +192,11 @@ func (k reportedRuns) renderTask(sch *spec.Schema, task map[string]any) map[stri
 // the start is read as the (total-n)-th from the end.
 func (k reportedRuns) tasks(x *run, req *handler.Request) (*handler.Response, error) {
 	t, run := k.w, x.id
-	pg, err := ParsePage(req.Query, req.Op, t.s.d.Profile.Paging)
+	l, err := t.s.listing(req, "tasks")
 	if err != nil {
 		return nil, err
 	}
-	sch := successSchema(req.Op)
-	key, entry := sch.ListShape()
-	if key == "" {
-		return nil, fmt.Errorf("resources: %s has no list of tasks in its answer", req.Op.ID)
-	}
+	pg, sch, key, entry := l.Page, l.sch, l.key, l.item
 	limit := pg.Max
 	if pg.All {
 		limit = t.s.d.Profile.Paging.MaxLimit

@@ -252,10 +252,11 @@ func (w *runs) describe(req *handler.Request) (*handler.Response, error) {
 }
 
 func (w *runs) list(req *handler.Request) (*handler.Response, error) {
-	pg, err := ParsePage(req.Query, req.Op, w.s.d.Profile.Paging)
+	l, err := w.s.listing(req, "workflows")
 	if err != nil {
 		return nil, err
 	}
+	pg, sch, key, item := l.Page, l.sch, l.key, l.item
 	ws, _, err := workspaceOf(req.Query) // none: the personal context, 0
 	if err != nil {
 		return nil, err
@@ -277,11 +278,6 @@ func (w *runs) list(req *handler.Request) (*handler.Response, error) {
 		}
 	}
 	hasMore := pg.More(total)
-	sch := successSchema(req.Op)
-	key, item := sch.ListShape()
-	if key == "" {
-		return nil, fmt.Errorf("resources: %s has no list of workflows in its answer", req.Op.ID)
-	}
 	// A page is a pure function of its entries' render keys and its
 	// counts; clients poll the same page over and over, so whole pages are
 	// kept, and a hit is checked against the keys it was built from.

@@ -609,18 +609,14 @@ func (st *studios) read(req *handler.Request) (store.Record, *itemData, *studioL
 // keeps those whose name holds its words; of the keywords the schema
 // documents, status: is read, the others (dates) are not.
 func (st *studios) checkpointsOp(req *handler.Request) (*handler.Response, error) {
-	pg, err := ParsePage(req.Query, req.Op, st.s.d.Profile.Paging)
+	ls, err := st.s.listing(req, "checkpoints")
 	if err != nil {
 		return nil, err
 	}
+	pg, sch, key, item := ls.Page, ls.sch, ls.key, ls.item
 	r, d, l, err := st.read(req)
 	if err != nil {
 		return nil, err
-	}
-	sch := successSchema(req.Op)
-	key, item := sch.ListShape()
-	if key == "" {
-		return nil, fmt.Errorf("resources: %s has no list of checkpoints in its answer", req.Op.ID)
 	}
 	var words []string
 	wantStatus := ""
