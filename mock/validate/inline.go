@@ -13,6 +13,8 @@ import (
 	"github.com/pb33f/libopenapi/datamodel/high/base"
 	"github.com/pb33f/libopenapi/index"
 	"go.yaml.in/yaml/v4"
+
+	"github.com/wmsmock/wmsmock/internal/oasdoc"
 )
 
 // inlineBudget bounds the nodes one inlined schema may have (each schema it
@@ -209,7 +211,7 @@ func (in *inliner) addDefs(root *yaml.Node) bool {
 	if root.Kind != yaml.MappingNode {
 		return false
 	}
-	defs := mapValue(root, "$defs")
+	defs := oasdoc.MapValue(root, "$defs")
 	if defs == nil {
 		defs = &yaml.Node{Kind: yaml.MappingNode}
 		root.Content = append(root.Content, scalarNode("$defs"), defs)
@@ -327,7 +329,7 @@ func dropRequired(s *yaml.Node, flag string, resolve func(*yaml.Node) *yaml.Node
 	req := s.Content[ri+1]
 	kept := make([]*yaml.Node, 0, len(req.Content))
 	for _, name := range req.Content {
-		if name.Kind == yaml.ScalarNode && flagged(mapValue(props, name.Value), flag, resolve, 0) {
+		if name.Kind == yaml.ScalarNode && flagged(oasdoc.MapValue(props, name.Value), flag, resolve, 0) {
 			continue
 		}
 		kept = append(kept, name)
@@ -349,11 +351,11 @@ func flagged(s *yaml.Node, flag string, resolve func(*yaml.Node) *yaml.Node, dep
 	if s == nil || s.Kind != yaml.MappingNode || depth > maxDefsDepth {
 		return false
 	}
-	if v := mapValue(s, flag); v != nil && v.Kind == yaml.ScalarNode && strings.EqualFold(v.Value, "true") {
+	if v := oasdoc.MapValue(s, flag); v != nil && v.Kind == yaml.ScalarNode && strings.EqualFold(v.Value, "true") {
 		return true
 	}
 	for _, key := range []string{"allOf", "anyOf", "oneOf"} {
-		if seq := mapValue(s, key); seq != nil && seq.Kind == yaml.SequenceNode {
+		if seq := oasdoc.MapValue(s, key); seq != nil && seq.Kind == yaml.SequenceNode {
 			for _, c := range seq.Content {
 				if flagged(c, flag, resolve, depth+1) {
 					return true
@@ -374,7 +376,7 @@ const maxDefsDepth = 32
 func defsOf(root *yaml.Node) func(*yaml.Node) *yaml.Node {
 	var defs *yaml.Node
 	if root != nil && root.Kind == yaml.MappingNode {
-		defs = mapValue(root, "$defs")
+		defs = oasdoc.MapValue(root, "$defs")
 	}
 	if defs == nil || defs.Kind != yaml.MappingNode {
 		return func(n *yaml.Node) *yaml.Node { return n }
@@ -388,19 +390,10 @@ func defsOf(root *yaml.Node) func(*yaml.Node) *yaml.Node {
 			if !ok || !strings.HasPrefix(ref, "#/$defs/") {
 				return n
 			}
-			n = mapValue(defs, strings.TrimPrefix(ref, "#/$defs/"))
+			n = oasdoc.MapValue(defs, strings.TrimPrefix(ref, "#/$defs/"))
 		}
 		return nil
 	}
-}
-
-func mapValue(m *yaml.Node, key string) *yaml.Node {
-	for i := 0; i+1 < len(m.Content); i += 2 {
-		if m.Content[i].Value == key {
-			return m.Content[i+1]
-		}
-	}
-	return nil
 }
 
 // componentName is the name of the schema component a reference names.

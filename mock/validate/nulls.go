@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v4"
+
+	"github.com/wmsmock/wmsmock/internal/oasdoc"
 )
 
 // allowNulls rewrites an inlined response schema to accept the service's
@@ -32,7 +34,7 @@ import (
 // schema and requirement, however often it is met).
 func allowNulls(root *yaml.Node) {
 	resolve := defsOf(root)
-	defs := mapValue(root, "$defs")
+	defs := oasdoc.MapValue(root, "$defs")
 	// pristine are the referenced schemas before any rewriting, for the
 	// copies made in a holder's context.
 	pristine := map[string]*yaml.Node{}
@@ -135,13 +137,13 @@ func declaredBy(s *yaml.Node, resolve func(*yaml.Node) *yaml.Node, depth int) ma
 		if s == nil || s.Kind != yaml.MappingNode || depth > maxDefsDepth {
 			return
 		}
-		if props := mapValue(s, "properties"); props != nil && props.Kind == yaml.MappingNode {
+		if props := oasdoc.MapValue(s, "properties"); props != nil && props.Kind == yaml.MappingNode {
 			for j := 0; j+1 < len(props.Content); j += 2 {
 				out[props.Content[j].Value] = true
 			}
 		}
 		for _, key := range []string{"allOf", "oneOf", "anyOf"} {
-			for _, c := range sequence(mapValue(s, key)) {
+			for _, c := range sequence(oasdoc.MapValue(s, key)) {
 				visit(c, depth+1)
 			}
 		}
@@ -154,7 +156,7 @@ func declaredBy(s *yaml.Node, resolve func(*yaml.Node) *yaml.Node, depth int) ma
 // any more (those every use of which now goes to a copy in context): the
 // compiler would check and index them all the same.
 func dropUnused(root *yaml.Node) {
-	defs := mapValue(root, "$defs")
+	defs := oasdoc.MapValue(root, "$defs")
 	if defs == nil || defs.Kind != yaml.MappingNode {
 		return
 	}
@@ -218,17 +220,17 @@ func requiredOf(s *yaml.Node, resolve func(*yaml.Node) *yaml.Node, depth int) []
 		return nil
 	}
 	var out []string
-	for _, name := range sequence(mapValue(s, "required")) {
+	for _, name := range sequence(oasdoc.MapValue(s, "required")) {
 		if name.Kind == yaml.ScalarNode {
 			out = append(out, name.Value)
 		}
 	}
-	if d := mapValue(s, "discriminator"); d != nil && d.Kind == yaml.MappingNode {
-		if p := mapValue(d, "propertyName"); p != nil && p.Kind == yaml.ScalarNode {
+	if d := oasdoc.MapValue(s, "discriminator"); d != nil && d.Kind == yaml.MappingNode {
+		if p := oasdoc.MapValue(d, "propertyName"); p != nil && p.Kind == yaml.ScalarNode {
 			out = append(out, p.Value)
 		}
 	}
-	for _, part := range sequence(mapValue(s, "allOf")) {
+	for _, part := range sequence(oasdoc.MapValue(s, "allOf")) {
 		out = append(out, requiredOf(part, resolve, depth+1)...)
 	}
 	return out

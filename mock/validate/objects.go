@@ -1,6 +1,10 @@
 package validate
 
-import "go.yaml.in/yaml/v4"
+import (
+	"go.yaml.in/yaml/v4"
+
+	"github.com/wmsmock/wmsmock/mock/spec"
+)
 
 // anyObjects rewrites an inlined response schema to take, wherever a
 // schema says only "type: object" (the document's rendering of a Java
@@ -16,7 +20,7 @@ func anyObjects(root *yaml.Node) {
 		}
 		switch n.Kind {
 		case yaml.MappingNode:
-			if bareObject(n) {
+			if spec.BareObject(n) {
 				dropKey(n, "type")
 			}
 			for i := 1; i < len(n.Content); i += 2 {
@@ -29,29 +33,6 @@ func anyObjects(root *yaml.Node) {
 		}
 	}
 	walk(root, 0)
-}
-
-// objectKeys are the keywords that, beside "type: object", make a schema
-// say more than "an object".
-var objectKeys = []string{
-	"properties", "additionalProperties", "patternProperties", "propertyNames",
-	"unevaluatedProperties", "dependentSchemas", "dependentRequired",
-	"allOf", "oneOf", "anyOf", "not", "if", "then", "else", "$ref",
-	"required", "enum", "const", "discriminator", "minProperties", "maxProperties",
-}
-
-// bareObject reports a schema that says only that its value is an object.
-func bareObject(n *yaml.Node) bool {
-	t := mapValue(n, "type")
-	if t == nil || t.Kind != yaml.ScalarNode || t.Value != "object" {
-		return false
-	}
-	for _, k := range objectKeys {
-		if mapValue(n, k) != nil {
-			return false
-		}
-	}
-	return true
 }
 
 // dropKey deletes key from a mapping node the caller owns (an inlined copy).
