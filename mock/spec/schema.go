@@ -363,15 +363,7 @@ func (d *Document) Schema(s *base.Schema) *Schema {
 	if s == nil {
 		return nil
 	}
-	if c, ok := d.schemas.Load(s); ok {
-		return c.(*Schema)
-	}
-	var out *Schema
-	d.Guard(func() {
-		out = d.compiler().root(s)
-	})
-	d.schemas.Store(s, out)
-	return out
+	return d.cached(&d.schemas, s, func(c *compiler) *Schema { return c.root(s) })
 }
 
 // SchemaOf is Schema for the schema behind a proxy (a media type's, a
@@ -380,31 +372,28 @@ func (d *Document) SchemaOf(p *base.SchemaProxy) *Schema {
 	if p == nil {
 		return nil
 	}
-	if c, ok := d.proxies.Load(p); ok {
-		return c.(*Schema)
-	}
-	var out *Schema
-	d.Guard(func() {
-		c := d.compiler()
-		out = c.proxy(p)
-		c.finish()
-	})
-	d.proxies.Store(p, out)
-	return out
+	return d.cached(&d.proxies, p, func(c *compiler) *Schema { return c.proxy(p) })
 }
 
 // Component returns the compiled component schema named name, or nil.
 func (d *Document) Component(name string) *Schema {
-	if c, ok := d.components.Load(name); ok {
+	return d.cached(&d.components, name, func(c *compiler) *Schema { return c.component(name) })
+}
+
+// cached is the compiled schema filed under key in m, compiled by compile
+// on first demand: under d's Guard, and finished before any reader can
+// find it.
+func (d *Document) cached(m *sync.Map, key any, compile func(*compiler) *Schema) *Schema {
+	if c, ok := m.Load(key); ok {
 		return c.(*Schema)
 	}
 	var out *Schema
 	d.Guard(func() {
 		c := d.compiler()
-		out = c.component(name)
+		out = compile(c)
 		c.finish()
 	})
-	d.components.Store(name, out)
+	m.Store(key, out)
 	return out
 }
 
@@ -441,14 +430,10 @@ func (c *compiler) root(s *base.Schema) *Schema {
 	if n, ok := c.memo[s]; ok {
 		return n
 	}
-	var out *Schema
 	if p := s.ParentProxy; p != nil && p.IsReference() {
-		out = c.proxy(p)
-	} else {
-		out = c.schema(s, "")
+		return c.proxy(p)
 	}
-	c.finish()
-	return out
+	return c.schema(s, "")
 }
 
 // proxy compiles the schema behind a proxy, following references.
