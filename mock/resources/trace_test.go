@@ -2,6 +2,7 @@ package resources
 
 import (
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -286,6 +287,15 @@ func TestTaskUpserts(t *testing.T) {
 			}
 			if got := get(one, "task.hash"); got != nil {
 				t.Errorf("task 1's hash, which no report gave, reads %v", got)
+			}
+			// Each task in the list is the task its own call describes, every
+			// field: one record, read through the list's page and on its own
+			// (the store keeps tasks packed, and rebuilds both).
+			for i := range tasks {
+				alone := f.ok("GET", fmt.Sprintf("/workflow/%s/task/%d", id, i+1), "").body
+				if listed, described := get(tasks[i], "task"), get(alone, "task"); !reflect.DeepEqual(listed, described) {
+					t.Errorf("task %d listed as %v, described as %v", i+1, listed, described)
+				}
 			}
 			f.refused(apierror.Forbidden, "GET", "/workflow/"+id+"/task/4", "")
 			f.refused(apierror.Forbidden, "GET", "/workflow/"+id+"/task/x", "")
