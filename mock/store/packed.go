@@ -104,8 +104,10 @@ func (s *shapes) pack(data []byte) []byte {
 	sh := s.all[id]
 	// Each member's header, then the record in one allocation of its size.
 	size := 1 + uvarintLen(uint64(id))
-	codes := append(s.codes[:0], make([]uint64, len(s.vals))...)
-	s.codes = codes
+	if cap(s.codes) < len(s.vals) {
+		s.codes = make([]uint64, len(s.vals))
+	}
+	codes := s.codes[:len(s.vals)]
 	for i, v := range s.vals {
 		d := &sh.dicts[i]
 		if at, ok := d.index[string(v)]; ok {
