@@ -62,9 +62,6 @@ func (t *IDs) Drop(id string) {
 	t.free = append(t.free, s)
 }
 
-// Name is the id in slot s.
-func (t *IDs) Name(s uint32) string { return t.names[s] }
-
 // Ring is a consistent-hash ring over a set of ids: a value is given the
 // id whose point on the ring follows the value's hash. Adding an id moves
 // only the values its points win (about 1/n of them), removing one moves
@@ -120,13 +117,6 @@ func (t *IDs) Ring() *Ring { return &Ring{ids: t} }
 
 // Len is how many ids the ring holds.
 func (r *Ring) Len() int { return r.n }
-
-// Has reports whether a ring with its own table holds id. On a ring that
-// shares its table, it reports whether the table does.
-func (r *Ring) Has(id string) bool {
-	_, ok := r.ids.slots[id]
-	return ok
-}
 
 // pointHash is FNV-1a over the id and the point's number, mixed; written
 // out so that hashing allocates nothing.
@@ -294,13 +284,4 @@ func (r *Ring) Pick(h uint64) (string, bool) {
 func ValueHash(v any) uint64 {
 	b, _ := json.Marshal(v)
 	return mix64(fnv1a.New().Bytes(b).Sum())
-}
-
-// Of builds a ring over ids.
-func Of(ids ...string) *Ring {
-	r := New()
-	for _, id := range ids {
-		r.Add(id)
-	}
-	return r
 }
