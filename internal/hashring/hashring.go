@@ -75,8 +75,7 @@ func (t *IDs) Drop(id string) {
 // way one sorted slice would under a stream of launches.
 type Ring struct {
 	ids *IDs
-	own bool // ids is the ring's own (New), not shared (IDs.Ring)
-	n   int  // ids held
+	n   int // ids held
 
 	chunks [][]ringPoint // each sorted; chunk i's points all precede chunk i+1's
 	// lasts[i] is chunk i's last point. The search for a point's chunk
@@ -106,9 +105,6 @@ func newPoint(h uint64, slot uint32) ringPoint {
 const ringPoints = 4
 
 const ringChunk = 256
-
-// New returns an empty ring with an id table of its own.
-func New() *Ring { return &Ring{ids: NewIDs(), own: true} }
 
 // Ring returns an empty ring over ids of this table. The caller Puts an
 // id in the table before it adds it to a ring, and Drops it after it has
@@ -181,20 +177,12 @@ func (r *Ring) chunkFor(p ringPoint) int {
 	return min(r.search(r.lasts, p), len(r.chunks)-1)
 }
 
-// Add puts id on the ring. A ring sharing its table takes only ids the
-// table holds (IDs.Put), and each at most once.
+// Add puts id on the ring. The ring takes only ids its table holds
+// (IDs.Put), and each at most once.
 func (r *Ring) Add(id string) {
-	var slot uint32
-	if r.own {
-		var added bool
-		if slot, added = r.ids.Put(id); !added {
-			return
-		}
-	} else {
-		var ok bool
-		if slot, ok = r.ids.Slot(id); !ok {
-			return
-		}
+	slot, ok := r.ids.Slot(id)
+	if !ok {
+		return
 	}
 	r.n++
 	for i := range ringPoints {
@@ -225,8 +213,8 @@ func (r *Ring) insert(p ringPoint) {
 	r.lasts[ci] = c[len(c)-1]
 }
 
-// Remove takes id off the ring. On a ring that shares its table, the id
-// must still be in the table (Drop it after).
+// Remove takes id off the ring. The id must still be in the table (Drop
+// it after).
 func (r *Ring) Remove(id string) {
 	slot, ok := r.ids.Slot(id)
 	if !ok {
@@ -256,9 +244,6 @@ func (r *Ring) Remove(id string) {
 	}
 	if removed {
 		r.n--
-	}
-	if r.own {
-		r.ids.Drop(id)
 	}
 }
 

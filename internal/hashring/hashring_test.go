@@ -33,12 +33,34 @@ func slowPick(ids map[string]bool, h uint64) string {
 	return first.id
 }
 
+// lone is a ring with an id table of its own.
+type lone struct {
+	ids *IDs
+	*Ring
+}
+
+func newLone() lone {
+	ids := NewIDs()
+	return lone{ids, ids.Ring()}
+}
+
+func (l lone) Add(id string) {
+	if _, added := l.ids.Put(id); added {
+		l.Ring.Add(id)
+	}
+}
+
+func (l lone) Remove(id string) {
+	l.Ring.Remove(id)
+	l.ids.Drop(id)
+}
+
 // TestRingPicksAndMovesLittle checks the ring against a scan of all its
 // points while ids come and go (past the chunk size, so chunks split and
 // empty), and that a change moves only the values the changed id wins or
 // held.
 func TestRingPicksAndMovesLittle(t *testing.T) {
-	r := New()
+	r := newLone()
 	held := map[string]bool{}
 	values := make([]uint64, 200)
 	for i := range values {
@@ -133,7 +155,7 @@ func TestPointHashIsFNV(t *testing.T) {
 func TestSharedTableRingsPickAsOwnRings(t *testing.T) {
 	ids := NewIDs()
 	all, even := ids.Ring(), ids.Ring()
-	ownAll, ownEven := New(), New()
+	ownAll, ownEven := newLone(), newLone()
 	add := func(n int) {
 		id := fmt.Sprintf("run%d", n)
 		if _, added := ids.Put(id); !added {
