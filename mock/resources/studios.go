@@ -170,18 +170,23 @@ func (st *studios) claim(op *spec.Operation, h handler.Func) {
 // it.
 func (s *Service) registerStudios() {
 	for _, op := range s.doc.Operations {
-		if op.Method != "GET" || !successSchema(op).IsObject() {
-			continue
-		}
-		sch := successSchema(op)
-		if p := sch.Prop("studio"); p.IsObject() {
-			sch = p
-		}
-		if !enumHas(sch.Prop("statusInfo").Prop("status"), studioStarting, studioRunning, studioStopping, studioStopped) {
+		// The paths first: they rule out all but a studio's describe
+		// without compiling the answer schema of every read at start.
+		if op.Method != "GET" {
 			continue
 		}
 		start, stop := s.opAt(op.Path+"/start"), s.opAt(op.Path+"/stop")
 		if start == nil || stop == nil {
+			continue
+		}
+		sch := successSchema(op)
+		if !sch.IsObject() {
+			continue
+		}
+		if p := sch.Prop("studio"); p.IsObject() {
+			sch = p
+		}
+		if !enumHas(sch.Prop("statusInfo").Prop("status"), studioStarting, studioRunning, studioStopping, studioStopped) {
 			continue
 		}
 		st := &studios{s: s, itemPath: op.Path}
