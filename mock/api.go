@@ -40,7 +40,7 @@ type api struct {
 func newAPI(version string, doc *spec.Document, basePath string, seed int64, caches *memo.Set, answers profile.Answers, requests leniency.Policy) *api {
 	lenient := leniency.New(doc, requests)
 	vopts := []validate.Option{validate.WithRegexpEngine(synth.RegexpEngine), validate.WithCaches(caches), validate.WithRequestRelaxation(lenient.Relax)}
-	gopts := []synth.Option{synth.WithSeed(seed), synth.WithGuard(doc.Guard)}
+	gopts := []synth.Option{synth.WithSeed(seed), synth.WithDocument(doc)}
 	if answers.WithNulls() {
 		vopts = append(vopts, validate.WithNulls())
 		gopts = append(gopts, synth.WithNulls())

@@ -12,7 +12,28 @@ package spec
 // different documents never wait for each other, and servers sharing one
 // document share its lock.
 func (d *Document) Guard(fn func()) {
+	if d.detached {
+		if d.guard != nil {
+			d.guard(fn)
+		} else {
+			fn()
+		}
+		return
+	}
 	d.modelMu.Lock()
 	defer d.modelMu.Unlock()
 	fn()
+}
+
+// Detached returns a document with no model of its own, for a reader that
+// is handed libopenapi's schemas one at a time without their document
+// (the synthesizer, when its caller does not name the document):
+// Document.Schema compiles them as a loaded document does, with two
+// differences. Components are found by the index of the schema that
+// refers to them, each reference spelling its own key, so schemas of
+// different documents never share a compiled component; and Component
+// finds nothing. guard is the lock of the schemas' own document, held
+// while compiling (nil: the caller serializes the compiling itself).
+func Detached(guard func(func())) *Document {
+	return &Document{detached: true, guard: guard}
 }

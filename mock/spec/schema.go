@@ -1,13 +1,17 @@
 package spec
 
 import (
+	"context"
 	"math"
 	"strings"
 	"sync"
 	"sync/atomic"
 
 	"github.com/pb33f/libopenapi/datamodel/high/base"
+	"github.com/pb33f/libopenapi/datamodel/low"
+	lowbase "github.com/pb33f/libopenapi/datamodel/low/base"
 	"github.com/pb33f/libopenapi/index"
+	"github.com/pb33f/libopenapi/orderedmap"
 	"go.yaml.in/yaml/v4"
 
 	"github.com/wmsmock/wmsmock/internal/oasdoc"
@@ -90,6 +94,7 @@ type Schema struct {
 	allOf, oneOf, anyOf []*Schema
 	not                 *Schema
 	discriminator       *Discriminator
+	more                *More
 
 	// Resolved when expanded, allOf merged in.
 	props     []Prop
@@ -105,6 +110,51 @@ type Schema struct {
 	doc   *Document
 	state uint8
 	done  atomic.Bool
+}
+
+// More holds the keywords of a schema that only generation reads
+// (mock/synth): the values the document gives (const, example, default),
+// the bounds on arrays and objects, and the rarer children (prefixItems,
+// patternProperties, propertyNames). Most schemas have none of them and
+// share one empty More, so the model pays for them only where they are
+// written.
+type More struct {
+	// Const is the const keyword's value, decoded (HasConst on the
+	// Schema says the keyword is there; ConstOK that it decoded).
+	Const   any
+	ConstOK bool
+	// Example is the example keyword's value, else the first of 3.1's
+	// examples; Default the default's.
+	Example            any
+	HasExample         bool
+	Default            any
+	HasDefault         bool
+	MinItems, MaxItems int64 // MaxItems < 0: unbounded
+	UniqueItems        bool
+	NoItems            bool  // 3.1's `items: false`
+	MinProps, MaxProps int64 // MaxProps < 0: unbounded
+	PrefixItems        []*Schema
+	PatternProps       []PatternProp
+	PropertyNames      *Schema
+}
+
+// PatternProp is one entry of patternProperties.
+type PatternProp struct {
+	Pattern string
+	Schema  *Schema // nil when the reference does not resolve
+}
+
+// noMore is the More of a schema without any of its keywords.
+var noMore = &More{MaxItems: -1, MaxProps: -1}
+
+// More is the schema's generation keywords (never nil for a non-nil s).
+// Callers must not change it.
+func (s *Schema) More() *More {
+	if s == nil {
+		return noMore
+	}
+	s.ensure()
+	return s.more
 }
 
 // Prop is one property of an object schema.
@@ -162,8 +212,9 @@ const (
 // Discriminator is a schema's discriminator object.
 type Discriminator struct {
 	Property string
-	// Mapping in document order; a target that is not a component of the
-	// document has a nil Schema.
+	// Mapping in document order; a target that is neither a component of
+	// the document nor found by the index of the schema that maps to it
+	// has a nil Schema.
 	Mapping []Mapping
 }
 
@@ -478,6 +529,15 @@ func (d *Document) SchemaOf(p *base.SchemaProxy) *Schema {
 	return d.cached(&d.proxies, p, func(c *compiler) *Schema { return c.proxy(p) })
 }
 
+// Ref returns the compiled schema a $ref written ref ("#/components/
+// schemas/Name") in idx gives, the same one every proxy for that
+// reference gives, or nil when it does not resolve. A caller that meets
+// components by their references (the synthesizer's warm-up) compiles
+// them through it ahead of the schemas that refer to them.
+func (d *Document) Ref(idx *index.SpecIndex, ref string) *Schema {
+	return d.cached(&d.refs, refKey{idx, ref}, func(c *compiler) *Schema { return c.ref(idx, ref) })
+}
+
 // Component returns the compiled component schema named name, or nil.
 func (d *Document) Component(name string) *Schema {
 	return d.cached(&d.components, name, func(c *compiler) *Schema { return c.component(name) })
@@ -561,7 +621,7 @@ func (c *compiler) proxy(p *base.SchemaProxy) *Schema {
 		idx = lp.GetIndex()
 	}
 	var key any = refKey{idx, ref}
-	if strings.HasPrefix(ref, schemaRefPrefix) && (idx == nil || c.doc.Model == nil || idx == c.doc.Model.Index) {
+	if strings.HasPrefix(ref, schemaRefPrefix) && c.doc.Model != nil && (idx == nil || idx == c.doc.Model.Index) {
 		key = componentKey(ref[len(schemaRefPrefix):]) // the same Schema as Component gives
 	}
 	if n, ok := c.memo[key]; ok {
@@ -600,6 +660,58 @@ func (c *compiler) component(name string) *Schema {
 	n := c.newSchema(s, schemaRefPrefix+name)
 	c.memo[componentKey(name)] = n
 	return n
+}
+
+// ref creates the schema a $ref written ref in idx gives: the same
+// Schema a proxy for that reference gives. A component of the document
+// is found in its model; anything else (a mapping target elsewhere, every
+// reference of a detached document) in idx. Nil when neither finds it.
+func (c *compiler) ref(idx *index.SpecIndex, ref string) *Schema {
+	if strings.HasPrefix(ref, schemaRefPrefix) && c.doc.Model != nil && (idx == nil || idx == c.doc.Model.Index) {
+		return c.component(ref[len(schemaRefPrefix):])
+	}
+	if idx == nil {
+		return nil
+	}
+	key := refKey{idx, ref}
+	if n, ok := c.memo[key]; ok {
+		return n
+	}
+	t := indexedSchema(idx, ref)
+	if t == nil {
+		return nil
+	}
+	n := c.newSchema(t, ref)
+	c.memo[key] = n
+	return n
+}
+
+// indexedSchema builds the schema of the component ref names in idx; nil
+// when there is none. The high-level model gives mapping targets only as
+// text, so the target is looked up in the index and built from its node.
+// (A proxy over a made-up $ref node would not do: libopenapi caches what
+// it resolves by line and column, which made-up nodes share.)
+func indexedSchema(idx *index.SpecIndex, ref string) (s *base.Schema) {
+	defer func() {
+		if recover() != nil {
+			s = nil
+		}
+	}()
+	ctx := context.Background()
+	comp := idx.FindComponent(ctx, ref)
+	if comp == nil || comp.Node == nil {
+		return nil
+	}
+	cidx := comp.Index
+	if cidx == nil {
+		cidx = idx
+	}
+	lp := new(lowbase.SchemaProxy)
+	if err := lp.Build(ctx, comp.KeyNode, comp.Node, cidx); err != nil {
+		return nil
+	}
+	hp := base.NewSchemaProxy(&low.NodeReference[*lowbase.SchemaProxy]{Value: lp, ValueNode: comp.Node, KeyNode: comp.KeyNode})
+	return oasdoc.Schema(hp)
 }
 
 func (c *compiler) schema(s *base.Schema, ref string) *Schema {
@@ -744,21 +856,19 @@ func (c *compiler) expand(n *Schema) {
 	}
 	if d := s.Discriminator; d != nil && d.PropertyName != "" {
 		n.discriminator = &Discriminator{Property: d.PropertyName}
+		var idx *index.SpecIndex // where the targets are looked up: the schema's own index
+		if ls := s.GoLow(); ls != nil {
+			idx = ls.Index
+		}
 		for value, target := range d.Mapping.FromOldest() {
-			ref, name := target, ""
-			switch {
-			case strings.HasPrefix(target, schemaRefPrefix):
-				name = target[len(schemaRefPrefix):]
-			case !strings.ContainsAny(target, "#/"):
-				name, ref = target, schemaRefPrefix+target
+			ref := target
+			if !strings.ContainsAny(target, "#/") { // a bare component name
+				ref = schemaRefPrefix + target
 			}
-			m := Mapping{Value: value, Ref: ref}
-			if name != "" {
-				m.Schema = c.component(name)
-			}
-			n.discriminator.Mapping = append(n.discriminator.Mapping, m)
+			n.discriminator.Mapping = append(n.discriminator.Mapping, Mapping{Value: value, Ref: ref, Schema: c.ref(idx, ref)})
 		}
 	}
+	n.more = c.more(s)
 
 	n.props = append([]Prop(nil), n.own...)
 	n.required = appendNew(nil, n.OwnRequired...)
@@ -798,6 +908,48 @@ func (c *compiler) expand(n *Schema) {
 	n.done.Store(true)
 }
 
+// more reads the keywords of More from s, creating its children; noMore
+// when s has none of them.
+func (c *compiler) more(s *base.Schema) *More {
+	if s.Const == nil && s.Example == nil && len(s.Examples) == 0 && s.Default == nil &&
+		s.MinItems == nil && s.MaxItems == nil && s.UniqueItems == nil &&
+		(s.Items == nil || s.Items.IsA()) && s.MinProperties == nil && s.MaxProperties == nil &&
+		len(s.PrefixItems) == 0 && orderedmap.Len(s.PatternProperties) == 0 && s.PropertyNames == nil {
+		return noMore
+	}
+	m := &More{MaxItems: -1, MaxProps: -1}
+	m.Const, m.ConstOK = DecodeValue(s.Const)
+	m.Example, m.HasExample = DecodeValue(s.Example)
+	if !m.HasExample && len(s.Examples) > 0 {
+		m.Example, m.HasExample = DecodeValue(s.Examples[0])
+	}
+	m.Default, m.HasDefault = DecodeValue(s.Default)
+	if s.MinItems != nil {
+		m.MinItems = *s.MinItems
+	}
+	if s.MaxItems != nil {
+		m.MaxItems = *s.MaxItems
+	}
+	m.UniqueItems = s.UniqueItems != nil && *s.UniqueItems
+	m.NoItems = s.Items != nil && !s.Items.IsA() && !s.Items.B
+	if s.MinProperties != nil {
+		m.MinProps = *s.MinProperties
+	}
+	if s.MaxProperties != nil {
+		m.MaxProps = *s.MaxProperties
+	}
+	for _, p := range s.PrefixItems {
+		m.PrefixItems = append(m.PrefixItems, c.proxy(p))
+	}
+	for pat, p := range s.PatternProperties.FromOldest() {
+		m.PatternProps = append(m.PatternProps, PatternProp{Pattern: pat, Schema: c.proxy(p)})
+	}
+	if s.PropertyNames != nil {
+		m.PropertyNames = c.proxy(s.PropertyNames)
+	}
+	return m
+}
+
 func hasProp(props []Prop, name string) bool {
 	for _, p := range props {
 		if p.Name == name {
@@ -829,6 +981,7 @@ type schemaCache struct {
 	schemas    sync.Map // *base.Schema -> *Schema
 	proxies    sync.Map // *base.SchemaProxy -> *Schema
 	components sync.Map // string -> *Schema
+	refs       sync.Map // refKey -> *Schema
 	comp       *compiler
 }
 

@@ -46,8 +46,11 @@ type Document struct {
 	// template indexes to operations.
 	routes  oasdoc.Router
 	byRoute []*Operation
-	// modelMu serializes first uses of the model (see Guard).
-	modelMu sync.Mutex
+	// modelMu serializes first uses of the model (see Guard); a detached
+	// document (Detached) uses guard instead.
+	modelMu  sync.Mutex
+	detached bool
+	guard    func(func())
 	// schemaCache holds the compiled schemas (schema.go).
 	schemaCache
 

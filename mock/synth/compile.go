@@ -2,290 +2,254 @@ package synth
 
 import (
 	"math"
-	"strings"
 
 	"github.com/pb33f/libopenapi/datamodel/high/base"
 	"github.com/pb33f/libopenapi/index"
 	"go.yaml.in/yaml/v4"
 
-	"github.com/wmsmock/wmsmock/internal/oasdoc"
 	"github.com/wmsmock/wmsmock/mock/spec"
 )
 
-// refKey identifies a $ref target. Every proxy for the same $ref hands out
-// its own copy of the target schema, so pointers cannot tell two references
-// apart; the (index, reference) pair can, and it also makes recursion a
-// cycle in the node graph instead of an endless walk.
-type refKey struct {
-	idx *index.SpecIndex
-	ref string
-}
-
-// compiler turns libopenapi schemas into nodes. It is used under the
-// generator's mutex; all nodes it creates in one call are flattened before
-// the call returns, so callers only ever see finished nodes.
+// compiler turns the document's compiled schemas (spec.Schema) into nodes:
+// one raw node per schema, holding what generation adds to the model
+// (compiled patterns, names, subtypes), then flattened (merge.go). The
+// model walks libopenapi's schemas, resolves references and discriminator
+// mappings; the compiler only reads it, expanding what it reaches (each
+// expansion under the document's lock, which the compiler never holds
+// itself). It is used under the generator's mutex; all nodes it creates in
+// one call are flattened before the call returns, so callers only ever see
+// finished nodes.
 type compiler struct {
-	memo     map[any]*node
+	doc      *spec.Document
+	guard    func(func())
+	memo     map[*spec.Schema]*node
+	dangling map[danglingKey]*node // nodes of references that do not resolve
 	patterns map[string]*pattern
 	batch    []*node // raw nodes created by the current call
 }
 
-func newCompiler() *compiler {
-	return &compiler{memo: map[any]*node{}, patterns: map[string]*pattern{}}
+// danglingKey identifies a reference the model could not resolve, so that
+// every place it is written gets one node, as a resolved reference does.
+type danglingKey struct {
+	idx *index.SpecIndex
+	ref string
+}
+
+func newCompiler(doc *spec.Document, guard func(func())) *compiler {
+	return &compiler{doc: doc, guard: guard, memo: map[*spec.Schema]*node{},
+		dangling: map[danglingKey]*node{}, patterns: map[string]*pattern{}}
 }
 
 // root compiles a schema handed to Value and returns its flattened node.
 func (c *compiler) root(s *base.Schema) *node {
 	c.batch = c.batch[:0]
-	var n *node
-	if p := s.ParentProxy; p != nil && p.IsReference() {
-		n = c.proxy(p)
-	} else {
+	m := c.doc.Schema(s)
+	n, ok := c.memo[m]
+	switch {
+	case m == nil:
+		n = c.newNode(nil, "")
+		n.unresolved = true
+	case !ok && m.Ref == "":
+		// A component fetched from components/schemas is not a reference,
+		// but its key node carries the component name, which implicit
+		// discriminator values need.
 		name := ""
-		if p != nil {
-			// A component fetched from components/schemas is not a reference,
-			// but its key node carries the component name, which implicit
-			// discriminator values need.
-			if k := p.GetSchemaKeyNode(); k != nil && k.Kind == yaml.ScalarNode {
-				name = k.Value
+		c.guard(func() {
+			if p := s.ParentProxy; p != nil {
+				if k := p.GetSchemaKeyNode(); k != nil && k.Kind == yaml.ScalarNode {
+					name = k.Value
+				}
 			}
-		}
-		n = c.schema(s, name)
+		})
+		n = c.schema(m, name)
+	default:
+		n = c.schema(m, m.Name)
 	}
 	c.finish()
 	return n.f()
 }
 
-// proxy compiles the schema behind a proxy, following references.
-func (c *compiler) proxy(p *base.SchemaProxy) *node {
-	if p == nil {
-		return nil
-	}
-	if p.IsReference() {
-		ref := p.GetReference()
-		var idx *index.SpecIndex
-		if lp := p.GoLow(); lp != nil {
-			idx = lp.GetIndex()
-		}
-		key := refKey{idx, ref}
-		if n, ok := c.memo[key]; ok {
-			return n
-		}
-		n := c.newNode(spec.RefName(ref))
-		c.memo[key] = n
-		if s := oasdoc.Schema(p); s != nil {
-			c.fill(n, s)
-		} else {
-			n.unresolved = true
-		}
+// schema returns the raw node of m, creating it (and, depth first, the
+// nodes of everything it reaches) on first demand. name is the node's
+// name when it is created: the component it was reached through.
+func (c *compiler) schema(m *spec.Schema, name string) *node {
+	if n, ok := c.memo[m]; ok {
 		return n
 	}
-	s := oasdoc.Schema(p)
-	if s == nil {
-		n := c.newNode("")
-		n.unresolved = true
-		return n
-	}
-	return c.schema(s, "")
-}
-
-func (c *compiler) schema(s *base.Schema, name string) *node {
-	if n, ok := c.memo[s]; ok {
-		return n
-	}
-	n := c.newNode(name)
-	c.memo[s] = n
-	c.fill(n, s)
+	n := c.newNode(m, name)
+	c.memo[m] = n
+	c.fill(n, m)
 	return n
 }
 
-func (c *compiler) newNode(name string) *node {
-	n := &node{name: name, maxLen: -1, maxItems: -1, maxProps: -1}
+// child is the node of a child the model gives: m, or where the model has
+// none (a reference that does not resolve), an unresolved node for the
+// proxy p the schema wrote. A nil p (no child at all) gives nil.
+func (c *compiler) child(m *spec.Schema, p *base.SchemaProxy) *node {
+	if m != nil {
+		return c.schema(m, m.Name)
+	}
+	if p == nil {
+		return nil
+	}
+	var key danglingKey
+	c.guard(func() {
+		if p.IsReference() {
+			key.ref = p.GetReference()
+			if lp := p.GoLow(); lp != nil {
+				key.idx = lp.GetIndex()
+			}
+		}
+	})
+	if key.ref == "" {
+		n := c.newNode(nil, "")
+		n.unresolved = true
+		return n
+	}
+	if n, ok := c.dangling[key]; ok {
+		return n
+	}
+	n := c.newNode(nil, spec.RefName(key.ref))
+	n.unresolved = true
+	c.dangling[key] = n
+	return n
+}
+
+func (c *compiler) newNode(m *spec.Schema, name string) *node {
+	n := &node{schema: m, name: name, maxLen: -1, maxItems: -1, maxProps: -1}
 	c.batch = append(c.batch, n)
 	return n
 }
 
-// fill copies the keywords of s into the raw node n, compiling children.
-func (c *compiler) fill(n *node, s *base.Schema) {
-	n.types = spec.TypesOf(s.Type)
-	n.nullable = s.Nullable != nil && *s.Nullable
-	n.format = s.Format
-	for _, e := range s.Enum {
-		if v, ok := spec.DecodeValue(e); ok {
-			n.enum = append(n.enum, v)
-		}
-	}
-	n.constVal, n.hasConst = spec.DecodeValue(s.Const)
-	n.example, n.hasExample = spec.DecodeValue(s.Example)
-	if !n.hasExample && len(s.Examples) > 0 {
-		n.example, n.hasExample = spec.DecodeValue(s.Examples[0])
-	}
-	n.def, n.hasDefault = spec.DecodeValue(s.Default)
-	n.readOnly = s.ReadOnly != nil && *s.ReadOnly
-	n.writeOnly = s.WriteOnly != nil && *s.WriteOnly
+// fill copies the keywords of m into the raw node n, compiling children
+// depth first in the order the flattening of allOf cycles has always
+// depended on: items, prefixItems, properties, additionalProperties,
+// patternProperties, propertyNames, allOf, oneOf, anyOf, not, subtypes.
+// Where the model has no child for a keyword that is there, the schema's
+// own proxy says which reference failed (base, read under the lock).
+func (c *compiler) fill(n *node, m *spec.Schema) {
+	s := m.Base
+	more := m.More()
+	n.types = m.Types
+	n.nullable = m.Nullable
+	n.format = m.Format
+	n.enum = m.Enum
+	n.constVal, n.hasConst = more.Const, more.ConstOK
+	n.example, n.hasExample = more.Example, more.HasExample
+	n.def, n.hasDefault = more.Default, more.HasDefault
+	n.readOnly = m.ReadOnly()
+	n.writeOnly = m.WriteOnly()
 
-	if s.Minimum != nil {
-		n.min, n.hasMin = *s.Minimum, true
-	}
-	if s.Maximum != nil {
-		n.max, n.hasMax = *s.Maximum, true
-	}
-	if e := s.ExclusiveMinimum; e != nil {
-		if e.IsA() {
-			n.exclMin = e.A && n.hasMin
-		} else if !n.hasMin || e.B >= n.min {
-			n.min, n.hasMin, n.exclMin = e.B, true, true
-		}
-	}
-	if e := s.ExclusiveMaximum; e != nil {
-		if e.IsA() {
-			n.exclMax = e.A && n.hasMax
-		} else if !n.hasMax || e.B <= n.max {
-			n.max, n.hasMax, n.exclMax = e.B, true, true
-		}
-	}
-	if s.MultipleOf != nil && *s.MultipleOf > 0 && !math.IsInf(*s.MultipleOf, 0) {
-		n.multipleOf = *s.MultipleOf
-	}
+	n.min, n.hasMin, n.exclMin = m.Min, m.HasMin, m.ExclMin
+	n.max, n.hasMax, n.exclMax = m.Max, m.HasMax, m.ExclMax
+	n.multipleOf = m.MultipleOf
 
-	if s.MinLength != nil {
-		n.minLen = clampInt(*s.MinLength)
+	n.minLen = clampInt(m.MinLength)
+	if m.MaxLength >= 0 {
+		n.maxLen = clampInt(m.MaxLength)
 	}
-	if s.MaxLength != nil {
-		n.maxLen = clampInt(*s.MaxLength)
-	}
-	if p := c.pattern(s.Pattern); p != nil {
+	if p := c.pattern(m.Pattern); p != nil {
 		n.patterns = append(n.patterns, p)
 	}
 
-	if it := s.Items; it != nil {
-		if it.IsA() {
-			if it.A != nil {
-				n.items = c.proxy(it.A)
+	if items := m.Items(); items != nil {
+		n.items = c.schema(items, items.Name)
+	} else if m.ItemsKeyword && !more.NoItems {
+		n.items = c.child(nil, c.proxyOf(func() *base.SchemaProxy {
+			if s.Items.IsA() {
+				return s.Items.A
 			}
-		} else if !it.B {
-			n.noItems = true
-		}
+			return nil
+		}))
 	}
-	for _, p := range s.PrefixItems {
-		n.prefix = append(n.prefix, c.proxy(p))
+	n.noItems = more.NoItems
+	for i, p := range more.PrefixItems {
+		n.prefix = append(n.prefix, c.child(p, c.missing(p, func() *base.SchemaProxy { return s.PrefixItems[i] })))
 	}
-	if s.MinItems != nil {
-		n.minItems = clampInt(*s.MinItems)
+	n.minItems = clampInt(more.MinItems)
+	if more.MaxItems >= 0 {
+		n.maxItems = clampInt(more.MaxItems)
 	}
-	if s.MaxItems != nil {
-		n.maxItems = clampInt(*s.MaxItems)
-	}
-	n.unique = s.UniqueItems != nil && *s.UniqueItems
+	n.unique = more.UniqueItems
 
-	for name, p := range s.Properties.FromOldest() {
-		n.props = append(n.props, prop{name: name, node: c.proxy(p)})
+	for _, p := range m.Own() {
+		n.props = append(n.props, prop{name: p.Name, node: c.child(p.Schema, c.missing(p.Schema, func() *base.SchemaProxy {
+			return s.Properties.GetOrZero(p.Name)
+		}))})
 	}
-	n.required = append(n.required, s.Required...)
-	if a := s.AdditionalProperties; a != nil {
-		switch {
-		case a.IsA() && a.A != nil:
-			n.addl, n.addlNode = addlSchema, c.proxy(a.A)
-		case a.IsA():
-			n.addl = addlTrue
-		case a.B:
-			n.addl = addlTrue
-		default:
-			n.addl = addlFalse
+	n.required = m.OwnRequired
+	switch m.Additional {
+	case spec.AdditionalSchema:
+		extra := m.AdditionalSchema()
+		n.addl, n.addlNode = addlSchema, c.child(extra, c.missing(extra, func() *base.SchemaProxy { return s.AdditionalProperties.A }))
+	case spec.AdditionalTrue:
+		n.addl = addlTrue
+	case spec.AdditionalFalse:
+		n.addl = addlFalse
+	}
+	for i, pp := range more.PatternProps {
+		if cp := c.pattern(pp.Pattern); cp != nil {
+			n.patternProps = append(n.patternProps, patternProp{pat: cp, node: c.child(pp.Schema, c.missing(pp.Schema, func() *base.SchemaProxy {
+				return s.PatternProperties.GetOrZero(more.PatternProps[i].Pattern)
+			}))})
 		}
 	}
-	for pat, p := range s.PatternProperties.FromOldest() {
-		if cp := c.pattern(pat); cp != nil {
-			n.patternProps = append(n.patternProps, patternProp{pat: cp, node: c.proxy(p)})
-		}
-	}
-	if s.PropertyNames != nil {
-		n.propertyNames = c.proxy(s.PropertyNames)
-	}
-	if s.MinProperties != nil {
-		n.minProps = clampInt(*s.MinProperties)
-	}
-	if s.MaxProperties != nil {
-		n.maxProps = clampInt(*s.MaxProperties)
+	n.propertyNames = c.child(more.PropertyNames, c.missing(more.PropertyNames, func() *base.SchemaProxy { return s.PropertyNames }))
+	n.minProps = clampInt(more.MinProps)
+	if more.MaxProps >= 0 {
+		n.maxProps = clampInt(more.MaxProps)
 	}
 
-	for _, p := range s.AllOf {
-		if cn := c.proxy(p); cn != nil {
+	for i, p := range m.AllOf() {
+		if cn := c.child(p, c.missing(p, func() *base.SchemaProxy { return s.AllOf[i] })); cn != nil {
 			n.allOf = append(n.allOf, cn)
 		}
 	}
-	for _, p := range s.OneOf {
-		if cn := c.proxy(p); cn != nil {
+	for i, p := range m.OneOf() {
+		if cn := c.child(p, c.missing(p, func() *base.SchemaProxy { return s.OneOf[i] })); cn != nil {
 			n.oneOf = append(n.oneOf, cn)
 		}
 	}
-	for _, p := range s.AnyOf {
-		if cn := c.proxy(p); cn != nil {
+	for i, p := range m.AnyOf() {
+		if cn := c.child(p, c.missing(p, func() *base.SchemaProxy { return s.AnyOf[i] })); cn != nil {
 			n.anyOf = append(n.anyOf, cn)
 		}
 	}
-	if s.Not != nil {
-		n.not = c.proxy(s.Not)
+	if m.HasNot {
+		not := m.Not()
+		n.not = c.child(not, c.missing(not, func() *base.SchemaProxy { return s.Not }))
 	}
 
-	if d := s.Discriminator; d != nil && d.PropertyName != "" {
-		n.disc = &discriminator{prop: d.PropertyName}
+	if d := m.Discriminator(); d != nil {
+		n.disc = &discriminator{prop: d.Property}
 		n.discOwn = true
-		for key, target := range d.Mapping.FromOldest() {
-			n.disc.mapping = append(n.disc.mapping, discMapping{key: key, target: spec.RefName(target)})
+		for _, t := range d.Mapping {
+			n.disc.mapping = append(n.disc.mapping, discMapping{key: t.Value, target: spec.RefName(t.Ref)})
 		}
-		if len(n.oneOf) == 0 && len(n.anyOf) == 0 && d.Mapping != nil {
-			c.resolveSubtypes(n, s, d)
-		}
-	}
-}
-
-// resolveSubtypes compiles the targets of a discriminator mapping. The
-// high-level model only gives the targets as reference strings, so each is
-// looked up in the schema's index and built from its component node. (A
-// proxy over a synthetic $ref node would not do: libopenapi caches
-// resolved references by source line and column, which synthetic nodes
-// share.)
-func (c *compiler) resolveSubtypes(n *node, s *base.Schema, d *base.Discriminator) {
-	ls := s.GoLow()
-	if ls == nil || ls.Index == nil {
-		return
-	}
-	for key, target := range d.Mapping.FromOldest() {
-		ref := target
-		if !strings.Contains(ref, "#") && !strings.Contains(ref, "/") {
-			ref = "#/components/schemas/" + ref
-		}
-		rk := refKey{ls.Index, ref}
-		sub, ok := c.memo[rk]
-		if !ok {
-			sub = c.buildComponent(ls.Index, ref)
-			if sub == nil {
-				continue
+		// The classic base type, whose subtypes extend it with allOf:
+		// generating it picks one of them.
+		if len(n.oneOf) == 0 && len(n.anyOf) == 0 {
+			for _, t := range d.Mapping {
+				if t.Schema != nil {
+					n.subtypes = append(n.subtypes, subtype{key: t.Value, node: c.schema(t.Schema, t.Schema.Name)})
+				}
 			}
-			c.memo[rk] = sub
-		}
-		if !sub.unresolved {
-			n.subtypes = append(n.subtypes, subtype{key: key, node: sub})
 		}
 	}
 }
 
-// buildComponent compiles the component a reference points at, or returns
-// nil when the index cannot find it.
-func (c *compiler) buildComponent(idx *index.SpecIndex, ref string) (n *node) {
-	defer func() {
-		if recover() != nil {
-			n = nil
-		}
-	}()
-	s := buildComponentSchema(idx, ref) // prepare.go
-	if s == nil {
+// missing reads, under the lock, the proxy a schema wrote for a child the
+// model has none for (m nil); nothing when m is there.
+func (c *compiler) missing(m *spec.Schema, get func() *base.SchemaProxy) *base.SchemaProxy {
+	if m != nil {
 		return nil
 	}
-	n = c.newNode(spec.RefName(ref))
-	c.fill(n, s)
-	return n
+	return c.proxyOf(get)
+}
+
+func (c *compiler) proxyOf(get func() *base.SchemaProxy) (p *base.SchemaProxy) {
+	c.guard(func() { p = get() })
+	return p
 }
 
 func (c *compiler) pattern(src string) *pattern {

@@ -237,7 +237,7 @@ func mergeChild(a, b *node, c *compiler) *node {
 	if a == b || a.f() == b.f() {
 		return a
 	}
-	m := c.newNode("")
+	m := c.newNode(nil, "")
 	m.allOf = []*node{a, b}
 	flatten(m, c)
 	return m

@@ -28,13 +28,19 @@ const (
 	addlSchema
 )
 
-// node is the generator's own, immutable view of a schema. libopenapi's
-// model is lazy, lock-protected and keeps composition as written; reading it
-// on every request would be slow, and every allOf would have to be merged
-// again. A node is built once per schema (raw: as written, children point
-// at raw nodes), then flattened (allOf merged in) and never changed again,
-// so concurrent generators share it without locks.
+// node is the generator's own, immutable view of a schema of the model
+// (spec.Schema): the schema's keywords as generation reads them, plus what
+// it adds (compiled patterns, names, subtypes, and once flattened the
+// allOf merge, oneOf variants and sibling exclusions, which the generator
+// merges its own way: a property declared twice requires both
+// declarations, where the model keeps the first). A node is built once per
+// schema (raw: as written, children point at raw nodes), then flattened
+// (allOf merged in) and never changed again, so concurrent generators
+// share it without locks.
 type node struct {
+	// schema is the model's schema the node generates for (nil for an
+	// unresolved reference, and for the nodes merging makes).
+	schema     *spec.Schema
 	name       string // component name when reached through a $ref
 	unresolved bool   // a $ref libopenapi could not resolve, or a nil schema
 

@@ -1,16 +1,12 @@
 package synth
 
 import (
-	"context"
 	"strings"
 
 	"github.com/pb33f/libopenapi/datamodel/high/base"
-	"github.com/pb33f/libopenapi/datamodel/low"
-	lowbase "github.com/pb33f/libopenapi/datamodel/low/base"
 	"github.com/pb33f/libopenapi/index"
 	"go.yaml.in/yaml/v4"
 
-	"github.com/wmsmock/wmsmock/internal/oasdoc"
 	"github.com/wmsmock/wmsmock/mock/spec"
 )
 
@@ -38,72 +34,44 @@ func (g *Generator) Prepare(schema *base.Schema) {
 }
 
 // PrepareRef compiles the component ref names in idx ("#/components/
-// schemas/Name") as a schema reaching it through a $ref would: under the
-// same memo key, its node made and remembered before its children, so
-// that cycles end the same way. A component the index cannot find or
-// libopenapi cannot build is left for the call that meets it, which then
-// compiles it as it always has.
+// schemas/Name") as a schema reaching it through a $ref would: the same
+// model schema (spec.Document.Ref), so the same node, made and remembered
+// before its children, so that cycles end the same way. A component the
+// model cannot find is left for the call that meets it.
 func (g *Generator) PrepareRef(idx *index.SpecIndex, ref string) {
 	if idx == nil {
 		return
 	}
+	m := g.doc.Ref(idx, ref)
+	if m == nil {
+		return
+	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	g.guard(func() {
-		c := g.comp
-		key := refKey{idx, ref}
-		if _, ok := c.memo[key]; ok {
-			return
-		}
-		s := buildComponentSchema(idx, ref)
-		if s == nil {
-			return
-		}
-		c.batch = c.batch[:0]
-		defer func() {
-			if recover() != nil {
-				// The nodes of this step may be unfinished: forget them,
-				// so the call that needs them compiles them afresh.
-				for k, n := range c.memo {
-					for _, b := range c.batch {
-						if n == b {
-							delete(c.memo, k)
-						}
-					}
-				}
-				c.batch = c.batch[:0]
-			}
-		}()
-		n := c.newNode(spec.RefName(ref))
-		c.memo[key] = n
-		c.fill(n, s)
-		c.finish()
-	})
-}
-
-// componentSchema builds the schema of the component ref names in idx, as
-// compiler.buildComponent does; nil when there is none.
-func buildComponentSchema(idx *index.SpecIndex, ref string) (s *base.Schema) {
+	c := g.comp
+	if _, ok := c.memo[m]; ok {
+		return
+	}
+	c.batch = c.batch[:0]
 	defer func() {
 		if recover() != nil {
-			s = nil
+			// The nodes of this step may be unfinished: forget them,
+			// so the call that needs them compiles them afresh.
+			for _, b := range c.batch {
+				if b.schema != nil && c.memo[b.schema] == b {
+					delete(c.memo, b.schema)
+				}
+				for k, n := range c.dangling {
+					if n == b {
+						delete(c.dangling, k)
+					}
+				}
+			}
+			c.batch = c.batch[:0]
 		}
 	}()
-	ctx := context.Background()
-	comp := idx.FindComponent(ctx, ref)
-	if comp == nil || comp.Node == nil {
-		return nil
-	}
-	cidx := comp.Index
-	if cidx == nil {
-		cidx = idx
-	}
-	lp := new(lowbase.SchemaProxy)
-	if err := lp.Build(ctx, comp.KeyNode, comp.Node, cidx); err != nil {
-		return nil
-	}
-	hp := base.NewSchemaProxy(&low.NodeReference[*lowbase.SchemaProxy]{Value: lp, ValueNode: comp.Node, KeyNode: comp.KeyNode})
-	return oasdoc.Schema(hp)
+	c.schema(m, m.Name)
+	c.finish()
 }
 
 // componentPrefix is where a document's own schemas are referred to.
@@ -162,7 +130,7 @@ func ComponentRefs(roots []*yaml.Node, components map[string]*yaml.Node) []strin
 					}
 					m := v.Content[j+1]
 					for l := 1; l < len(m.Content); l += 2 {
-						// Written as resolveSubtypes reads it.
+						// Written as the model reads it (spec's discriminator mapping).
 						target := m.Content[l].Value
 						if !strings.Contains(target, "/") && !strings.Contains(target, "#") {
 							target = componentPrefix + target

@@ -2,9 +2,12 @@ package synth
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 
 	"go.yaml.in/yaml/v4"
+
+	"github.com/wmsmock/wmsmock/mock/spec"
 )
 
 const prepareDoc = `openapi: 3.0.1
@@ -112,5 +115,36 @@ func TestPrepareRefIsWhatACallFinds(t *testing.T) {
 		if a, b := g.Value(list, key, Response), fresh.Value(list, key, Response); !reflect.DeepEqual(a, b) {
 			t.Errorf("key %s: prepared %v, fresh %v", key, a, b)
 		}
+	}
+}
+
+// A generator given its document builds on the document's model: its
+// nodes are those of the model's schemas (spec.Document.Schema), the ones
+// the fake's other readers use, and warming a component up by its
+// reference compiles the very schema a $ref to it gives.
+func TestGeneratorBuildsOnTheModel(t *testing.T) {
+	doc, err := spec.Load([]byte(strings.Replace(prepareDoc, "paths: {}", "paths: {/l: {get: {responses: {'200': {description: ok}}}}}", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := New(WithDocument(doc))
+	g.PrepareRef(doc.Model.Index, componentPrefix+"Owner")
+	owner := doc.Component("Owner")
+	prepared, ok := g.comp.memo[owner]
+	if !ok || prepared.schema != owner {
+		t.Fatalf("PrepareRef made no node of the model's Owner")
+	}
+	list := componentSchema(t, doc.Model, "List")
+	g.Prepare(list)
+	n := g.node(list)
+	if n.schema == nil || n.schema != doc.Schema(list) {
+		t.Errorf("List's node is of %p, not of the model's List %p", n.schema, doc.Schema(list))
+	}
+	pet := doc.Component("Pet")
+	if got := n.props[0].node.f().items; got == nil || got.schema != pet || g.comp.memo[pet] != got {
+		t.Errorf("List.items' items are not the node of the model's Pet")
+	}
+	if g.comp.memo[owner] != prepared {
+		t.Error("compiling List made Owner's node again")
 	}
 }

@@ -14,7 +14,9 @@ import (
 	"time"
 
 	"github.com/pb33f/libopenapi/datamodel/high/base"
+
 	"github.com/wmsmock/wmsmock/internal/fnv1a"
+	"github.com/wmsmock/wmsmock/mock/spec"
 )
 
 // Mode says which direction a value travels, because OpenAPI hides
@@ -48,12 +50,27 @@ type Option func(*Generator)
 // generators with the same seed produce the same values.
 func WithSeed(seed int64) Option { return func(g *Generator) { g.seed = seed } }
 
-// WithGuard runs the first walk of each schema under guard: the lock of
-// the document the schemas come from (spec.Document.Guard), which the
+// WithGuard makes the generator read libopenapi's schemas (compiling its
+// own model of them, spec.Detached) only under guard: the lock of the
+// document the schemas come from (spec.Document.Guard), which the
 // validator holds too while it compiles. Without it the generator only
-// serializes its own walks, which is enough unless something else (a
-// server, a validator) uses the same document at the same time.
+// serializes its own reads, which is enough unless something else (a
+// server, a validator) uses the same document at the same time. A caller
+// that has the document gives WithDocument instead.
 func WithGuard(guard func(func())) Option { return func(g *Generator) { g.guard = guard } }
+
+// WithDocument names the document the schemas come from: the generator
+// builds on its compiled model (spec.Document.Schema), which the fake's
+// other readers share, and takes its lock (as WithGuard does). Without
+// it the generator compiles the schemas it is handed on a model of its
+// own (spec.Detached).
+func WithDocument(d *spec.Document) Option {
+	return func(g *Generator) {
+		if d != nil {
+			g.doc, g.guard = d, d.Guard
+		}
+	}
+}
 
 // WithNulls makes Response values carry every property their schema
 // declares, as the service's answers do: an optional property the value
@@ -97,13 +114,14 @@ type Generator struct {
 
 	mu    sync.Mutex // guards comp
 	guard func(func())
+	doc   *spec.Document
 	comp  *compiler
 	roots sync.Map // *base.Schema -> *node (flattened)
 }
 
 // New returns a Generator configured by opts.
 func New(opts ...Option) *Generator {
-	g := &Generator{seed: 1, maxDepth: 6, epoch: defaultEpoch, comp: newCompiler()}
+	g := &Generator{seed: 1, maxDepth: 6, epoch: defaultEpoch}
 	for _, o := range opts {
 		if o != nil {
 			o(g)
@@ -113,6 +131,10 @@ func New(opts ...Option) *Generator {
 	if g.guard == nil {
 		g.guard = func(fn func()) { fn() } // g.mu is held already
 	}
+	if g.doc == nil {
+		g.doc = spec.Detached(g.guard)
+	}
+	g.comp = newCompiler(g.doc, g.guard)
 	return g
 }
 
@@ -195,8 +217,7 @@ func (g *Generator) node(schema *base.Schema) *node {
 	if n, ok := g.roots.Load(schema); ok {
 		return n.(*node)
 	}
-	var n *node
-	g.guard(func() { n = g.comp.root(schema) })
+	n := g.comp.root(schema) // takes the document's lock where it reads the model
 	g.roots.Store(schema, n)
 	return n
 }
