@@ -238,7 +238,7 @@ func objectOK(n *node, m map[string]any, mode Mode, depth int) bool {
 		return false
 	}
 	if n.disc != nil {
-		if _, ok := m[n.disc.prop]; !ok {
+		if _, ok := m[n.disc.Property]; !ok {
 			return false
 		}
 	}

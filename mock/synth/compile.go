@@ -178,14 +178,10 @@ func (c *compiler) fill(n *node, m *spec.Schema) {
 		}))})
 	}
 	n.required = m.OwnRequired
-	switch m.Additional {
-	case spec.AdditionalSchema:
+	n.addl = m.Additional
+	if n.addl == addlSchema {
 		extra := m.AdditionalSchema()
-		n.addl, n.addlNode = addlSchema, c.child(extra, c.missing(extra, func() *base.SchemaProxy { return s.AdditionalProperties.A }))
-	case spec.AdditionalTrue:
-		n.addl = addlTrue
-	case spec.AdditionalFalse:
-		n.addl = addlFalse
+		n.addlNode = c.child(extra, c.missing(extra, func() *base.SchemaProxy { return s.AdditionalProperties.A }))
 	}
 	for i, pp := range more.PatternProps {
 		if cp := c.pattern(pp.Pattern); cp != nil {
@@ -221,11 +217,7 @@ func (c *compiler) fill(n *node, m *spec.Schema) {
 	}
 
 	if d := m.Discriminator(); d != nil {
-		n.disc = &discriminator{prop: d.Property}
-		n.discOwn = true
-		for _, t := range d.Mapping {
-			n.disc.mapping = append(n.disc.mapping, discMapping{key: t.Value, target: spec.RefName(t.Ref)})
-		}
+		n.disc, n.discOwn = d, true
 		// The classic base type, whose subtypes extend it with allOf:
 		// generating it picks one of them.
 		if len(n.oneOf) == 0 && len(n.anyOf) == 0 {

@@ -189,7 +189,7 @@ func (c *run) subtype(n *node, fd field, depth int, ot *objTimes) any {
 	st := n.subtypes[c.r.IntN(len(n.subtypes))]
 	v := c.value(st.node, fd, depth, ot, false)
 	if m, ok := v.(map[string]any); ok {
-		c.setDisc(st.node.f(), m, n.disc.prop, st.key, depth)
+		c.setDisc(st.node.f(), m, n.disc.Property, st.key, depth)
 	}
 	return v
 }
@@ -481,7 +481,7 @@ func (c *run) object(n *node, fd field, depth int) map[string]any {
 	for i := range n.props {
 		p := &n.props[i]
 		pf := p.node.f()
-		isDisc := n.disc != nil && n.disc.prop == p.name
+		isDisc := n.disc != nil && n.disc.Property == p.name
 		if c.skipForMode(pf) && !isDisc {
 			continue
 		}
@@ -519,7 +519,7 @@ func (c *run) object(n *node, fd field, depth int) map[string]any {
 	}
 	c.fitPropertyCount(n, m, depth, &ot)
 	if n.disc != nil {
-		c.setDisc(n, m, n.disc.prop, n.discValue, depth)
+		c.setDisc(n, m, n.disc.Property, n.discValue, depth)
 	}
 	c.bucketRef(n, m)
 	return m

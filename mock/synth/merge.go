@@ -254,7 +254,7 @@ func finishFlat(f *node, name string) {
 	}
 	for i := range f.props {
 		p := &f.props[i]
-		p.required = slices.Contains(f.required, p.name) || (f.disc != nil && f.disc.prop == p.name)
+		p.required = slices.Contains(f.required, p.name) || (f.disc != nil && f.disc.Property == p.name)
 		p.usual = usual(name, p.name) // vocabulary.go
 		p.field = field{h: lookupHeuristic(p.name), lname: strings.ToLower(p.name)}
 		if h := vocabularyHeuristic(name, p.name); h != nil { // vocabulary.go
@@ -262,7 +262,7 @@ func finishFlat(f *node, name string) {
 		}
 	}
 	if f.disc != nil && f.discValue == "" && name != "" && (!f.discOwn || len(f.oneOf)+len(f.anyOf)+len(f.subtypes) == 0) {
-		f.discValue = f.disc.mappingKeyFor(name)
+		f.discValue = mappingKeyFor(f.disc, name)
 	}
 }
 
@@ -294,7 +294,7 @@ func buildVariants(f *node, c *compiler, depth int) {
 		v.state = stFlat
 		v.discValue = ""
 		if f.disc != nil && b.name != "" {
-			v.discValue = f.disc.mappingKeyFor(b.name)
+			v.discValue = mappingKeyFor(f.disc, b.name)
 		}
 		finishFlat(v, "")
 		for i := range v.props { // the branch's usual shape (a compute env's aws-batch config)

@@ -16,16 +16,12 @@ const (
 	tNull    = spec.Null
 )
 
-// addlMode records what additionalProperties said, because "absent" and
-// "true" differ for realism (absent: do not invent keys on objects that
-// declare properties) though not for validity.
-type addlMode uint8
-
+// What additionalProperties says, the model's (spec.Additional).
 const (
-	addlUnset addlMode = iota
-	addlTrue
-	addlFalse
-	addlSchema
+	addlUnset  = spec.AdditionalAbsent
+	addlTrue   = spec.AdditionalTrue
+	addlFalse  = spec.AdditionalFalse
+	addlSchema = spec.AdditionalSchema
 )
 
 // node is the generator's own, immutable view of a schema of the model
@@ -79,7 +75,7 @@ type node struct {
 	props         []prop
 	propIndex     map[string]int
 	required      []string
-	addl          addlMode
+	addl          spec.Additional
 	addlNode      *node
 	patternProps  []patternProp
 	propertyNames *node
@@ -92,7 +88,7 @@ type node struct {
 	anyOf []*node
 	not   *node
 
-	disc    *discriminator
+	disc    *spec.Discriminator
 	discOwn bool // declared on this schema, not inherited through allOf
 
 	// subtypes are the resolved targets of an own discriminator mapping on a
@@ -129,16 +125,6 @@ type field struct {
 type patternProp struct {
 	pat  *pattern
 	node *node
-}
-
-type discriminator struct {
-	prop    string
-	mapping []discMapping // in document order
-}
-
-type discMapping struct {
-	key    string // the discriminator value
-	target string // component name the value selects
 }
 
 type subtype struct {
@@ -202,13 +188,13 @@ func (n *node) declared(name string) *prop {
 	return nil
 }
 
-// mappingKeyFor returns the discriminator value that selects the component
-// named target: its mapping key, else (as OpenAPI specifies for implicit
+// mappingKeyFor returns the value of d that selects the component named
+// target: its mapping key, else (as OpenAPI specifies for implicit
 // mapping) the component name itself.
-func (d *discriminator) mappingKeyFor(target string) string {
-	for _, m := range d.mapping {
-		if m.target == target {
-			return m.key
+func mappingKeyFor(d *spec.Discriminator, target string) string {
+	for _, m := range d.Mapping {
+		if spec.RefName(m.Ref) == target {
+			return m.Value
 		}
 	}
 	return target
