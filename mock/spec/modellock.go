@@ -12,12 +12,8 @@ package spec
 // different documents never wait for each other, and servers sharing one
 // document share its lock.
 func (d *Document) Guard(fn func()) {
-	if d.detached {
-		if d.guard != nil {
-			d.guard(fn)
-		} else {
-			fn()
-		}
+	if d.guard != nil {
+		d.guard(fn)
 		return
 	}
 	d.modelMu.Lock()
@@ -33,7 +29,7 @@ func (d *Document) Guard(fn func()) {
 // refers to them, each reference spelling its own key, so schemas of
 // different documents never share a compiled component; and Component
 // finds nothing. guard is the lock of the schemas' own document, held
-// while compiling (nil: the caller serializes the compiling itself).
+// while compiling (nil: the detached document's own lock).
 func Detached(guard func(func())) *Document {
-	return &Document{detached: true, guard: guard}
+	return &Document{guard: guard}
 }

@@ -46,11 +46,10 @@ type Document struct {
 	// template indexes to operations.
 	routes  oasdoc.Router
 	byRoute []*Operation
-	// modelMu serializes first uses of the model (see Guard); a detached
-	// document (Detached) uses guard instead.
-	modelMu  sync.Mutex
-	detached bool
-	guard    func(func())
+	// modelMu serializes first uses of the model (see Guard), unless a
+	// detached document (Detached) was given its schemas' guard.
+	modelMu sync.Mutex
+	guard   func(func())
 	// schemaCache holds the compiled schemas (schema.go).
 	schemaCache
 

@@ -148,3 +148,24 @@ func TestGeneratorBuildsOnTheModel(t *testing.T) {
 		t.Error("compiling List made Owner's node again")
 	}
 }
+
+// A generator given neither its document nor a lock still compiles safely
+// while warming up: PrepareRef reaches the model outside the generator's
+// mutex, so the detached model takes a lock of its own (run with -race).
+func TestPrepareRefBesideACall(t *testing.T) {
+	doc := loadSpec(t, []byte(prepareDoc))
+	g := New()
+	list := componentSchema(t, doc, "List")
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for _, r := range []string{"Owner", "Pet", "Cat", "Dog"} {
+			g.PrepareRef(doc.Index, componentPrefix+r)
+		}
+	}()
+	v := g.Value(list, "k", Response)
+	<-done
+	if want := New().Value(list, "k", Response); !reflect.DeepEqual(v, want) {
+		t.Errorf("beside a warm-up: %v, alone: %v", v, want)
+	}
+}

@@ -128,11 +128,11 @@ func New(opts ...Option) *Generator {
 		}
 	}
 	g.epochUnix = g.epoch.Unix()
+	if g.doc == nil {
+		g.doc = spec.Detached(g.guard) // nil: the detached model's own lock
+	}
 	if g.guard == nil {
 		g.guard = func(fn func()) { fn() } // g.mu is held already
-	}
-	if g.doc == nil {
-		g.doc = spec.Detached(g.guard)
 	}
 	g.comp = newCompiler(g.doc, g.guard)
 	return g
