@@ -128,7 +128,7 @@ func (s *Service) heldAt(param string, id any, sch *spec.Schema, now time.Time, 
 	}
 	var v map[string]any
 	if hops == 0 {
-		k := canonKey{sch, coll, r.ID, r.Seq, s.hash.bytes(r.Data), status, s.refs.Generation()}
+		k := canonKey{sch, coll, r.ID, r.Seq, s.fingerprint(r.Data), status, s.refs.Generation()}
 		v, _ = s.copies.views.Do(k, view)
 	} else {
 		v, _ = view()

@@ -30,6 +30,10 @@ var (
 	errActive = errors.New("active")
 )
 
+// errUnchanged, returned by an update's change, leaves the record as it
+// was without failing the call.
+var errUnchanged = errors.New("unchanged")
+
 // failure is a domain error of one kind with its message.
 type failure struct {
 	kind error

@@ -247,7 +247,7 @@ func (c *collection) locate(id string) error {
 	if err != nil {
 		return err
 	}
-	d, err := c.s.heads.Do(headKey{coll, id, c.s.hash.bytes(r.Data)}, func() (*itemData, error) { return decodeHead(r) })
+	d, err := c.s.heads.Do(headKey{coll, id, c.s.fingerprint(r.Data)}, func() (*itemData, error) { return decodeHead(r) })
 	if err != nil {
 		return err
 	}

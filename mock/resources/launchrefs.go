@@ -102,7 +102,7 @@ func (c *collection) visible(id string, ws *int64, now time.Time) error {
 	if err != nil {
 		return err
 	}
-	d, err := c.s.heads.Do(headKey{c.listPath, id, c.s.hash.bytes(r.Data)}, func() (*itemData, error) { return decodeHead(r) })
+	d, err := c.s.heads.Do(headKey{c.listPath, id, c.s.fingerprint(r.Data)}, func() (*itemData, error) { return decodeHead(r) })
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wmsmock/wmsmock/internal/jsonvalue"
+
 	"github.com/wmsmock/wmsmock/internal/workflow"
 	"github.com/wmsmock/wmsmock/mock/handler"
 	"github.com/wmsmock/wmsmock/mock/spec"
@@ -32,11 +34,6 @@ import (
 // a record of its own. A progress call so costs its batch: a read and a
 // write per task, and one write of the run record with the counters moved
 // by the tasks' changes.
-
-// TraceDetailsCollection holds, per reported run (by its id), what only a
-// describe shows: the reported workflow in full, its process names, and
-// the metrics of its completion.
-const TraceDetailsCollection = "trace-details"
 
 // traceDetails is a run's detail record.
 type traceDetails struct {
@@ -305,7 +302,7 @@ func (t *reports) takeTasks(req *handler.Request) (*handler.Response, error) {
 		if !ok {
 			return nil, fail(errBadInput, "tasks[%d] is not an object", i)
 		}
-		id, ok := intOf(m["taskId"])
+		id, ok := jsonvalue.Int(m["taskId"])
 		if !ok || id <= 0 {
 			return nil, fail(errBadInput, "tasks[%d] has no taskId", i)
 		}
@@ -346,7 +343,7 @@ const notYet = 2147483647
 // service's Task shows and Nextflow never sends: the exit code it reports
 // as "exit", once the task has ended (before, "exit" is notYet).
 func deriveExitStatus(task map[string]any) {
-	if exit, ok := intOf(task["exit"]); ok && exit != notYet {
+	if exit, ok := jsonvalue.Int(task["exit"]); ok && exit != notYet {
 		task["exitStatus"] = exit
 	}
 }
@@ -361,7 +358,7 @@ func reportedPeaks(v any) (workflow.Peaks, map[string]workflow.Peaks) {
 	}
 	peaks := func(m map[string]any) workflow.Peaks {
 		at := func(k string) *int64 {
-			if n, ok := intOf(m[k]); ok {
+			if n, ok := jsonvalue.Int(m[k]); ok {
 				return &n
 			}
 			return nil
@@ -448,7 +445,7 @@ func (t *reports) complete(req *handler.Request) (*handler.Response, error) {
 			tr.Complete = &end
 		}
 		tr.Duration = nil
-		if d, ok := intOf(reported["duration"]); ok {
+		if d, ok := jsonvalue.Int(reported["duration"]); ok {
 			tr.Duration = &d
 		}
 		tr.Ended = outcome(reported)
@@ -471,7 +468,7 @@ func outcome(reported map[string]any) string {
 		}
 		return workflow.Failed
 	}
-	exit, hasExit := intOf(reported["exitStatus"])
+	exit, hasExit := jsonvalue.Int(reported["exitStatus"])
 	if textOf(reported["errorMessage"]) == "" && (!hasExit || exit == 0) {
 		return workflow.Succeeded
 	}

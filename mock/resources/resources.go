@@ -18,6 +18,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"log/slog"
 	"math/rand/v2"
 	"net/url"
@@ -80,12 +81,13 @@ type Service struct {
 	runs     *runs
 	studios  *studios // studios.go; nil without studios
 	ids      *idSource
-	hash     hasher
+	// seed fingerprints records for the caches' keys (fingerprint).
+	seed maphash.Seed
 	// heads holds the decoded heads of items that launches name
 	// (launchrefs.go).
 	heads *memo.Map[headKey, *itemData]
 	// users holds the decoded seeded user (user.go).
-	users *memo.Map[decodedKey, seeded]
+	users *memo.Map[headKey, seeded]
 	// refs holds the ids answers refer to (refs.go).
 	refs *refs.Index
 	// copies holds the records' views that copies of them show (copies.go).
@@ -127,9 +129,9 @@ func Register(doc *spec.Document, d Deps) (*Service, error) {
 		d:        d,
 		fit:      fit,
 		bases:    newBases(d.Caches, d.Gen, fit),
-		hash:     newHasher(),
+		seed:     maphash.MakeSeed(),
 		heads:    memo.NewIn[headKey, *itemData](d.Caches, "item heads", 2),
-		users:    memo.NewIn[decodedKey, seeded](d.Caches, "seeded user", 1),
+		users:    memo.NewIn[headKey, seeded](d.Caches, "seeded user", 1),
 		copies:   newCopies(d.Caches),
 		handlers: map[*spec.Operation]handler.Func{},
 		ids:      &idSource{r: d.Gen.Rand(fmt.Sprintf("record ids %d", d.Clock.Now().UnixNano()))},
@@ -193,6 +195,11 @@ func Register(doc *spec.Document, d Deps) (*Service, error) {
 	}
 	return s, nil
 }
+
+// fingerprint hashes a record's content for a cache key, so that a
+// changed record is read again. The hashes are never stored, nor compared
+// across services.
+func (s *Service) fingerprint(b []byte) uint64 { return maphash.Bytes(s.seed, b) }
 
 // Handlers returns the operations the service answers, for the server's
 // handler table.

@@ -154,7 +154,7 @@ func (w *runs) launch(req *handler.Request) (*handler.Response, error) {
 			// The run as built is what a read would decode: the store's
 			// index (fileRun) and the first describe take it from here.
 			built := *wf
-			w.decoded.Put(decodedKey{id, w.s.hash.bytes(data)}, &built)
+			w.decoded.Put(decodedKey{id, w.hash.bytes(data)}, &built)
 			return store.Record{Created: wf.Submit, Updated: wf.Submit, Data: data}, nil
 		})
 	if err != nil {

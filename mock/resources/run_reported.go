@@ -226,7 +226,7 @@ func (k reportedRuns) tasks(x *run, req *handler.Request) (*handler.Response, er
 		}
 		// Clients poll a run's tasks; a task is rendered again only when
 		// its record has changed.
-		key := taskRenderKey{entry, r.ID, r.Seq, t.s.hash.bytes(r.Data)}
+		key := taskRenderKey{entry, r.ID, r.Seq, t.hash.bytes(r.Data)}
 		items[at], err = renderOnce(t.taskRenders, key, func() (any, error) {
 			task, err := decodeTask(r)
 			if err != nil {

@@ -35,12 +35,11 @@ import (
 // advancing a fake clock moves every run at once, a restart resumes runs
 // where the clock says they are, and tests never wait.
 
-// WorkflowsCollection is the store collection holding workflow runs.
-const WorkflowsCollection = "workflows"
-
 // runs holds the run operations of one document.
 type runs struct {
-	s       *Service
+	s *Service
+	// hash fingerprints records and render keys (rendercache.go).
+	hash    hasher
 	renders *memo.Map[renderKey, json.RawMessage]
 	// decoded holds read-only decodings of stored runs, keyed by id and
 	// content hash, so reading one run does not decode it on every call.
@@ -119,7 +118,7 @@ type runFiling struct {
 // runs already (launch puts it there), so filing it decodes nothing.
 func (w *runs) fileRun(r store.Record) ([]string, string) {
 	var f runFiling
-	if wf, ok := w.decoded.Get(decodedKey{r.ID, w.s.hash.bytes(r.Data)}); ok {
+	if wf, ok := w.decoded.Get(decodedKey{r.ID, w.hash.bytes(r.Data)}); ok {
 		f = runFiling{RunName: wf.RunName, ProjectName: wf.ProjectName, WorkspaceID: wf.WorkspaceID}
 	} else if json.Unmarshal(r.Data, &f) != nil {
 		return nil, "" // not a run: listed nowhere
@@ -129,7 +128,7 @@ func (w *runs) fileRun(r store.Record) ([]string, string) {
 
 func (s *Service) registerRuns() {
 	c := s.d.Caches
-	w := &runs{s: s,
+	w := &runs{s: s, hash: newHasher(),
 		renders:     memo.NewIn[renderKey, json.RawMessage](c, "run renderings", 16),
 		decoded:     memo.NewIn[decodedKey, *workflow.Run](c, "decoded runs", 16),
 		pages:       memo.NewIn[pageKey, listPage](c, "run list pages", 1),
@@ -164,7 +163,7 @@ func decodeWorkflow(r store.Record) (*workflow.Run, error) {
 // read decodes a stored run for reading, from the cache when the record is
 // unchanged, and chooses its kind: the one place that does.
 func (w *runs) read(r store.Record) (*run, error) {
-	h := w.s.hash.bytes(r.Data)
+	h := w.hash.bytes(r.Data)
 	wf, err := w.decoded.Do(decodedKey{r.ID, h}, func() (*workflow.Run, error) { return decodeWorkflow(r) })
 	if err != nil {
 		return nil, err
@@ -235,10 +234,6 @@ func updateRun(st store.Store, id string, now time.Time, fn func(*workflow.Run) 
 	return out, err
 }
 
-// errUnchanged, returned by an update's change, leaves the record as it
-// was without failing the call.
-var errUnchanged = errors.New("unchanged")
-
 func (w *runs) describe(req *handler.Request) (*handler.Response, error) {
 	x, err := w.get(req)
 	if err != nil {
@@ -291,7 +286,7 @@ func (w *runs) list(req *handler.Request) (*handler.Response, error) {
 		page[i] = x
 		keys[i] = w.renderKeyOf(x, item, "entry", req.Now)
 	}
-	pk := pageKey{sch, total, hasMore, w.s.hash.keys(keys)}
+	pk := pageKey{sch, total, hasMore, w.hash.keys(keys)}
 	if p, ok := w.pages.Get(pk); ok && slices.Equal(p.keys, keys) {
 		return &handler.Response{Status: req.Op.Success.Status, Raw: p.body, MediaType: req.Op.Success.MediaType}, nil
 	}

@@ -384,6 +384,27 @@ func (b *bases) object(s *spec.Schema, key string) map[string]any {
 	return m
 }
 
+// bare returns the synthesized base for s and key with only the members
+// s requires: the frame of an answer made of reported values, so that
+// nothing the client did not report (a made-up container, a cost) shows
+// up beside what it did.
+func (b *bases) bare(s *spec.Schema, key string) map[string]any {
+	if s == nil {
+		return map[string]any{}
+	}
+	v, _ := b.m.Do(baseKey{schema: s, key: key + "\x00bare"}, func() (any, error) {
+		m := b.object(s, key)
+		branch := branchOf(s, m, 0) // a oneOf's branch requires its own (its discriminator)
+		for k := range m {
+			if !s.Required(k) && !branch.Required(k) {
+				delete(m, k)
+			}
+		}
+		return m, nil
+	})
+	return jsonvalue.Clone(v).(map[string]any)
+}
+
 // frame returns a fresh copy of the synthesized object for s and key
 // without its property name: the frame of a list answer, whose items the
 // caller supplies. Copying the synthesized items only to drop them cost a

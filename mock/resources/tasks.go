@@ -14,12 +14,6 @@ import (
 	"github.com/wmsmock/wmsmock/mock/store"
 )
 
-// TasksCollection holds the tasks clients report, one record each, with
-// the id "<workflowId>/<taskId>". The store files them in one ordered list
-// per run (see fileTask), in the order of their taskIds, so a page of a
-// run's tasks costs the page, whatever the run's size.
-const TasksCollection = "tasks"
-
 // taskKey is a reported task's record id.
 func taskKey(run string, task int64) string { return run + "/" + strconv.FormatInt(task, 10) }
 
@@ -96,7 +90,7 @@ func recordFacts(data []byte) (*[len(factKeys)]any, error) {
 // factsFrom builds a task's facts from its members (get returns nil for
 // one it does not have).
 func factsFrom(get func(string) any) *workflow.TaskFacts {
-	n := func(k string) int64 { v, _ := intOf(get(k)); return v }
+	n := func(k string) int64 { v, _ := jsonvalue.Int(get(k)); return v }
 	pcpu, _ := floatOf(get("pcpu"))
 	return &workflow.TaskFacts{
 		Process: textOf(get("process")), Executor: textOf(get("executor")), Status: strings.ToUpper(textOf(get("status"))), ErrorAction: strings.ToUpper(textOf(get("errorAction"))),

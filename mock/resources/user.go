@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/wmsmock/wmsmock/internal/jsonvalue"
+
 	"github.com/wmsmock/wmsmock/mock/handler"
 	"github.com/wmsmock/wmsmock/mock/store"
 )
@@ -61,7 +63,7 @@ func (s *Service) userInfo(req *handler.Request) (*handler.Response, error) {
 	// The user's default workspace is one the fake holds, as the seed
 	// names it, or none.
 	var def any
-	if ws, ok := intOf(fields["defaultWorkspaceId"]); ok && s.workspaceExists(ws) == nil {
+	if ws, ok := jsonvalue.Int(fields["defaultWorkspaceId"]); ok && s.workspaceExists(ws) == nil {
 		def = ws
 	}
 	s.fit.set(sch, root, "defaultWorkspaceId", def)
@@ -145,7 +147,7 @@ func (s *Service) seededUser() (id any, name string, ok bool) {
 	if err != nil {
 		return nil, "", false
 	}
-	u, err := s.users.Do(decodedKey{r.ID, s.hash.bytes(r.Data)}, func() (seeded, error) {
+	u, err := s.users.Do(headKey{UserCollection, r.ID, s.fingerprint(r.Data)}, func() (seeded, error) {
 		var u seeded
 		return u, json.Unmarshal(r.Data, &u)
 	})
