@@ -53,7 +53,7 @@ func TestNullsNeverOverRecordValues(t *testing.T) {
 			r := f.ok("GET", target, "")
 			answers[name] = append(answers[name], r.body)
 			op, _ := f.route("GET", target)
-			if problems := check(baseOf(successSchema(op)), r.raw); problems != nil {
+			if problems := check(baseOf(SuccessSchema(op)), r.raw); problems != nil {
 				t.Errorf("%s: GET %s does not pass its answer check: %s", name, target, strings.Join(problems, "; "))
 			}
 			nulls[name] += strings.Count(string(r.raw), ":null")
@@ -83,7 +83,7 @@ func TestNullsNeverOverRecordValues(t *testing.T) {
 
 // withoutNulls is a copy of a decoded JSON value without the null members
 // of its objects.
-func withoutNulls(v any) any { return dropNulls(jsonvalue.Clone(v), 0) }
+func withoutNulls(v any) any { return DropNulls(jsonvalue.Clone(v), 0) }
 
 func jsonText(v any) string {
 	b, _ := json.Marshal(v)

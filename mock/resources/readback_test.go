@@ -173,7 +173,7 @@ func (rb *readBack) build(op *spec.Operation, vars map[string]string) *callgen.C
 		if call == nil {
 			call = c
 		}
-		m, err := decodeObject(c.Body)
+		m, err := DecodeObject(c.Body)
 		if err != nil || len(c.Body) == 0 {
 			return call
 		}
@@ -259,17 +259,17 @@ func (rb *readBack) do(op *spec.Operation, vars map[string]string, q url.Values,
 // nothing) and without what the request schema marks writeOnly (secrets
 // are never read back).
 func (rb *readBack) itemValues(op *spec.Operation, body []byte) map[string]any {
-	m, err := decodeObject(body)
+	m, err := DecodeObject(body)
 	if err != nil {
 		rb.t.Fatal(err)
 	}
-	req := requestSchema(op)
+	req := RequestSchema(op)
 	if rb.c.itemKey != "" {
 		if inner, ok := m[rb.c.itemKey].(map[string]any); ok {
 			m, req = inner, req.Prop(rb.c.itemKey)
 		}
 	}
-	m = dropNulls(normalJSON(rb.t, m), 0).(map[string]any)
+	m = DropNulls(normalJSON(rb.t, m), 0).(map[string]any)
 	hideWriteOnly(req, m, 0)
 	delete(m, rb.c.idProp)
 	return m
@@ -283,8 +283,8 @@ func (rb *readBack) views(wop *spec.Operation, vars map[string]string, q url.Val
 	var items []shown
 	if first != nil && first.Body != nil {
 		body := rb.body(first)
-		n += rb.compare(after+" answer", successSchema(wop), body, wrote)
-		items = append(items, rb.itemOf(after+" answer", successSchema(wop), body))
+		n += rb.compare(after+" answer", SuccessSchema(wop), body, wrote)
+		items = append(items, rb.itemOf(after+" answer", SuccessSchema(wop), body))
 	}
 	defer func() { rb.agree("after "+after, items) }()
 	reads := rb.readOps()
@@ -302,7 +302,7 @@ func (rb *readBack) views(wop *spec.Operation, vars map[string]string, q url.Val
 		if !reflect.DeepEqual(bodies[0], bodies[1]) {
 			t.Errorf("%s: two reads with no write between differ: %s", label, diffJSON(bodies[0], bodies[1]))
 		}
-		sch, item := successSchema(op), bodies[0]
+		sch, item := SuccessSchema(op), bodies[0]
 		if op == c.list {
 			sch, item = rb.entry(bodies[0], vars[c.param])
 			if item == nil {
@@ -333,7 +333,7 @@ func (rb *readBack) readOps() []*spec.Operation {
 		if op.Method != "GET" || !below || strings.Contains(rest, "{") || rb.f.svc.Handlers()[op] == nil {
 			continue
 		}
-		if s := successSchema(op); !s.IsObject() {
+		if s := SuccessSchema(op); !s.IsObject() {
 			continue
 		}
 		out = append(out, op)
@@ -395,7 +395,7 @@ func (rb *readBack) compare(label string, sch *spec.Schema, view any, wrote map[
 			n++
 			// An answer writes null for what was not written (inside a
 			// written list's objects too): null and absent are the same.
-			if !reflect.DeepEqual(w, dropNulls(jsonvalue.Clone(got), 0)) {
+			if !reflect.DeepEqual(w, DropNulls(jsonvalue.Clone(got), 0)) {
 				rb.t.Errorf("%s: %s = %s, wrote %s", label, strings.TrimPrefix(path, "."), compact(got), compact(w))
 			}
 			return
@@ -566,7 +566,7 @@ func mergeQuery(a, b url.Values) url.Values {
 // nameHeld makes a generated body's references name records the fake
 // holds in the context the query gives (fixture.heldRefs).
 func (rb *readBack) nameHeld(body []byte, q url.Values) []byte {
-	m, err := decodeObject(body)
+	m, err := DecodeObject(body)
 	if err != nil || len(body) == 0 {
 		return body
 	}

@@ -24,7 +24,7 @@ import (
 // seconds) or as epoch milliseconds. What s does not describe is kept as
 // it came. v is changed in place where it is an object or a list.
 func normalizeReported(s *spec.Schema, v any, depth int) any {
-	if s == nil || depth > maxSchemaDepth*2 {
+	if s == nil || depth > MaxSchemaDepth*2 {
 		return v
 	}
 	switch x := v.(type) {
@@ -55,7 +55,7 @@ func normalizeReported(s *spec.Schema, v any, depth int) any {
 	}
 	if s.Format == "date-time" {
 		if t, ok := timeOf(v); ok {
-			return stamp(t)
+			return Stamp(t)
 		}
 		return v
 	}

@@ -49,36 +49,34 @@ const maxShortField = 1 << 10
 
 // reports takes the trace calls of one document.
 type reports struct {
-	s *Service
+	k *Kit
 	w *runs
 }
 
-func (s *Service) registerReports() {
-	if s.runs == nil {
-		return
-	}
-	t := &reports{s: s, w: s.runs}
-	s.handle(s.op("POST", "/trace/create"), t.announce)
-	s.handle(s.op("PUT", "/trace/{workflowId}/begin"), t.begin)
-	s.handle(s.op("PUT", "/trace/{workflowId}/progress"), t.takeTasks)
-	s.handle(s.op("PUT", "/trace/{workflowId}/heartbeat"), t.heartbeat)
-	s.handle(s.op("PUT", "/trace/{workflowId}/complete"), t.complete)
+func (w *runs) registerReports() {
+	t := &reports{k: w.k, w: w}
+	k := w.k
+	k.Handle(k.Op("POST", "/trace/create"), t.announce)
+	k.Handle(k.Op("PUT", "/trace/{workflowId}/begin"), t.begin)
+	k.Handle(k.Op("PUT", "/trace/{workflowId}/progress"), t.takeTasks)
+	k.Handle(k.Op("PUT", "/trace/{workflowId}/heartbeat"), t.heartbeat)
+	k.Handle(k.Op("PUT", "/trace/{workflowId}/complete"), t.complete)
 }
 
 // announce announces a run: a new one in the caller's context, or, when
 // the body names a run the caller can see (one the fake launched), that
 // run, which its reports drive from now on.
 func (t *reports) announce(req *handler.Request) (*handler.Response, error) {
-	body, err := requestObject(req)
+	body, err := RequestObject(req)
 	if err != nil {
 		return nil, err
 	}
-	ws, given, err := workspaceOf(req.Query)
+	ws, given, err := WorkspaceOf(req.Query)
 	if err != nil {
 		return nil, err
 	}
 	if given {
-		if err := t.s.workspaceExists(ws); err != nil {
+		if err := t.k.WorkspaceExists(ws); err != nil {
 			return nil, err
 		}
 	}
@@ -94,16 +92,16 @@ func (t *reports) announce(req *handler.Request) (*handler.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	sch := successSchema(req.Op)
-	root := t.s.bases.bare(sch, "trace/create")
-	t.s.fit.set(sch, root, "workflowId", id)
-	t.s.fit.set(sch, root, "watchUrl", t.watchURL(req, id, wf))
-	if m, ms := t.s.bases.child(sch, root, "metadata", "trace/create"); ms != nil {
+	sch := SuccessSchema(req.Op)
+	root := t.k.Bases.Bare(sch, "trace/create")
+	t.k.Fit.Set(sch, root, "workflowId", id)
+	t.k.Fit.Set(sch, root, "watchUrl", t.watchURL(req, id, wf))
+	if m, ms := t.k.Bases.Child(sch, root, "metadata", "trace/create"); ms != nil {
 		clear(m)
-		t.s.fit.overlay(ms, m, t.createMetadata(wf))
-		t.s.fit.set(sch, root, "metadata", m)
+		t.k.Fit.Overlay(ms, m, t.createMetadata(wf))
+		t.k.Fit.Set(sch, root, "metadata", m)
 	}
-	return success(req.Op, root), nil
+	return Success(req.Op, root), nil
 }
 
 // announced is what a create says about its run.
@@ -115,8 +113,8 @@ func (t *reports) attach(req *handler.Request, id string, a announced) (*workflo
 	if _, err := t.w.find(req, id); err != nil {
 		return nil, err
 	}
-	silence := t.s.d.Profile.Workflows.UnknownAfter
-	return updateRun(t.s.d.Store, id, req.Now, func(run *workflow.Run) error {
+	silence := t.k.Profile.Workflows.UnknownAfter
+	return updateRun(t.k.Store, id, req.Now, func(run *workflow.Run) error {
 		run.Announce(req.Now, silence)
 		run.RunName, run.SessionID = cmp.Or(a.name, run.RunName), cmp.Or(a.session, run.SessionID)
 		run.ProjectName, run.Pipeline = cmp.Or(a.project, run.ProjectName), cmp.Or(a.repo, run.Pipeline)
@@ -128,13 +126,13 @@ func (t *reports) attach(req *handler.Request, id string, a announced) (*workflo
 func (t *reports) start(req *handler.Request, ws int64, a announced) (string, *workflow.Run, error) {
 	wf := &workflow.Run{
 		RunName: a.name, ProjectName: a.project, Pipeline: cmp.Or(a.repo, a.project), SessionID: a.session,
-		WorkspaceID: ws, Submit: req.Now.UTC(), UserName: t.s.userName(),
-		Trace: workflow.NewTrace(req.Now, t.s.d.Profile.Workflows.UnknownAfter),
+		WorkspaceID: ws, Submit: req.Now.UTC(), UserName: t.k.UserName(),
+		Trace: workflow.NewTrace(req.Now, t.k.Profile.Workflows.UnknownAfter),
 	}
-	rec, err := insertRecord(t.s.d.Store, WorkflowsCollection,
-		func() (string, error) { return t.s.ids.next(14), nil },
+	rec, err := InsertRecord(t.k.Store, WorkflowsCollection,
+		func() (string, error) { return t.k.NewID(14), nil },
 		func(id string) (store.Record, error) {
-			wf.RunName = cmp.Or(a.name, runName(t.s, id))
+			wf.RunName = cmp.Or(a.name, runName(t.k.Gen, id))
 			return store.Record{Created: wf.Submit, Updated: wf.Submit, Data: wf.AppendJSON(nil)}, nil
 		})
 	return rec.ID, wf, err
@@ -157,7 +155,7 @@ func (t *reports) watchURL(req *handler.Request, id string, wf *workflow.Run) st
 // context (it fills the run's platform metadata from it).
 func (t *reports) createMetadata(wf *workflow.Run) map[string]any {
 	m := map[string]any{"userName": wf.UserName}
-	if id, ok := t.s.userID(); ok {
+	if id, ok := t.k.UserID(); ok {
 		m["userId"] = id
 	}
 	if wf.WorkspaceID != 0 {
@@ -176,8 +174,8 @@ func (t *reports) createMetadata(wf *workflow.Run) map[string]any {
 // that lost its create answer, or a run the fake seeded), and the report
 // keeps the run alive.
 func (t *reports) report(req *handler.Request, x *run, fn func(*workflow.Run) error) (*workflow.Run, error) {
-	return updateRun(t.s.d.Store, x.id, req.Now, func(wf *workflow.Run) error {
-		tr := wf.Reporting(req.Now, t.s.d.Profile.Workflows.UnknownAfter)
+	return updateRun(t.k.Store, x.id, req.Now, func(wf *workflow.Run) error {
+		tr := wf.Reporting(req.Now, t.k.Profile.Workflows.UnknownAfter)
 		if err := fn(wf); err != nil {
 			return err
 		}
@@ -192,11 +190,11 @@ func (t *reports) report(req *handler.Request, x *run, fn func(*workflow.Run) er
 // (its parameters, configuration, manifest, engine version, command
 // line, directories, container, profile, revision...) and its processes.
 func (t *reports) begin(req *handler.Request) (*handler.Response, error) {
-	body, err := requestObject(req)
+	body, err := RequestObject(req)
 	if err != nil {
 		return nil, err
 	}
-	wsch := requestSchema(req.Op).Prop("workflow")
+	wsch := RequestSchema(req.Op).Prop("workflow")
 	reported, _ := normalizeReported(wsch, body["workflow"], 0).(map[string]any)
 	names := textsOf(body["processNames"])
 	x, err := t.w.get(req)
@@ -265,7 +263,7 @@ func (t *reports) takeFields(wf *workflow.Run, wsch *spec.Schema, reported map[s
 
 // saveDetails changes a run's detail record, making it if need be.
 func (t *reports) saveDetails(id string, now time.Time, fn func(*traceDetails)) error {
-	return upsert(t.s.d.Store, TraceDetailsCollection, id, func(r *store.Record) error {
+	return store.Upsert(t.k.Store, TraceDetailsCollection, id, func(r *store.Record) error {
 		var d traceDetails
 		if err := json.Unmarshal(r.Data, &d); err != nil {
 			return err
@@ -286,11 +284,11 @@ func (t *reports) saveDetails(id string, now time.Time, fn func(*traceDetails)) 
 // fields merged over what was reported before) and moves the run's
 // counters by each task's change of state.
 func (t *reports) takeTasks(req *handler.Request) (*handler.Response, error) {
-	body, err := requestObject(req)
+	body, err := RequestObject(req)
 	if err != nil {
 		return nil, err
 	}
-	tsch := requestSchema(req.Op).Prop("tasks").Items()
+	tsch := RequestSchema(req.Op).Prop("tasks").Items()
 	list, _ := body["tasks"].([]any)
 	type reportedTask struct {
 		id     int64
@@ -300,11 +298,11 @@ func (t *reports) takeTasks(req *handler.Request) (*handler.Response, error) {
 	for i, e := range list {
 		m, ok := e.(map[string]any)
 		if !ok {
-			return nil, fail(errBadInput, "tasks[%d] is not an object", i)
+			return nil, Fail(ErrBadInput, "tasks[%d] is not an object", i)
 		}
 		id, ok := jsonvalue.Int(m["taskId"])
 		if !ok || id <= 0 {
-			return nil, fail(errBadInput, "tasks[%d] has no taskId", i)
+			return nil, Fail(ErrBadInput, "tasks[%d] has no taskId", i)
 		}
 		fields, _ := normalizeReported(tsch, m, 0).(map[string]any)
 		fields["taskId"] = id
@@ -383,7 +381,7 @@ func reportedPeaks(v any) (workflow.Peaks, map[string]workflow.Peaks) {
 
 // heartbeat keeps a run alive while its client has nothing to report.
 func (t *reports) heartbeat(req *handler.Request) (*handler.Response, error) {
-	body, err := requestObject(req)
+	body, err := RequestObject(req)
 	if err != nil {
 		return nil, err
 	}
@@ -398,18 +396,18 @@ func (t *reports) heartbeat(req *handler.Request) (*handler.Response, error) {
 	}); err != nil {
 		return nil, err
 	}
-	return success(req.Op, t.s.bases.bare(successSchema(req.Op), "trace/heartbeat")), nil
+	return Success(req.Op, t.k.Bases.Bare(SuccessSchema(req.Op), "trace/heartbeat")), nil
 }
 
 // complete reports how the run ended: SUCCEEDED or FAILED as its success
 // (else its exit status and error message) says, with the workflow's
 // final state and the metrics of each process.
 func (t *reports) complete(req *handler.Request) (*handler.Response, error) {
-	body, err := requestObject(req)
+	body, err := RequestObject(req)
 	if err != nil {
 		return nil, err
 	}
-	sch := requestSchema(req.Op)
+	sch := RequestSchema(req.Op)
 	reported, _ := normalizeReported(sch.Prop("workflow"), body["workflow"], 0).(map[string]any)
 	metrics, _ := normalizeReported(sch.Prop("metrics"), body["metrics"], 0).([]any)
 	// Nextflow's own statistics of the run are not kept: the service
@@ -479,13 +477,13 @@ func outcome(reported map[string]any) string {
 // was taken (status OK) for the run, and begin's also says where to
 // watch it.
 func (t *reports) processed(req *handler.Request, wf *workflow.Run, watch bool) *handler.Response {
-	sch := successSchema(req.Op)
+	sch := SuccessSchema(req.Op)
 	id := req.PathParams["workflowId"]
-	root := t.s.bases.bare(sch, "trace/"+req.Op.ID)
-	t.s.fit.set(sch, root, "status", "OK")
-	t.s.fit.set(sch, root, "workflowId", id)
+	root := t.k.Bases.Bare(sch, "trace/"+req.Op.ID)
+	t.k.Fit.Set(sch, root, "status", "OK")
+	t.k.Fit.Set(sch, root, "workflowId", id)
 	if watch {
-		t.s.fit.set(sch, root, "watchUrl", t.watchURL(req, id, wf))
+		t.k.Fit.Set(sch, root, "watchUrl", t.watchURL(req, id, wf))
 	}
-	return success(req.Op, root)
+	return Success(req.Op, root)
 }

@@ -36,7 +36,7 @@ func newStudioFixture(t *testing.T, load func(testing.TB) *spec.Document) *studi
 	sf.check = func(method, target string, r result) {
 		t.Helper()
 		op, _ := f.route(method, strings.SplitN(target, "?", 2)[0])
-		if problems := check(baseOf(successSchema(op)), r.raw); problems != nil {
+		if problems := check(baseOf(SuccessSchema(op)), r.raw); problems != nil {
 			t.Errorf("%s %s does not pass its answer check: %s\n%s", method, target, strings.Join(problems, "; "), r.raw)
 		}
 	}
@@ -88,8 +88,8 @@ func (f *studioFixture) status(id string) (string, string) {
 
 func (f *studioFixture) wantStatus(id, want string, since time.Time) {
 	f.t.Helper()
-	if got, at := f.status(id); got != want || at != stamp(since) {
-		f.t.Errorf("at +%s: studio is %s since %s, want %s since %s", f.clk.Now().Sub(t0), got, at, want, stamp(since))
+	if got, at := f.status(id); got != want || at != Stamp(since) {
+		f.t.Errorf("at +%s: studio is %s since %s, want %s since %s", f.clk.Now().Sub(t0), got, at, want, Stamp(since))
 	}
 }
 
@@ -173,8 +173,8 @@ func TestStudioLifeOnTheClock(t *testing.T) {
 				t.Error("the start of a stopped studio submitted no job")
 			}
 			f.wantStatus(id, "starting", again)
-			if got := get(f.do("GET", "/studios/"+id, ""), "lastStarted"); got != stamp(again) {
-				t.Errorf("lastStarted %v, want %s", got, stamp(again))
+			if got := get(f.do("GET", "/studios/"+id, ""), "lastStarted"); got != Stamp(again) {
+				t.Errorf("lastStarted %v, want %s", got, Stamp(again))
 			}
 			f.clk.Advance(studioStartingFor)
 			f.wantStatus(id, "running", again.Add(studioStartingFor))
@@ -217,11 +217,11 @@ func TestStudioStopWritesCheckpoint(t *testing.T) {
 			f := newStudioFixture(t, load)
 			id := f.create("saver", "")
 			cps := f.checkpoints(id)
-			if len(cps) != 1 || get(cps[0], "status") != "interim" || get(cps[0], "dateCreated") != stamp(t0) {
+			if len(cps) != 1 || get(cps[0], "status") != "interim" || get(cps[0], "dateCreated") != Stamp(t0) {
 				t.Fatalf("a started studio's checkpoints: %v; want one interim, made at the start", cps)
 			}
 			f.clk.Advance(12 * time.Minute)
-			if got := get(f.checkpoints(id)[0], "dateSaved"); got != stamp(t0.Add(10*time.Minute)) {
+			if got := get(f.checkpoints(id)[0], "dateSaved"); got != Stamp(t0.Add(10*time.Minute)) {
 				t.Errorf("running 12 minutes, the checkpoint was last saved %v, want at 10 minutes", got)
 			}
 			f.job(id, "stop")
@@ -233,7 +233,7 @@ func TestStudioStopWritesCheckpoint(t *testing.T) {
 			}
 			first := cps[0]
 			for path, want := range map[string]any{
-				"status": "finalized", "dateSaved": stamp(stopped), "dateCreated": stamp(t0), "name": "saver_1",
+				"status": "finalized", "dateSaved": Stamp(stopped), "dateCreated": Stamp(t0), "name": "saver_1",
 			} {
 				if got := get(first, path); got != want {
 					t.Errorf("the stopped session's checkpoint: %s = %v, want %v", path, got, want)

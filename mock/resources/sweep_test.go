@@ -100,7 +100,7 @@ func TestEveryHandledOperation(t *testing.T) {
 				if resp.Status != op.Success.Status {
 					t.Errorf("%s: status %d, the document's success is %d", op.ID, resp.Status, op.Success.Status)
 				}
-				if sch := successSchema(op); sch != nil && resp.Body != nil {
+				if sch := SuccessSchema(op); sch != nil && resp.Body != nil {
 					raw := encode(t, resp)
 					if problems := check(sch.Base, raw); problems != nil {
 						t.Errorf("%s: the answer does not fit the document: %s", op.ID, strings.Join(problems, "; "))

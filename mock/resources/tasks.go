@@ -106,7 +106,7 @@ func factsFrom(get func(string) any) *workflow.TaskFacts {
 // name are copied as they were stored, never decoded.
 func (t *reports) storeTask(run string, task int64, fields map[string]any, now time.Time) (workflow.Change, error) {
 	var c workflow.Change
-	err := upsert(t.s.d.Store, TasksCollection, taskKey(run, task), func(r *store.Record) error {
+	err := store.Upsert(t.k.Store, TasksCollection, taskKey(run, task), func(r *store.Record) error {
 		old, err := recordFacts(r.Data)
 		if err != nil {
 			return fmt.Errorf("resources: task %s: %w", r.ID, err)

@@ -189,8 +189,8 @@ func TestSilentRunIsUnknown(t *testing.T) {
 	if s := get(d, "workflow.status"); s != "UNKNOWN" {
 		t.Fatalf("silent for longer than the limit: %v", s)
 	}
-	if lu := get(d, "workflow.lastUpdated"); lu != stamp(began.Add(limit)) {
-		t.Errorf("an UNKNOWN run's lastUpdated is %v, want when it was marked (%s)", lu, stamp(began.Add(limit)))
+	if lu := get(d, "workflow.lastUpdated"); lu != Stamp(began.Add(limit)) {
+		t.Errorf("an UNKNOWN run's lastUpdated is %v, want when it was marked (%s)", lu, Stamp(began.Add(limit)))
 	}
 	if get(d, "workflow.complete") != nil {
 		t.Errorf("an UNKNOWN run has a complete time: %v", get(d, "workflow.complete"))
