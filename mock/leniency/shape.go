@@ -184,9 +184,9 @@ func (c *compiler) schema(s *spec.Schema, owner string, depth int) *shape {
 	sh.readOnly = s.ReadOnly()
 	sh.bare = s.Bare
 
-	if len(s.Own) > 0 {
-		sh.props = make(map[string]*shape, len(s.Own))
-		for _, p := range s.Own {
+	if len(s.Own()) > 0 {
+		sh.props = make(map[string]*shape, len(s.Own()))
+		for _, p := range s.Own() {
 			sh.props[p.Name] = c.child(p.Schema, depth+1)
 		}
 	}
@@ -200,11 +200,11 @@ func (c *compiler) schema(s *spec.Schema, owner string, depth int) *shape {
 	}
 	c.except(sh, owner)
 	if s.Additional == spec.AdditionalSchema {
-		sh.extra = c.child(s.AdditionalSchema, depth+1)
+		sh.extra = c.child(s.AdditionalSchema(), depth+1)
 	}
 	sh.items = c.child(s.Items(), depth+1)
 
-	for _, part := range s.AllOf {
+	for _, part := range s.AllOf() {
 		var ps *shape
 		if part != nil && part.Ref != "" {
 			ps = c.child(part, depth+1)
@@ -213,15 +213,15 @@ func (c *compiler) schema(s *spec.Schema, owner string, depth int) *shape {
 		}
 		merge(sh, ps)
 	}
-	if nullable && len(s.AllOf) > 0 {
+	if nullable && len(s.AllOf()) > 0 {
 		// The validator reads "nullable" beside an allOf as "null, or
 		// all of these" (libopenapi-validator's 3.0 transform).
 		sh.types |= spec.Null
 	}
 	switch {
-	case s.Discriminator != nil && len(s.OneOf)+len(s.AnyOf) > 0:
+	case s.Discriminator() != nil && len(s.OneOf())+len(s.AnyOf()) > 0:
 		c.discriminate(sh, s, depth)
-	case len(s.OneOf) > 0 || len(s.AnyOf) > 0:
+	case len(s.OneOf()) > 0 || len(s.AnyOf()) > 0:
 		// A composition without a discriminator: nothing inside is read,
 		// but what it lets a value be still counts.
 		var t spec.Types
@@ -252,7 +252,7 @@ func (c *compiler) except(sh *shape, owner string) {
 // branch's own component name, OpenAPI's implicit mapping) to its branch,
 // merged with the parent's own properties.
 func (c *compiler) discriminate(sh *shape, s *spec.Schema, depth int) {
-	d := &discriminated{prop: s.Discriminator.Property, branches: map[string]*shape{}}
+	d := &discriminated{prop: s.Discriminator().Property, branches: map[string]*shape{}}
 	own := *sh // the parent's properties, before the branches
 	mapped := map[string]bool{}
 	add := func(value, ref string, target *spec.Schema) {
@@ -265,7 +265,7 @@ func (c *compiler) discriminate(sh *shape, s *spec.Schema, depth int) {
 		d.branches[value] = b
 		mapped[ref] = true
 	}
-	for _, m := range s.Discriminator.Mapping {
+	for _, m := range s.Discriminator().Mapping {
 		add(m.Value, m.Ref, m.Schema)
 	}
 	for _, b := range s.Branches() {
@@ -295,8 +295,8 @@ func branchRef(b *spec.Schema) string {
 	if b.Ref != "" {
 		return b.Ref
 	}
-	for i := len(b.AllOf) - 1; i >= 0; i-- {
-		if p := b.AllOf[i]; p != nil && p.Ref != "" {
+	for i := len(b.AllOf()) - 1; i >= 0; i-- {
+		if p := b.AllOf()[i]; p != nil && p.Ref != "" {
 			return p.Ref
 		}
 	}

@@ -332,7 +332,7 @@ func enumHas(s *spec.Schema, values ...string) bool {
 				enum = append(enum, v)
 			}
 		}
-		for _, m := range s.AllOf {
+		for _, m := range s.AllOf() {
 			walk(m, depth+1)
 		}
 	}

@@ -69,7 +69,7 @@ func branchOf(s *spec.Schema, x map[string]any, depth int) *spec.Schema {
 	}
 	branches := s.Branches()
 	if len(branches) == 0 {
-		for _, m := range s.AllOf {
+		for _, m := range s.AllOf() {
 			if b := branchOf(m, x, depth+1); b != nil {
 				return b
 			}
@@ -127,7 +127,7 @@ func guarded(b *spec.Schema, x map[string]any) guard {
 				return
 			}
 		}
-		for _, m := range s.AllOf {
+		for _, m := range s.AllOf() {
 			walk(m, depth+1)
 		}
 	}

@@ -127,8 +127,8 @@ func minimalValue(gen *synth.Generator, s *spec.Schema, key string, depth int) a
 	}
 	out := map[string]any{}
 	holders := []*spec.Schema{s}
-	if len(s.OneOf) > 0 {
-		holders = append(holders, s.OneOf[0])
+	if len(s.OneOf()) > 0 {
+		holders = append(holders, s.OneOf()[0])
 	}
 	for _, h := range holders {
 		var walk func(*spec.Schema, int)
@@ -143,7 +143,7 @@ func minimalValue(gen *synth.Generator, s *spec.Schema, key string, depth int) a
 					}
 				}
 			}
-			for _, m := range x.AllOf {
+			for _, m := range x.AllOf() {
 				walk(m, d+1)
 			}
 		}

@@ -96,7 +96,7 @@ func (f *Fitter) nullOK(s *spec.Schema) bool {
 	if f.openapi31 || !s.Nullable {
 		return false
 	}
-	return s.Types != 0 && len(s.AllOf) == 0 && len(s.OneOf) == 0 && len(s.AnyOf) == 0
+	return s.Types != 0 && len(s.AllOf()) == 0 && len(s.OneOf()) == 0 && len(s.AnyOf()) == 0
 }
 
 func (f *Fitter) full(s *spec.Schema, v any) bool {
@@ -119,12 +119,12 @@ func scalarOK(s *spec.Schema, v any, depth int) bool {
 	if s == nil {
 		return true
 	}
-	for _, m := range s.AllOf {
+	for _, m := range s.AllOf() {
 		if depth < MaxSchemaDepth && !scalarOK(m, v, depth+1) {
 			return false
 		}
 	}
-	if s.Types == 0 && (len(s.Own) > 0 || s.ItemsKeyword) {
+	if s.Types == 0 && (len(s.Own()) > 0 || s.ItemsKeyword) {
 		return false
 	}
 	if s.Types != 0 && !typesOK(s.Types, v) {

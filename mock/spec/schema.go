@@ -4,6 +4,7 @@ import (
 	"math"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/pb33f/libopenapi/datamodel/high/base"
 	"github.com/pb33f/libopenapi/index"
@@ -13,11 +14,18 @@ import (
 )
 
 // Schema is the fake's compiled reading of one schema of a document:
-// built once per document (Document.Schema), never changed afterwards, and
+// built once per document (Document.Schema), never changed once built, and
 // read by any number of calls at once without a lock. libopenapi's model
 // is lazy (first reads build parts of it, under the document's Guard) and
 // keeps composition as written, so every reader used to walk allOf chains
 // of its own; the model walks them once.
+//
+// A Schema is built in two steps. Its own keywords (the exported fields)
+// are read when it is created; its children (properties, items, parts,
+// branches) and the allOf merge only when a reader first asks for them,
+// under the Guard. The published schema reaches thousands of schemas from
+// any answer, and building all of them when the first is asked for made
+// start-up pay for every schema the fake would ever read.
 //
 // A Schema holds the keywords as this schema writes them (Types, Items,
 // AllOf, ...) and, where a reader needs composition resolved, allOf merged
@@ -61,20 +69,13 @@ type Schema struct {
 	// ItemsKeyword says the items keyword is there at all (also in 3.1's
 	// boolean form, or unresolved); Items gives its schema.
 	ItemsKeyword bool
-	items        *Schema
-	// Own are the properties this schema declares itself, in document
-	// order; OwnRequired its own required list.
-	Own         []Prop
+	// OwnRequired is the schema's own required list.
 	OwnRequired []string
-	// Additional is what additionalProperties says; AdditionalSchema is
-	// its schema in mode AdditionalSchema.
-	Additional       Additional
-	AdditionalSchema *Schema
-
-	AllOf, OneOf, AnyOf []*Schema
-	Not                 *Schema
-	HasNot              bool
-	Discriminator       *Discriminator
+	// Additional is what additionalProperties says; AdditionalSchema
+	// gives its schema in mode AdditionalSchema.
+	Additional Additional
+	// HasNot says the not keyword is there (Not gives its schema).
+	HasNot bool
 
 	// Bare: the schema says only "type: object" (with annotations), how
 	// the service's document renders a Java Object (see BareObject).
@@ -82,14 +83,28 @@ type Schema struct {
 
 	readOnly, writeOnly bool
 
-	// Resolved by finishing, allOf merged in.
+	// Children, set when the schema is expanded (see expand).
+	items               *Schema
+	own                 []Prop
+	extra               *Schema
+	allOf, oneOf, anyOf []*Schema
+	not                 *Schema
+	discriminator       *Discriminator
+
+	// Resolved when expanded, allOf merged in.
 	props     []Prop
 	propIndex map[string]int
 	required  []string
 	object    bool // isObject: declares an object, through allOf or a first oneOf branch
 	declares  bool // declares a property, itself or through allOf
 	plain     bool // no oneOf, anyOf, not, pattern, const or multipleOf, through allOf
-	state     uint8
+
+	// doc expands the schema on first demand; state is the expansion's
+	// progress, read and written under the Guard; done is set, last, once
+	// everything above is written, and is all a reader checks.
+	doc   *Document
+	state uint8
+	done  atomic.Bool
 }
 
 // Prop is one property of an object schema.
@@ -176,6 +191,7 @@ func (s *Schema) declared(name string) *Prop {
 	if s == nil {
 		return nil
 	}
+	s.ensure()
 	if s.propIndex != nil {
 		if i, ok := s.propIndex[name]; ok {
 			return &s.props[i]
@@ -197,6 +213,7 @@ func (s *Schema) Props() []Prop {
 	if s == nil {
 		return nil
 	}
+	s.ensure()
 	return s.props
 }
 
@@ -205,6 +222,7 @@ func (s *Schema) PropNames() []string {
 	if s == nil {
 		return nil
 	}
+	s.ensure()
 	out := make([]string, len(s.props))
 	for i, p := range s.props {
 		out[i] = p.Name
@@ -217,6 +235,7 @@ func (s *Schema) Required(name string) bool {
 	if s == nil {
 		return false
 	}
+	s.ensure()
 	for _, r := range s.required {
 		if r == name {
 			return true
@@ -231,6 +250,7 @@ func (s *Schema) RequiredNames() []string {
 	if s == nil {
 		return nil
 	}
+	s.ensure()
 	return s.required
 }
 
@@ -239,7 +259,72 @@ func (s *Schema) Items() *Schema {
 	if s == nil {
 		return nil
 	}
+	s.ensure()
 	return s.items
+}
+
+// Own are the properties s declares itself, in document order. Callers
+// must not change the slice.
+func (s *Schema) Own() []Prop {
+	if s == nil {
+		return nil
+	}
+	s.ensure()
+	return s.own
+}
+
+// AdditionalSchema is the schema additionalProperties gives, in mode
+// AdditionalSchema; nil otherwise.
+func (s *Schema) AdditionalSchema() *Schema {
+	if s == nil {
+		return nil
+	}
+	s.ensure()
+	return s.extra
+}
+
+// AllOf, OneOf and AnyOf are the parts and branches as s lists them (nil
+// where a reference does not resolve). Callers must not change the slices.
+func (s *Schema) AllOf() []*Schema {
+	if s == nil {
+		return nil
+	}
+	s.ensure()
+	return s.allOf
+}
+
+func (s *Schema) OneOf() []*Schema {
+	if s == nil {
+		return nil
+	}
+	s.ensure()
+	return s.oneOf
+}
+
+func (s *Schema) AnyOf() []*Schema {
+	if s == nil {
+		return nil
+	}
+	s.ensure()
+	return s.anyOf
+}
+
+// Not is the schema of the not keyword, or nil (see HasNot).
+func (s *Schema) Not() *Schema {
+	if s == nil {
+		return nil
+	}
+	s.ensure()
+	return s.not
+}
+
+// Discriminator is the schema's discriminator, or nil.
+func (s *Schema) Discriminator() *Discriminator {
+	if s == nil {
+		return nil
+	}
+	s.ensure()
+	return s.discriminator
 }
 
 // ReadOnly and WriteOnly read the keywords of s itself (false for nil).
@@ -279,28 +364,46 @@ func (s *Schema) HasType(t Types) bool { return s != nil && s.Types&t != 0 }
 
 // IsArray reports whether s declares an array: by type or by items.
 func (s *Schema) IsArray() bool {
-	return s != nil && (s.Types&Array != 0 || s.items != nil)
+	return s != nil && (s.Types&Array != 0 || s.Items() != nil)
 }
 
 // IsObject reports whether s declares an object: by type or properties,
 // itself or through allOf, or as its first oneOf branch does.
-func (s *Schema) IsObject() bool { return s != nil && s.object }
+func (s *Schema) IsObject() bool {
+	if s == nil {
+		return false
+	}
+	s.ensure()
+	return s.object
+}
 
 // DeclaresProps reports whether s declares a property itself or through
 // allOf: whether it describes a record rather than a free-form map.
-func (s *Schema) DeclaresProps() bool { return s != nil && s.declares }
+func (s *Schema) DeclaresProps() bool {
+	if s == nil {
+		return false
+	}
+	s.ensure()
+	return s.declares
+}
 
 // Plain reports whether a scalar can be judged against s from its types,
 // enum, lengths, format and bounds alone: neither s nor an allOf part has
 // oneOf, anyOf, not, a pattern, const or multipleOf.
-func (s *Schema) Plain() bool { return s == nil || s.plain }
+func (s *Schema) Plain() bool {
+	if s == nil {
+		return true
+	}
+	s.ensure()
+	return s.plain
+}
 
 // ListShape finds where a list answer keeps its items: the first array
 // property whose items are objects ("workflows", "pipelines", "tokens").
 func (s *Schema) ListShape() (key string, item *Schema) {
 	for _, p := range s.Props() {
-		if p.Schema.IsArray() && p.Schema.items.IsObject() {
-			return p.Name, p.Schema.items
+		if p.Schema.IsArray() && p.Schema.Items().IsObject() {
+			return p.Name, p.Schema.Items()
 		}
 	}
 	return "", nil
@@ -311,10 +414,11 @@ func (s *Schema) Branches() []*Schema {
 	if s == nil {
 		return nil
 	}
-	if len(s.AnyOf) == 0 {
-		return s.OneOf
+	s.ensure()
+	if len(s.anyOf) == 0 {
+		return s.oneOf
 	}
-	return append(append(make([]*Schema, 0, len(s.OneOf)+len(s.AnyOf)), s.OneOf...), s.AnyOf...)
+	return append(append(make([]*Schema, 0, len(s.oneOf)+len(s.anyOf)), s.oneOf...), s.anyOf...)
 }
 
 // Same reports whether a and b are the same declaration: one schema, or
@@ -342,7 +446,7 @@ func (s *Schema) anyProp(name string, depth int) *Schema {
 	if p := s.Prop(name); p != nil {
 		return p
 	}
-	for _, group := range [][]*Schema{s.AllOf, s.OneOf, s.AnyOf} {
+	for _, group := range [][]*Schema{s.allOf, s.oneOf, s.anyOf} { // expanded by Prop
 		for _, m := range group {
 			if p := m.anyProp(name, depth+1); p != nil {
 				return p
@@ -356,9 +460,8 @@ func (s *Schema) anyProp(name string, depth int) *Schema {
 // not merged in advance (branches): a cycle must not hang a call.
 const maxDepth = 12
 
-// Schema returns the compiled model of s, a schema of d. It compiles s
-// (and everything it reaches that is not compiled yet) on first demand,
-// under d's Guard; later calls only read. Nil gives nil.
+// Schema returns the compiled model of s, a schema of d. The first call
+// for s creates it, under d's Guard; later calls only read. Nil gives nil.
 func (d *Document) Schema(s *base.Schema) *Schema {
 	if s == nil {
 		return nil
@@ -380,9 +483,9 @@ func (d *Document) Component(name string) *Schema {
 	return d.cached(&d.components, name, func(c *compiler) *Schema { return c.component(name) })
 }
 
-// cached is the compiled schema filed under key in m, compiled by compile
-// on first demand: under d's Guard, and finished before any reader can
-// find it.
+// cached is the compiled schema filed under key in m, created by compile
+// on first demand, under d's Guard. It is expanded before any reader can
+// find it: the first thing every reader asks for is a child or the merge.
 func (d *Document) cached(m *sync.Map, key any, compile func(*compiler) *Schema) *Schema {
 	if c, ok := m.Load(key); ok {
 		return c.(*Schema)
@@ -391,10 +494,19 @@ func (d *Document) cached(m *sync.Map, key any, compile func(*compiler) *Schema)
 	d.Guard(func() {
 		c := d.compiler()
 		out = compile(c)
-		c.finish()
+		c.expand(out)
 	})
 	m.Store(key, out)
 	return out
+}
+
+// ensure expands s if no reader has yet: the one place a reader can wait
+// for the Guard. Readers that find s expanded read without a lock.
+func (s *Schema) ensure() {
+	if s.done.Load() || s.doc == nil {
+		return
+	}
+	s.doc.Guard(func() { s.doc.compiler().expand(s) })
 }
 
 // compiler returns the document's compiler; callers hold the Guard.
@@ -415,12 +527,11 @@ type refKey struct {
 }
 
 // compiler turns libopenapi schemas into compiled ones. It runs under the
-// document's Guard; everything one call creates is finished before the
-// call returns, so readers only ever see finished schemas.
+// document's Guard: it creates schemas with their own keywords (newSchema)
+// and expands them, one at a time, when a reader first needs more.
 type compiler struct {
-	doc   *Document
-	memo  map[any]*Schema
-	batch []*Schema
+	doc  *Document
+	memo map[any]*Schema
 }
 
 // schemaRefPrefix is where a document's own components live.
@@ -436,7 +547,7 @@ func (c *compiler) root(s *base.Schema) *Schema {
 	return c.schema(s, "")
 }
 
-// proxy compiles the schema behind a proxy, following references.
+// proxy creates the schema behind a proxy, following references.
 func (c *compiler) proxy(p *base.SchemaProxy) *Schema {
 	if p == nil {
 		return nil
@@ -463,14 +574,13 @@ func (c *compiler) proxy(p *base.SchemaProxy) *Schema {
 	}
 	n := c.newSchema(s, ref)
 	c.memo[key] = n
-	c.fill(n, s)
 	return n
 }
 
 type componentKey string
 
-// component compiles the component named name: the same Schema a
-// reference to it compiles to.
+// component creates the component named name: the same Schema a
+// reference to it gives.
 func (c *compiler) component(name string) *Schema {
 	if n, ok := c.memo[componentKey(name)]; ok {
 		return n
@@ -489,7 +599,6 @@ func (c *compiler) component(name string) *Schema {
 	}
 	n := c.newSchema(s, schemaRefPrefix+name)
 	c.memo[componentKey(name)] = n
-	c.fill(n, s)
 	return n
 }
 
@@ -500,21 +609,20 @@ func (c *compiler) schema(s *base.Schema, ref string) *Schema {
 	if n, ok := c.memo[s]; ok {
 		return n
 	}
-	n := c.newSchema(s, ref)
-	c.memo[s] = n
-	c.fill(n, s)
-	return n
+	return c.newSchema(s, ref)
 }
 
+// newSchema creates the compiled schema of s with its own keywords; its
+// children wait for expand.
 func (c *compiler) newSchema(s *base.Schema, ref string) *Schema {
-	n := &Schema{Base: s, Ref: ref, MaxLength: -1}
+	n := &Schema{Base: s, Ref: ref, MaxLength: -1, doc: c.doc}
 	if _, ok := c.memo[s]; !ok {
 		c.memo[s] = n // Document.Schema of its base finds it
 	}
 	if ref != "" {
 		n.Name = RefName(ref)
 	}
-	c.batch = append(c.batch, n)
+	keywords(n, s)
 	return n
 }
 
@@ -530,8 +638,8 @@ func RefName(ref string) string {
 	return ref
 }
 
-// fill copies the keywords of s into n, compiling children.
-func (c *compiler) fill(n *Schema, s *base.Schema) {
+// keywords copies the keywords of s that hold no schema into n.
+func keywords(n *Schema, s *base.Schema) {
 	n.Types = TypesOf(s.Type)
 	n.Nullable = s.Nullable != nil && *s.Nullable
 	n.Format = s.Format
@@ -577,42 +685,65 @@ func (c *compiler) fill(n *Schema, s *base.Schema) {
 	if s.MaxLength != nil {
 		n.MaxLength = *s.MaxLength
 	}
-
-	if it := s.Items; it != nil {
-		n.ItemsKeyword = true
-		if it.IsA() && it.A != nil {
-			n.items = c.proxy(it.A)
-		}
-	}
-	for name, p := range s.Properties.FromOldest() {
-		n.Own = append(n.Own, Prop{Name: name, Schema: c.proxy(p)})
-	}
+	n.ItemsKeyword = s.Items != nil
 	n.OwnRequired = append(n.OwnRequired, s.Required...)
 	if a := s.AdditionalProperties; a != nil {
 		switch {
 		case a.IsA() && a.A != nil:
-			n.Additional, n.AdditionalSchema = AdditionalSchema, c.proxy(a.A)
+			n.Additional = AdditionalSchema
 		case a.IsA() || a.B:
 			n.Additional = AdditionalTrue
 		default:
 			n.Additional = AdditionalFalse
 		}
 	}
+	n.HasNot = s.Not != nil
+	if low := s.GoLow(); low != nil {
+		n.Bare = BareObject(low.GetRootNode())
+	}
+}
+
+// The states of expansion.
+const (
+	stRaw uint8 = iota
+	stExpanding
+	stDone
+)
+
+// expand creates the children of n and merges its allOf parts into its
+// resolved views, expanding those parts first (and the first oneOf
+// branch, which IsObject reads). A part that is still being expanded (an
+// allOf cycle) adds nothing. Everything else n reaches is left for the
+// reader that asks for it.
+func (c *compiler) expand(n *Schema) {
+	if n == nil || n.state != stRaw {
+		return
+	}
+	n.state = stExpanding
+	s := n.Base
+	if it := s.Items; it != nil && it.IsA() && it.A != nil {
+		n.items = c.proxy(it.A)
+	}
+	for name, p := range s.Properties.FromOldest() {
+		n.own = append(n.own, Prop{Name: name, Schema: c.proxy(p)})
+	}
+	if n.Additional == AdditionalSchema {
+		n.extra = c.proxy(s.AdditionalProperties.A)
+	}
 	for _, p := range s.AllOf {
-		n.AllOf = append(n.AllOf, c.proxy(p))
+		n.allOf = append(n.allOf, c.proxy(p))
 	}
 	for _, p := range s.OneOf {
-		n.OneOf = append(n.OneOf, c.proxy(p))
+		n.oneOf = append(n.oneOf, c.proxy(p))
 	}
 	for _, p := range s.AnyOf {
-		n.AnyOf = append(n.AnyOf, c.proxy(p))
+		n.anyOf = append(n.anyOf, c.proxy(p))
 	}
 	if s.Not != nil {
-		n.HasNot = true
-		n.Not = c.proxy(s.Not)
+		n.not = c.proxy(s.Not)
 	}
 	if d := s.Discriminator; d != nil && d.PropertyName != "" {
-		n.Discriminator = &Discriminator{Property: d.PropertyName}
+		n.discriminator = &Discriminator{Property: d.PropertyName}
 		for value, target := range d.Mapping.FromOldest() {
 			ref, name := target, ""
 			switch {
@@ -625,45 +756,20 @@ func (c *compiler) fill(n *Schema, s *base.Schema) {
 			if name != "" {
 				m.Schema = c.component(name)
 			}
-			n.Discriminator.Mapping = append(n.Discriminator.Mapping, m)
+			n.discriminator.Mapping = append(n.discriminator.Mapping, m)
 		}
 	}
-	if low := s.GoLow(); low != nil {
-		n.Bare = BareObject(low.GetRootNode())
-	}
-}
 
-const (
-	stRaw uint8 = iota
-	stFinishing
-	stDone
-)
-
-// finish resolves composition for every schema the current call created.
-func (c *compiler) finish() {
-	for _, n := range c.batch {
-		finish(n)
-	}
-	c.batch = c.batch[:0]
-}
-
-// finish merges the allOf parts of n into its resolved views. A part that
-// is still being finished (an allOf cycle) adds nothing.
-func finish(n *Schema) {
-	if n == nil || n.state != stRaw {
-		return
-	}
-	n.state = stFinishing
-	n.props = append([]Prop(nil), n.Own...)
+	n.props = append([]Prop(nil), n.own...)
 	n.required = appendNew(nil, n.OwnRequired...)
-	n.object = n.Types&Object != 0 || len(n.Own) > 0
-	n.declares = len(n.Own) > 0
-	n.plain = len(n.OneOf) == 0 && len(n.AnyOf) == 0 && !n.HasNot && n.Pattern == "" && !n.HasConst && !n.HasMultipleOf
-	for _, part := range n.AllOf {
+	n.object = n.Types&Object != 0 || len(n.own) > 0
+	n.declares = len(n.own) > 0
+	n.plain = len(n.oneOf) == 0 && len(n.anyOf) == 0 && !n.HasNot && n.Pattern == "" && !n.HasConst && !n.HasMultipleOf
+	for _, part := range n.allOf {
 		if part == nil {
 			continue
 		}
-		finish(part)
+		c.expand(part)
 		if part.state != stDone {
 			n.plain = false // a cycle: as the depth-bounded walk it replaces said
 			continue
@@ -678,9 +784,9 @@ func finish(n *Schema) {
 		n.declares = n.declares || part.declares
 		n.plain = n.plain && part.plain
 	}
-	if !n.object && len(n.OneOf) > 0 && n.OneOf[0] != nil {
-		finish(n.OneOf[0])
-		n.object = n.OneOf[0].object
+	if !n.object && len(n.oneOf) > 0 && n.oneOf[0] != nil {
+		c.expand(n.oneOf[0])
+		n.object = n.oneOf[0].object
 	}
 	if len(n.props) > 8 {
 		n.propIndex = make(map[string]int, len(n.props))
@@ -689,6 +795,7 @@ func finish(n *Schema) {
 		}
 	}
 	n.state = stDone
+	n.done.Store(true)
 }
 
 func hasProp(props []Prop, name string) bool {

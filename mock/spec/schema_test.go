@@ -194,11 +194,11 @@ func TestSchemaAdditional(t *testing.T) {
 		if p.Additional != want {
 			t.Errorf("%s: additionalProperties mode %d, want %d", name, p.Additional, want)
 		}
-		if (p.AdditionalSchema != nil) != (want == AdditionalSchema) {
-			t.Errorf("%s: additional schema %v", name, p.AdditionalSchema)
+		if (p.AdditionalSchema() != nil) != (want == AdditionalSchema) {
+			t.Errorf("%s: additional schema %v", name, p.AdditionalSchema())
 		}
 	}
-	if s := m.Prop("typed").AdditionalSchema; s == nil || !s.HasType(Integer) {
+	if s := m.Prop("typed").AdditionalSchema(); s == nil || !s.HasType(Integer) {
 		t.Error("typed's additional schema is not the integer")
 	}
 	if !m.Prop("absent").Bare || m.Prop("open").Bare || m.Bare {
@@ -212,7 +212,7 @@ func TestSchemaAdditional(t *testing.T) {
 func TestSchemaDiscriminator(t *testing.T) {
 	d := load(t, modelYAML)
 	a := component(t, d, "Animal")
-	disc := a.Discriminator
+	disc := a.Discriminator()
 	if disc == nil || disc.Property != "kind" || len(disc.Mapping) != 3 {
 		t.Fatalf("discriminator = %+v", disc)
 	}
@@ -230,7 +230,7 @@ func TestSchemaDiscriminator(t *testing.T) {
 	// Loading rewrites each branch as allOf [its discriminator guard, the
 	// component] (oasdoc), so the component is the branch's last part.
 	br := a.Branches()
-	if len(br) != 2 || br[0].AllOf[len(br[0].AllOf)-1] != dog || br[1].AllOf[len(br[1].AllOf)-1] != cat {
+	if len(br) != 2 || br[0].AllOf()[len(br[0].AllOf())-1] != dog || br[1].AllOf()[len(br[1].AllOf())-1] != cat {
 		t.Fatalf("branches = %v, want allOf parts ending with the Dog and Cat components themselves", br)
 	}
 	if dog.Name != "Dog" || dog.Ref != "#/components/schemas/Dog" || br[0].Name != "" {
@@ -314,6 +314,67 @@ func TestSchemaShared(t *testing.T) {
 	}
 	if !got[0].Same(d.Component("PetList")) || got[0].Same(d.Component("Pet")) {
 		t.Error("Same does not tell one declaration from another")
+	}
+}
+
+// TestSchemaExpandsOnDemand guards that asking for one schema builds that
+// schema and its allOf parts, not everything it reaches: a property's
+// schema exists but is not expanded until a reader asks for its children,
+// and a component only a grandchild names is not compiled at all. On the
+// published schema that is most of the graph, and start-up paid for it.
+func TestSchemaExpandsOnDemand(t *testing.T) {
+	d := load(t, `openapi: 3.0.3
+info: {title: t, version: "1"}
+paths:
+  /x:
+    get:
+      responses:
+        "200": {description: ok}
+components:
+  schemas:
+    Top:
+      allOf: [{$ref: '#/components/schemas/Part'}]
+      properties:
+        mid: {$ref: '#/components/schemas/Mid'}
+    Part:
+      properties:
+        p: {type: string}
+    Mid:
+      type: object
+      properties:
+        leaf: {$ref: '#/components/schemas/Leaf'}
+    Leaf:
+      type: object
+      properties:
+        x: {type: integer}
+`)
+	compiled := func(name string) *Schema {
+		var n *Schema
+		d.Guard(func() { n = d.compiler().memo[componentKey(name)] })
+		return n
+	}
+	top := component(t, d, "Top")
+	if got := top.PropNames(); !reflect.DeepEqual(got, []string{"mid", "p"}) {
+		t.Fatalf("Top's properties = %v, want [mid p]", got)
+	}
+	if part := compiled("Part"); part == nil || !part.done.Load() {
+		t.Error("an allOf part was not expanded with its schema")
+	}
+	mid := compiled("Mid")
+	if mid == nil || !mid.HasType(Object) {
+		t.Fatal("a property's schema was not created with its own keywords")
+	}
+	if mid.done.Load() {
+		t.Error("a property's schema was expanded before anyone asked for its children")
+	}
+	if compiled("Leaf") != nil {
+		t.Error("a component only a grandchild names was compiled")
+	}
+	if leaf := top.Prop("mid").Prop("leaf"); leaf == nil || leaf != compiled("Leaf") || !leaf.HasType(Object) {
+		t.Errorf("the grandchild read through the model = %v, want the Leaf component", leaf)
+	}
+	if !mid.done.Load() {
+		t.Error("reading a child did not expand its parent")
 	}
 }
 
