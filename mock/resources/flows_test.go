@@ -18,16 +18,16 @@ import (
 // delete.
 func TestWorkflowLifecycle(t *testing.T) {
 	f := newFixture(t, embeddedDoc(t), false)
-	launched := f.ok("POST", "/workflow/launch", `{"launch":{"pipeline":"https://github.com/nf-core/rnaseq","revision":"3.14.0","runName":"first_run","configProfiles":["test"],"paramsText":"{\"a\":1}"}}`)
-	id, _ := launched.body["workflowId"].(string)
+	launched := f.OK("POST", "/workflow/launch", `{"launch":{"pipeline":"https://github.com/nf-core/rnaseq","revision":"3.14.0","runName":"first_run","configProfiles":["test"],"paramsText":"{\"a\":1}"}}`)
+	id, _ := launched.Body["workflowId"].(string)
 	if id == "" {
-		t.Fatalf("launch answered %s", launched.raw)
+		t.Fatalf("launch answered %s", launched.Raw)
 	}
-	status := func() string { return fmt.Sprint(get(f.ok("GET", "/workflow/"+id, "").body, "workflow.status")) }
+	status := func() string { return fmt.Sprint(get(f.OK("GET", "/workflow/"+id, "").Body, "workflow.status")) }
 	if s := status(); s != "SUBMITTED" {
 		t.Fatalf("just launched: %s", s)
 	}
-	d := f.ok("GET", "/workflow/"+id, "").body
+	d := f.OK("GET", "/workflow/"+id, "").Body
 	for path, want := range map[string]any{
 		"workflow.id": id, "workflow.runName": "first_run", "workflow.projectName": "nf-core/rnaseq",
 		"workflow.revision": "3.14.0", "workflow.repository": "https://github.com/nf-core/rnaseq",
@@ -40,11 +40,11 @@ func TestWorkflowLifecycle(t *testing.T) {
 	if s := status(); s != "RUNNING" {
 		t.Fatalf("after 90s: %s", s)
 	}
-	prog := f.ok("GET", "/workflow/"+id+"/progress", "").body
+	prog := f.OK("GET", "/workflow/"+id+"/progress", "").Body
 	if get(prog, "progress") == nil {
 		t.Errorf("progress answer: %v", prog)
 	}
-	tasks := f.ok("GET", "/workflow/"+id+"/tasks", "").body
+	tasks := f.OK("GET", "/workflow/"+id+"/tasks", "").Body
 	if len(list(tasks, "tasks")) == 0 {
 		t.Errorf("a running run lists no tasks: %v", tasks)
 	}
@@ -54,62 +54,62 @@ func TestWorkflowLifecycle(t *testing.T) {
 	}
 
 	// A second run is cancelled while it runs; a finished run cannot be.
-	second, _ := f.ok("POST", "/workflow/launch", `{"launch":{"pipeline":"https://github.com/nextflow-io/hello"}}`).body["workflowId"].(string)
+	second, _ := f.OK("POST", "/workflow/launch", `{"launch":{"pipeline":"https://github.com/nextflow-io/hello"}}`).Body["workflowId"].(string)
 	f.clk.Advance(time.Minute)
-	f.ok("POST", "/workflow/"+second+"/cancel", "")
-	if s := get(f.ok("GET", "/workflow/"+second, "").body, "workflow.status"); s != "CANCELLED" {
+	f.OK("POST", "/workflow/"+second+"/cancel", "")
+	if s := get(f.OK("GET", "/workflow/"+second, "").Body, "workflow.status"); s != "CANCELLED" {
 		t.Errorf("cancelled run: %v", s)
 	}
 	// Cancelling a run that has ended is accepted and changes nothing.
-	f.ok("POST", "/workflow/"+id+"/cancel", "")
+	f.OK("POST", "/workflow/"+id+"/cancel", "")
 	if s := status(); s != "SUCCEEDED" {
 		t.Errorf("a finished run after a cancel: %s", s)
 	}
 
 	// Deleted: gone for every operation.
-	f.ok("DELETE", "/workflow/"+id, "")
-	f.refused(apierror.Forbidden, "GET", "/workflow/"+id, "")
-	f.refused(apierror.Forbidden, "DELETE", "/workflow/"+id, "")
-	f.refused(apierror.Forbidden, "POST", "/workflow/"+id+"/cancel", "")
-	f.refused(apierror.Forbidden, "GET", "/workflow/"+id+"/progress", "")
-	f.refused(apierror.Forbidden, "GET", "/workflow/"+id+"/tasks", "")
-	f.refused(apierror.Forbidden, "GET", "/workflow/"+id+"/log", "")
+	f.OK("DELETE", "/workflow/"+id, "")
+	f.Refused(apierror.Forbidden, "GET", "/workflow/"+id, "")
+	f.Refused(apierror.Forbidden, "DELETE", "/workflow/"+id, "")
+	f.Refused(apierror.Forbidden, "POST", "/workflow/"+id+"/cancel", "")
+	f.Refused(apierror.Forbidden, "GET", "/workflow/"+id+"/progress", "")
+	f.Refused(apierror.Forbidden, "GET", "/workflow/"+id+"/tasks", "")
+	f.Refused(apierror.Forbidden, "GET", "/workflow/"+id+"/log", "")
 	// The log of an existing run is the run's own (workflow.Run.LogAt),
 	// not a synthesized one.
-	before := f.synthd
-	lg, _ := f.ok("GET", "/workflow/"+second+"/log", "").body["log"].(map[string]any)
-	if entries, _ := lg["entries"].([]any); f.synthd != before || len(entries) == 0 {
-		t.Errorf("the log of an existing run: %v (synthesized %d times)", lg, f.synthd-before)
+	before := f.Synthd
+	lg, _ := f.OK("GET", "/workflow/"+second+"/log", "").Body["log"].(map[string]any)
+	if entries, _ := lg["entries"].([]any); f.Synthd != before || len(entries) == 0 {
+		t.Errorf("the log of an existing run: %v (synthesized %d times)", lg, f.Synthd-before)
 	}
 
-	f.refused(apierror.BadRequest, "POST", "/workflow/launch", `{"launch":{}}`)
-	f.refused(apierror.BadRequest, "POST", "/workflow/launch", `{"launch":`)
+	f.Refused(apierror.BadRequest, "POST", "/workflow/launch", `{"launch":{}}`)
+	f.Refused(apierror.BadRequest, "POST", "/workflow/launch", `{"launch":`)
 }
 
 // The seeded runs list newest first, in pages, filtered by search, and per
 // workspace.
 func TestWorkflowList(t *testing.T) {
 	f := newFixture(t, embeddedDoc(t), true)
-	all := f.ok("GET", "/workflow", "").body
+	all := f.OK("GET", "/workflow", "").Body
 	runs := list(all, "workflows")
 	total, _ := get(all, "totalSize").(float64)
 	if len(runs) == 0 || int(total) != len(runs) {
 		t.Fatalf("list: %d runs, totalSize %v", len(runs), get(all, "totalSize"))
 	}
-	page := list(f.ok("GET", "/workflow?max=2&offset=1", "").body, "workflows")
+	page := list(f.OK("GET", "/workflow?max=2&offset=1", "").Body, "workflows")
 	if len(page) != 2 || get(page[0], "workflow.id") != get(runs[1], "workflow.id") {
 		t.Errorf("page max=2 offset=1: %d runs, first %v; want the list's 2nd", len(page), get(page[0], "workflow.id"))
 	}
-	found := list(f.ok("GET", "/workflow?search=happy_turing", "").body, "workflows")
+	found := list(f.OK("GET", "/workflow?search=happy_turing", "").Body, "workflows")
 	if len(found) != 1 || get(found[0], "workflow.runName") != "happy_turing" {
 		t.Errorf("search by run name: %v", found)
 	}
-	if n := len(list(f.ok("GET", "/workflow?search=no-such-run", "").body, "workflows")); n != 0 {
+	if n := len(list(f.OK("GET", "/workflow?search=no-such-run", "").Body, "workflows")); n != 0 {
 		t.Errorf("search for nothing: %d runs", n)
 	}
-	f.refused(apierror.BadRequest, "GET", "/workflow?max=-1", "")
-	f.refused(apierror.BadRequest, "GET", "/workflow?offset=x", "")
-	f.refused(apierror.BadRequest, "GET", "/workflow?workspaceId=abc", "")
+	f.Refused(apierror.BadRequest, "GET", "/workflow?max=-1", "")
+	f.Refused(apierror.BadRequest, "GET", "/workflow?offset=x", "")
+	f.Refused(apierror.BadRequest, "GET", "/workflow?workspaceId=abc", "")
 
 	// Each seeded status reads as seeded.
 	seen := map[string]bool{}
@@ -126,7 +126,7 @@ func TestWorkflowList(t *testing.T) {
 // The admin API's status forcing works on stored runs.
 func TestSetWorkflowStatus(t *testing.T) {
 	f := newFixture(t, embeddedDoc(t), false)
-	id, _ := f.ok("POST", "/workflow/launch", `{"launch":{"pipeline":"p"}}`).body["workflowId"].(string)
+	id, _ := f.OK("POST", "/workflow/launch", `{"launch":{"pipeline":"p"}}`).Body["workflowId"].(string)
 	now := f.clk.Now()
 	if err := SetWorkflowStatus(f.store, id, "FAILED", "", now); err != nil {
 		t.Fatal(err)
@@ -149,28 +149,28 @@ func TestSetWorkflowStatus(t *testing.T) {
 // leaves the configured (pinned) ones.
 func TestTokens(t *testing.T) {
 	f := newFixture(t, embeddedDoc(t), false)
-	before := len(list(f.ok("GET", "/tokens", "").body, "tokens"))
-	created := f.ok("POST", "/tokens", `{"name":"ci"}`).body
+	before := len(list(f.OK("GET", "/tokens", "").Body, "tokens"))
+	created := f.OK("POST", "/tokens", `{"name":"ci"}`).Body
 	if v, _ := created["accessKey"].(string); v == "" {
 		t.Fatalf("create answered %v", created)
 	}
 	if tok, ok, err := f.tokens.Lookup(created["accessKey"].(string)); err != nil || !ok || tok.Name != "ci" {
 		t.Error("the created value does not authenticate")
 	}
-	if n := len(list(f.ok("GET", "/tokens", "").body, "tokens")); n != before+1 {
+	if n := len(list(f.OK("GET", "/tokens", "").Body, "tokens")); n != before+1 {
 		t.Errorf("%d tokens after a create, want %d", n, before+1)
 	}
-	f.refused(apierror.Conflict, "POST", "/tokens", `{"name":"ci"}`)
-	f.refused(apierror.BadRequest, "POST", "/tokens", `{"name":"  "}`)
-	f.refused(apierror.BadRequest, "POST", "/tokens", `[1]`)
+	f.Refused(apierror.Conflict, "POST", "/tokens", `{"name":"ci"}`)
+	f.Refused(apierror.BadRequest, "POST", "/tokens", `{"name":"  "}`)
+	f.Refused(apierror.BadRequest, "POST", "/tokens", `[1]`)
 	id := fmt.Sprint(get(created, "token.id"))
-	f.ok("DELETE", "/tokens/"+id, "")
-	f.refused(apierror.Forbidden, "DELETE", "/tokens/"+id, "")
-	f.refused(apierror.BadRequest, "DELETE", "/tokens/abc", "")
+	f.OK("DELETE", "/tokens/"+id, "")
+	f.Refused(apierror.Forbidden, "DELETE", "/tokens/"+id, "")
+	f.Refused(apierror.BadRequest, "DELETE", "/tokens/abc", "")
 
-	f.ok("POST", "/tokens", `{"name":"a"}`)
-	f.ok("POST", "/tokens", `{"name":"b"}`)
-	f.ok("DELETE", "/tokens/delete-all", "")
+	f.OK("POST", "/tokens", `{"name":"a"}`)
+	f.OK("POST", "/tokens", `{"name":"b"}`)
+	f.OK("DELETE", "/tokens/delete-all", "")
 	left, err := f.tokens.List()
 	if err != nil {
 		t.Fatal(err)
@@ -188,12 +188,12 @@ func TestTokens(t *testing.T) {
 // The seeded user answers user-info; without one the answer is synthesized.
 func TestUserInfo(t *testing.T) {
 	f := newFixture(t, embeddedDoc(t), true)
-	if name := get(f.ok("GET", "/user-info", "").body, "user.userName"); name != "wmsmock" {
+	if name := get(f.OK("GET", "/user-info", "").Body, "user.userName"); name != "wmsmock" {
 		t.Errorf("user-info: %v", name)
 	}
 	empty := newFixture(t, embeddedDoc(t), false)
-	empty.ok("GET", "/user-info", "")
-	if empty.synthd != 1 {
+	empty.OK("GET", "/user-info", "")
+	if empty.Synthd != 1 {
 		t.Error("user-info without a seeded user was not synthesized")
 	}
 }
@@ -202,31 +202,31 @@ func TestUserInfo(t *testing.T) {
 // unique names and 403 for what is not there.
 func TestCollectionLifecycle(t *testing.T) {
 	f := newFixture(t, embeddedDoc(t), true)
-	before := len(list(f.ok("GET", "/pipelines", "").body, "pipelines"))
-	created := f.ok("POST", "/pipelines", `{"name":"new-pipe","repository":"https://github.com/nf-core/viralrecon","description":"d"}`).body
+	before := len(list(f.OK("GET", "/pipelines", "").Body, "pipelines"))
+	created := f.OK("POST", "/pipelines", `{"name":"new-pipe","repository":"https://github.com/nf-core/viralrecon","description":"d"}`).Body
 	id := fmt.Sprint(get(created, "pipeline.pipelineId"))
 	if id == "<nil>" {
 		t.Fatalf("create answered %v", created)
 	}
-	if got := list(f.ok("GET", "/pipelines", "").body, "pipelines"); len(got) != before+1 || get(got[0], "name") != "new-pipe" {
+	if got := list(f.OK("GET", "/pipelines", "").Body, "pipelines"); len(got) != before+1 || get(got[0], "name") != "new-pipe" {
 		t.Errorf("after a create: %d pipelines, first %v; want the new one first", len(got), get(got[0], "name"))
 	}
-	if got := get(f.ok("GET", "/pipelines/"+id, "").body, "pipeline.name"); got != "new-pipe" {
+	if got := get(f.OK("GET", "/pipelines/"+id, "").Body, "pipeline.name"); got != "new-pipe" {
 		t.Errorf("describe: %v", got)
 	}
-	f.refused(apierror.Conflict, "POST", "/pipelines", `{"name":"new-pipe","repository":"r"}`)
-	f.ok("PUT", "/pipelines/"+id, `{"name":"renamed","description":"e"}`)
-	if got := get(f.ok("GET", "/pipelines/"+id, "").body, "pipeline.name"); got != "renamed" {
+	f.Refused(apierror.Conflict, "POST", "/pipelines", `{"name":"new-pipe","repository":"r"}`)
+	f.OK("PUT", "/pipelines/"+id, `{"name":"renamed","description":"e"}`)
+	if got := get(f.OK("GET", "/pipelines/"+id, "").Body, "pipeline.name"); got != "renamed" {
 		t.Errorf("after the update: %v", got)
 	}
-	if got := list(f.ok("GET", "/pipelines?search=renamed", "").body, "pipelines"); len(got) != 1 {
+	if got := list(f.OK("GET", "/pipelines?search=renamed", "").Body, "pipelines"); len(got) != 1 {
 		t.Errorf("search: %d", len(got))
 	}
-	f.ok("DELETE", "/pipelines/"+id, "")
-	f.refused(apierror.Forbidden, "GET", "/pipelines/"+id, "")
-	f.refused(apierror.Forbidden, "PUT", "/pipelines/"+id, `{"name":"x"}`)
-	f.refused(apierror.Forbidden, "DELETE", "/pipelines/"+id, "")
-	f.refused(apierror.Forbidden, "GET", "/pipelines/999999", "")
+	f.OK("DELETE", "/pipelines/"+id, "")
+	f.Refused(apierror.Forbidden, "GET", "/pipelines/"+id, "")
+	f.Refused(apierror.Forbidden, "PUT", "/pipelines/"+id, `{"name":"x"}`)
+	f.Refused(apierror.Forbidden, "DELETE", "/pipelines/"+id, "")
+	f.Refused(apierror.Forbidden, "GET", "/pipelines/999999", "")
 }
 
 // Compute environments are created and deleted over time, on the
@@ -255,13 +255,13 @@ func TestComputeEnvLifecycle(t *testing.T) {
 
 func computeEnvLifecycle(t *testing.T, f *fixture, deleted string) {
 	body := `{"computeEnv":{"name":"ce-new","platform":"aws-batch","config":{"region":"eu-west-1","workDir":"s3://b/w"}}}`
-	created := f.call("POST", "/compute-envs", body)
-	if created.err != nil {
-		t.Fatalf("create: %v", created.err)
+	created := f.Call("POST", "/compute-envs", body)
+	if created.Err != nil {
+		t.Fatalf("create: %v", created.Err)
 	}
-	id := fmt.Sprint(created.body["computeEnvId"])
+	id := fmt.Sprint(created.Body["computeEnvId"])
 	status := func() string {
-		return fmt.Sprint(get(f.ok("GET", "/compute-envs/"+id, "").body, "computeEnv.status"))
+		return fmt.Sprint(get(f.OK("GET", "/compute-envs/"+id, "").Body, "computeEnv.status"))
 	}
 	if s := status(); s != "CREATING" {
 		t.Errorf("just created: %s", s)
@@ -270,22 +270,22 @@ func computeEnvLifecycle(t *testing.T, f *fixture, deleted string) {
 	if s := status(); s != "AVAILABLE" {
 		t.Errorf("after creating_for: %s", s)
 	}
-	f.ok("DELETE", "/compute-envs/"+id, "")
+	f.OK("DELETE", "/compute-envs/"+id, "")
 	if s := status(); s != "DELETING" {
 		t.Errorf("just deleted: %s", s)
 	}
 	f.clk.Advance(f.prof.ComputeEnvs.DeletingFor)
 	if f.prof.ComputeEnvs.AfterDelete == profile.AfterDeleteMissing {
-		f.refused(apierror.Forbidden, "GET", "/compute-envs/"+id, "")
+		f.Refused(apierror.Forbidden, "GET", "/compute-envs/"+id, "")
 	} else {
-		ce := f.ok("GET", "/compute-envs/"+id, "").body
+		ce := f.OK("GET", "/compute-envs/"+id, "").Body
 		if s, d := get(ce, "computeEnv.status"), get(ce, "computeEnv.deleted"); s != deleted || d != true {
 			t.Errorf("deleted: status %v, deleted %v; want %s, true", s, d, deleted)
 		}
 	}
-	f.refused(apierror.Forbidden, "DELETE", "/compute-envs/"+id, "")
-	f.refused(apierror.Forbidden, "POST", "/workflow/launch", `{"launch":{"pipeline":"https://github.com/nf-core/rnaseq","computeEnvId":"`+id+`"}}`)
-	for _, ce := range list(f.ok("GET", "/compute-envs", "").body, "computeEnvs") {
+	f.Refused(apierror.Forbidden, "DELETE", "/compute-envs/"+id, "")
+	f.Refused(apierror.Forbidden, "POST", "/workflow/launch", `{"launch":{"pipeline":"https://github.com/nf-core/rnaseq","computeEnvId":"`+id+`"}}`)
+	for _, ce := range list(f.OK("GET", "/compute-envs", "").Body, "computeEnvs") {
 		if get(ce, "id") == id {
 			t.Error("a deleted compute environment is still listed")
 		}
@@ -295,8 +295,8 @@ func computeEnvLifecycle(t *testing.T, f *fixture, deleted string) {
 // Records in a workspace are found with its id and not without it.
 func TestWorkspaces(t *testing.T) {
 	f := newFixture(t, embeddedDoc(t), true)
-	personal := list(f.ok("GET", "/pipelines", "").body, "pipelines")
-	inWS := list(f.ok("GET", "/pipelines?workspaceId=2001", "").body, "pipelines")
+	personal := list(f.OK("GET", "/pipelines", "").Body, "pipelines")
+	inWS := list(f.OK("GET", "/pipelines?workspaceId=2001", "").Body, "pipelines")
 	if len(inWS) == 0 {
 		t.Fatal("no seeded pipeline in workspace 2001")
 	}
@@ -306,13 +306,13 @@ func TestWorkspaces(t *testing.T) {
 		}
 	}
 	id := fmt.Sprint(get(inWS[0], "pipelineId"))
-	f.ok("GET", "/pipelines/"+id+"?workspaceId=2001", "")
-	f.refused(apierror.Forbidden, "GET", "/pipelines/"+id+"?workspaceId=9", "")
+	f.OK("GET", "/pipelines/"+id+"?workspaceId=2001", "")
+	f.Refused(apierror.Forbidden, "GET", "/pipelines/"+id+"?workspaceId=9", "")
 
-	wsRun, _ := f.ok("POST", "/workflow/launch?workspaceId=2001", `{"launch":{"pipeline":"p"}}`).body["workflowId"].(string)
-	f.ok("GET", "/workflow/"+wsRun+"?workspaceId=2001", "")
-	f.refused(apierror.Forbidden, "GET", "/workflow/"+wsRun+"?workspaceId=9", "")
-	if orgs := list(f.ok("GET", "/orgs", "").body, "organizations"); len(orgs) == 0 {
+	wsRun, _ := f.OK("POST", "/workflow/launch?workspaceId=2001", `{"launch":{"pipeline":"p"}}`).Body["workflowId"].(string)
+	f.OK("GET", "/workflow/"+wsRun+"?workspaceId=2001", "")
+	f.Refused(apierror.Forbidden, "GET", "/workflow/"+wsRun+"?workspaceId=9", "")
+	if orgs := list(f.OK("GET", "/orgs", "").Body, "organizations"); len(orgs) == 0 {
 		t.Log("no seeded organization in this document's seed")
 	}
 }
@@ -321,8 +321,8 @@ func TestProjectNameAndRunNames(t *testing.T) {
 	f := newFixture(t, embeddedDoc(t), false)
 	seen := map[string]bool{}
 	for i := range 5 {
-		id, _ := f.ok("POST", "/workflow/launch", `{"launch":{"pipeline":"https://github.com/nf-core/rnaseq"}}`).body["workflowId"].(string)
-		name := fmt.Sprint(get(f.ok("GET", "/workflow/"+id, "").body, "workflow.runName"))
+		id, _ := f.OK("POST", "/workflow/launch", `{"launch":{"pipeline":"https://github.com/nf-core/rnaseq"}}`).Body["workflowId"].(string)
+		name := fmt.Sprint(get(f.OK("GET", "/workflow/"+id, "").Body, "workflow.runName"))
 		if name == "" || !strings.Contains(name, "_") {
 			t.Errorf("launch %d without a run name got %q", i, name)
 		}
@@ -348,12 +348,12 @@ func TestLaunchChecksItsReferences(t *testing.T) {
 		return `{"launch":{"pipeline":"https://github.com/nf-core/rnaseq","computeEnvId":"` + ce + `"}}`
 	}
 	seeded, _ := f.store.List(WorkflowsCollection)
-	f.refused(apierror.Forbidden, "POST", "/workflow/launch", launch("NoSuchEnv00001"))
-	f.refused(apierror.Forbidden, "POST", "/workflow/launch?workspaceId=2001", launch("NoSuchEnv00001"))
-	f.refused(apierror.Forbidden, "POST", "/workflow/launch?workspaceId=2001", launch(personalCE))
-	f.refused(apierror.Forbidden, "POST", "/workflow/launch", launch(wsCE))
-	f.refused(apierror.Forbidden, "POST", "/workflow/launch?workspaceId=999999", launch(""))
-	f.refused(apierror.Forbidden, "POST", "/workflow/launch?workspaceId=2001&sourceWorkspaceId=999999", launch(wsCE))
+	f.Refused(apierror.Forbidden, "POST", "/workflow/launch", launch("NoSuchEnv00001"))
+	f.Refused(apierror.Forbidden, "POST", "/workflow/launch?workspaceId=2001", launch("NoSuchEnv00001"))
+	f.Refused(apierror.Forbidden, "POST", "/workflow/launch?workspaceId=2001", launch(personalCE))
+	f.Refused(apierror.Forbidden, "POST", "/workflow/launch", launch(wsCE))
+	f.Refused(apierror.Forbidden, "POST", "/workflow/launch?workspaceId=999999", launch(""))
+	f.Refused(apierror.Forbidden, "POST", "/workflow/launch?workspaceId=2001&sourceWorkspaceId=999999", launch(wsCE))
 	if recs, _ := f.store.List(WorkflowsCollection); len(recs) != len(seeded) {
 		t.Fatalf("refused launches stored %d runs", len(recs)-len(seeded))
 	}
@@ -364,23 +364,23 @@ func TestLaunchChecksItsReferences(t *testing.T) {
 		{"", "", personalCE},
 		{"", personalCE, personalCE},
 	} {
-		id, _ := f.ok("POST", "/workflow/launch"+tc.query, launch(tc.ce)).body["workflowId"].(string)
-		f.ok("GET", "/workflow/"+id+tc.query, "")
+		id, _ := f.OK("POST", "/workflow/launch"+tc.query, launch(tc.ce)).Body["workflowId"].(string)
+		f.OK("GET", "/workflow/"+id+tc.query, "")
 		if got := f.storedRun(id).ComputeEnvID; got != tc.want {
 			t.Errorf("launch %s naming %q runs on %v, want %s", tc.query, tc.ce, got, tc.want)
 		}
 	}
 	// The environment was deleted: launching on it is refused again.
-	f.ok("DELETE", "/compute-envs/"+wsCE+"?workspaceId=2001", "")
+	f.OK("DELETE", "/compute-envs/"+wsCE+"?workspaceId=2001", "")
 	f.clk.Advance(time.Hour)
-	f.refused(apierror.Forbidden, "POST", "/workflow/launch?workspaceId=2001", launch(wsCE))
+	f.Refused(apierror.Forbidden, "POST", "/workflow/launch?workspaceId=2001", launch(wsCE))
 }
 
 // TestProgressAgreesWithStatus: a seeded SUCCEEDED run shows its tasks
 // succeeded (not all counters zero) and none pending, running or failed.
 func TestProgressAgreesWithStatus(t *testing.T) {
 	f := newFixture(t, embeddedDoc(t), true)
-	p := f.ok("GET", "/workflow/3cSucceeded003/progress", "").body
+	p := f.OK("GET", "/workflow/3cSucceeded003/progress", "").Body
 	num := func(path string) float64 { n, _ := get(p, path).(float64); return n }
 	if num("progress.workflowProgress.succeeded") <= 0 {
 		t.Errorf("a SUCCEEDED run shows no succeeded task: %v", p)

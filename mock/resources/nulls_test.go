@@ -40,23 +40,23 @@ func TestNullsNeverOverRecordValues(t *testing.T) {
 		check := answerCheck(doc, f.prof)
 		var ids []string
 		for _, c := range calls {
-			r := f.ok(c.method, c.target, c.body)
-			answers[name] = append(answers[name], r.body)
-			if id, ok := r.body["workflowId"].(string); ok {
+			r := f.OK(c.method, c.target, c.body)
+			answers[name] = append(answers[name], r.Body)
+			if id, ok := r.Body["workflowId"].(string); ok {
 				ids = append(ids, "/workflow/"+id)
 			}
-			if id := get(r.body, "pipeline.pipelineId"); id != nil {
+			if id := get(r.Body, "pipeline.pipelineId"); id != nil {
 				ids = append(ids, "/pipelines/"+jsonText(id))
 			}
 		}
 		for _, target := range ids {
-			r := f.ok("GET", target, "")
-			answers[name] = append(answers[name], r.body)
-			op, _ := f.route("GET", target)
-			if problems := check(baseOf(SuccessSchema(op)), r.raw); problems != nil {
+			r := f.OK("GET", target, "")
+			answers[name] = append(answers[name], r.Body)
+			op, _ := f.Route("GET", target)
+			if problems := check(baseOf(SuccessSchema(op)), r.Raw); problems != nil {
 				t.Errorf("%s: GET %s does not pass its answer check: %s", name, target, strings.Join(problems, "; "))
 			}
-			nulls[name] += strings.Count(string(r.raw), ":null")
+			nulls[name] += strings.Count(string(r.Raw), ":null")
 		}
 	}
 	service, plain := answers[profile.NullsService], answers[profile.NullsOmit]

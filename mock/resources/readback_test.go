@@ -244,7 +244,7 @@ func (rb *readBack) ids(coll string) []string {
 }
 
 func (rb *readBack) do(op *spec.Operation, vars map[string]string, q url.Values, body []byte) (*handler.Response, error) {
-	h := rb.f.handler(op)
+	h := rb.f.Handler(op)
 	if h == nil {
 		rb.t.Fatalf("%s has no handler", op.ID)
 	}

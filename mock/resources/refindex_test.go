@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/wmsmock/wmsmock/mock/resources/resourcestest"
 	"github.com/wmsmock/wmsmock/mock/synth"
 )
 
@@ -30,6 +31,7 @@ func TestCreatedItemsAreNamedDeletedOnesNot(t *testing.T) {
 		t.Fatal(err)
 	}
 	other.svc = replica
+	other.Caller = &resourcestest.Caller{T: t, Doc: f.doc, Handlers: replica.Handlers(), Now: f.clk.Now}
 	if err := replica.IndexRefs(); err != nil { // as a replica that finds the store seeded
 		t.Fatal(err)
 	}
@@ -41,7 +43,7 @@ func TestCreatedItemsAreNamedDeletedOnesNot(t *testing.T) {
 	for _, g := range generated {
 		before[f.pickIn(wsID, g)] = true
 	}
-	ce := f.ok("POST", "/compute-envs?workspaceId="+ws, `{"computeEnv":{"name":"new-ce","platform":"aws-batch","config":{"region":"eu-west-1"}}}`).body["computeEnvId"]
+	ce := f.OK("POST", "/compute-envs?workspaceId="+ws, `{"computeEnv":{"name":"new-ce","platform":"aws-batch","config":{"region":"eu-west-1"}}}`).Body["computeEnvId"]
 	if ce == nil || before[ce] {
 		t.Fatalf("the new compute environment's id %v is not new (named before: %v)", ce, before)
 	}
@@ -52,7 +54,7 @@ func TestCreatedItemsAreNamedDeletedOnesNot(t *testing.T) {
 			}
 		}
 	}
-	other.ok("DELETE", "/compute-envs/"+fmt.Sprint(ce)+"?workspaceId="+ws, "")
+	other.OK("DELETE", "/compute-envs/"+fmt.Sprint(ce)+"?workspaceId="+ws, "")
 	for _, fx := range []*fixture{other, f} {
 		for _, g := range generated {
 			if got := fx.pickIn(wsID, g); got == ce || got == nil {
@@ -67,9 +69,9 @@ func TestCreatedItemsAreNamedDeletedOnesNot(t *testing.T) {
 // readers is mock/refs' TestFrequentCreatesDoNotWaitForReaders.)
 func TestLaunchedRunsAreTargets(t *testing.T) {
 	f := newFixture(t, embeddedDoc(t), true)
-	f.ok("GET", "/workflow", "") // the index is built
+	f.OK("GET", "/workflow", "") // the index is built
 	launch := func() string {
-		id, _ := f.ok("POST", "/workflow/launch", `{"launch":{"pipeline":"https://github.com/nf-core/rnaseq"}}`).body["workflowId"].(string)
+		id, _ := f.OK("POST", "/workflow/launch", `{"launch":{"pipeline":"https://github.com/nf-core/rnaseq"}}`).Body["workflowId"].(string)
 		return id
 	}
 	ids := [2]string{launch(), launch()}
@@ -77,7 +79,7 @@ func TestLaunchedRunsAreTargets(t *testing.T) {
 	if !held(ids[0]) || !held(ids[1]) {
 		t.Fatal("a launched run is not a target")
 	}
-	f.ok("DELETE", "/workflow/"+ids[1]+"?force=true", "")
+	f.OK("DELETE", "/workflow/"+ids[1]+"?force=true", "")
 	if !held(ids[0]) || held(ids[1]) {
 		t.Fatalf("after a delete: kept run held %v, deleted run held %v", held(ids[0]), held(ids[1]))
 	}

@@ -16,16 +16,16 @@ func TestRunsCarryTheSeededUser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	launched, _ := f.ok("POST", "/workflow/launch", launch).body["workflowId"].(string)
+	launched, _ := f.OK("POST", "/workflow/launch", launch).Body["workflowId"].(string)
 	for _, id := range []string{"4SeededRun0001", launched} {
-		if got := get(f.ok("GET", "/workflow/"+id, "").body, "workflow.userName"); got != "grace" {
+		if got := get(f.OK("GET", "/workflow/"+id, "").Body, "workflow.userName"); got != "grace" {
 			t.Errorf("run %s: userName %v, want the seeded user's, grace", id, got)
 		}
 	}
 
 	bare := newFixture(t, doc, false)
-	id, _ := bare.ok("POST", "/workflow/launch", launch).body["workflowId"].(string)
-	if got := get(bare.ok("GET", "/workflow/"+id, "").body, "workflow.userName"); got != "wmsmock" {
+	id, _ := bare.OK("POST", "/workflow/launch", launch).Body["workflowId"].(string)
+	if got := get(bare.OK("GET", "/workflow/"+id, "").Body, "workflow.userName"); got != "wmsmock" {
 		t.Errorf("without a seeded user: userName %v, want wmsmock", got)
 	}
 }

@@ -27,7 +27,7 @@ type studioFixture struct {
 
 func newStudioFixture(t *testing.T, load func(testing.TB) *spec.Document) *studioFixture {
 	f := newFixture(t, load(t), true)
-	ces := list(f.ok("GET", "/compute-envs", "").body, "computeEnvs")
+	ces := list(f.OK("GET", "/compute-envs", "").Body, "computeEnvs")
 	if len(ces) == 0 {
 		t.Fatal("the seeded account has no compute environment")
 	}
@@ -35,9 +35,9 @@ func newStudioFixture(t *testing.T, load func(testing.TB) *spec.Document) *studi
 	sf := &studioFixture{fixture: f, ce: fmt.Sprint(get(ces[0], "id"))}
 	sf.check = func(method, target string, r result) {
 		t.Helper()
-		op, _ := f.route(method, strings.SplitN(target, "?", 2)[0])
-		if problems := check(baseOf(SuccessSchema(op)), r.raw); problems != nil {
-			t.Errorf("%s %s does not pass its answer check: %s\n%s", method, target, strings.Join(problems, "; "), r.raw)
+		op, _ := f.Route(method, strings.SplitN(target, "?", 2)[0])
+		if problems := check(baseOf(SuccessSchema(op)), r.Raw); problems != nil {
+			t.Errorf("%s %s does not pass its answer check: %s\n%s", method, target, strings.Join(problems, "; "), r.Raw)
 		}
 	}
 	return sf
@@ -46,9 +46,9 @@ func newStudioFixture(t *testing.T, load func(testing.TB) *spec.Document) *studi
 // do calls and holds the answer to its schema.
 func (f *studioFixture) do(method, target, body string) map[string]any {
 	f.t.Helper()
-	r := f.ok(method, target, body)
+	r := f.OK(method, target, body)
 	f.check(method, target, r)
-	return r.body
+	return r.Body
 }
 
 // create adds a studio named name with query q ("" or "?autoStart=false")
@@ -263,9 +263,9 @@ func TestStudioStopWritesCheckpoint(t *testing.T) {
 				if got := get(f.do("GET", "/studios/"+id+"/checkpoints/"+cid, ""), "name"); got != "before_upgrade" {
 					t.Errorf("renamed to %q, the checkpoint reads %v", "before upgrade", got)
 				}
-				f.refused(apierror.Conflict, "PUT", "/studios/"+id+"/checkpoints/"+fmt.Sprint(get(cps[0], "id")), `{"name":"before_upgrade"}`)
+				f.Refused(apierror.Conflict, "PUT", "/studios/"+id+"/checkpoints/"+fmt.Sprint(get(cps[0], "id")), `{"name":"before_upgrade"}`)
 			}
-			f.refused(apierror.Forbidden, "GET", "/studios/"+id+"/checkpoints/999999", "")
+			f.Refused(apierror.Forbidden, "GET", "/studios/"+id+"/checkpoints/999999", "")
 		})
 	}
 }
@@ -357,12 +357,12 @@ func TestStudioReadsBack(t *testing.T) {
 			}
 			f.clk.Advance(studioStartingFor)
 			f.wantStatus(id, "running", f.clk.Now())
-			if r := f.ok("DELETE", "/studios/"+id, ""); r.status != 204 {
-				t.Errorf("delete of a running studio: %d, want 204", r.status)
+			if r := f.OK("DELETE", "/studios/"+id, ""); r.Status != 204 {
+				t.Errorf("delete of a running studio: %d, want 204", r.Status)
 			}
-			f.refused(apierror.Forbidden, "GET", "/studios/"+id, "")
-			f.refused(apierror.Forbidden, "PUT", "/studios/"+id+"/stop", "")
-			f.refused(apierror.Forbidden, "GET", "/studios/"+id+"/checkpoints", "")
+			f.Refused(apierror.Forbidden, "GET", "/studios/"+id, "")
+			f.Refused(apierror.Forbidden, "PUT", "/studios/"+id+"/stop", "")
+			f.Refused(apierror.Forbidden, "GET", "/studios/"+id+"/checkpoints", "")
 		})
 	}
 }

@@ -1,12 +1,9 @@
 package resources
 
 import (
-	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"strings"
 	"testing"
 
@@ -69,7 +66,7 @@ func TestEveryHandledOperation(t *testing.T) {
 			nulls := 0
 			succeeded, refused := 0, 0
 			for _, op := range doc.Operations {
-				h := f.handler(op)
+				h := f.Handler(op)
 				if h == nil {
 					continue
 				}
@@ -80,7 +77,7 @@ func TestEveryHandledOperation(t *testing.T) {
 				vars := pathParams(op, call.Path)
 				req := &handler.Request{HTTP: httptest.NewRequest(op.Method, "/x", nil), Version: "1", Op: op,
 					PathParams: vars, Query: call.Query, Body: call.Body, TokenID: 1, Now: f.clk.Now(), Key: op.ID}
-				before, synthd := validated, f.synthd
+				before, synthd := validated, f.Synthd
 				resp, err := h(req)
 				if op.Method == http.MethodGet && validated > before {
 					t.Errorf("%s: a read asked the validator %d times", op.ID, validated-before)
@@ -93,7 +90,7 @@ func TestEveryHandledOperation(t *testing.T) {
 					refused++
 					continue
 				}
-				if f.synthd > synthd {
+				if f.Synthd > synthd {
 					continue // answered by the fallback (synthesis), not this package
 				}
 				succeeded++
@@ -119,34 +116,4 @@ func TestEveryHandledOperation(t *testing.T) {
 			t.Logf("%d succeeded, %d refused; %d null members", succeeded, refused, nulls)
 		})
 	}
-}
-
-// pathParams reads the path parameters of a call made for op, unescaped
-// as the pipeline hands them over.
-func pathParams(op *spec.Operation, path string) map[string]string {
-	vars := map[string]string{}
-	tsegs := strings.Split(strings.Trim(op.Path, "/"), "/")
-	segs := strings.Split(strings.Trim(path, "/"), "/")
-	for i, ts := range tsegs {
-		if i < len(segs) && strings.HasPrefix(ts, "{") {
-			v, err := url.PathUnescape(segs[i])
-			if err != nil {
-				v = segs[i]
-			}
-			vars[strings.Trim(ts, "{}")] = v
-		}
-	}
-	return vars
-}
-
-func encode(t *testing.T, resp *handler.Response) []byte {
-	t.Helper()
-	if resp.Raw != nil {
-		return resp.Raw
-	}
-	b, err := json.Marshal(resp.Body)
-	if err != nil {
-		t.Fatal(fmt.Errorf("encoding: %w", err))
-	}
-	return b
 }
