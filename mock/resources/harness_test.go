@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/wmsmock/wmsmock/fixtures"
-	"github.com/wmsmock/wmsmock/internal/workflow"
 	"github.com/wmsmock/wmsmock/mock/auth"
 	"github.com/wmsmock/wmsmock/mock/clock"
 	"github.com/wmsmock/wmsmock/mock/resources/resourcestest"
@@ -90,20 +89,6 @@ func newFixture(t *testing.T, doc *spec.Document, seed bool, opts ...fixtureOpti
 		}
 	}
 	return f
-}
-
-// storedRun reads a run as the store holds it.
-func (f *fixture) storedRun(id string) *workflow.Run {
-	f.t.Helper()
-	r, err := f.store.Get(WorkflowsCollection, id)
-	if err != nil {
-		f.t.Fatal(err)
-	}
-	wf, err := decodeWorkflow(r)
-	if err != nil {
-		f.t.Fatal(err)
-	}
-	return wf
 }
 
 // seedWorkspace adds a workspace with this id to the seeded organization,

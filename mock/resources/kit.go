@@ -9,8 +9,8 @@ import (
 )
 
 // A Part is a behaviour that reaches the kernel only through its Kit, so
-// that it can be kept in a package of its own (the runs, runs.go, are one,
-// and are always registered). Register calls each part once, after the
+// that it can be kept in a package of its own (mock/runs is one; the
+// server names it in Deps.Parts). Register calls each part once, after the
 // tokens and before the generic collections, with the kernel's Kit; the
 // part claims the operations it answers and hooks in where the kernel asks
 // about what it holds. So the kernel need never import a part: whoever

@@ -161,7 +161,7 @@ func Register(doc *spec.Document, d Deps) (*Service, error) {
 	// existence check.
 	s.registerTokens()
 	k := s.kit()
-	for _, part := range append([]Part{registerRuns}, d.Parts...) {
+	for _, part := range d.Parts {
 		if err := part(k); err != nil {
 			return nil, err
 		}

@@ -49,7 +49,7 @@ import (
 // taking only 204 or 404 for an answer: so the service's API must delete a
 // running one, and the fake does.
 //
-// As for runs (runs.go), nothing runs in the background: the record keeps
+// As for runs (mock/runs), nothing runs in the background: the record keeps
 // when each session started and was asked to stop, and every status,
 // date and checkpoint is worked out from those and the clock at read time.
 // The delays are the fake's own choice (the service takes minutes), short

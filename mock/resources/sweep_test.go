@@ -1,4 +1,4 @@
-package resources
+package resources_test
 
 import (
 	"errors"
@@ -12,6 +12,8 @@ import (
 	"github.com/wmsmock/wmsmock/mock/apierror"
 	"github.com/wmsmock/wmsmock/mock/callgen"
 	"github.com/wmsmock/wmsmock/mock/handler"
+	"github.com/wmsmock/wmsmock/mock/resources"
+	"github.com/wmsmock/wmsmock/mock/resources/resourcestest"
 	"github.com/wmsmock/wmsmock/mock/spec"
 	"github.com/wmsmock/wmsmock/mock/synth"
 	"github.com/wmsmock/wmsmock/profile"
@@ -36,7 +38,7 @@ func TestEveryHandledOperation(t *testing.T) {
 		{"embedded", embeddedDoc, profile.Default()},
 		{"embedded/omit", embeddedDoc, omit},
 		{"published", func(tb testing.TB) *spec.Document {
-			if raceEnabled {
+			if resourcestest.RaceEnabled {
 				// The published half compiles some 250 operations' schemas:
 				// a minute under the race detector, for code the embedded
 				// half already runs there. The plain run covers it.
@@ -58,10 +60,10 @@ func TestEveryHandledOperation(t *testing.T) {
 			// it, since compiling it for a large answer schema was most of
 			// a first call's time.
 			validated := 0
-			counted := func(f *fixture, dp *Deps) {
+			counted := func(f *fixture, dp *resources.Deps) {
 				dp.Check = func(s *base.Schema, b []byte) []string { validated++; return check(s, b) }
 			}
-			f := newFixture(t, doc, true, withProfile(d.prof), counted)
+			f := newFixture(t, doc, withProfile(d.prof), counted)
 			gen := synth.New(synth.WithSeed(7))
 			nulls := 0
 			succeeded, refused := 0, 0
@@ -74,7 +76,7 @@ func TestEveryHandledOperation(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%s: building a call: %v", op.ID, err)
 				}
-				vars := pathParams(op, call.Path)
+				vars := resourcestest.PathParams(op, call.Path)
 				req := &handler.Request{HTTP: httptest.NewRequest(op.Method, "/x", nil), Version: "1", Op: op,
 					PathParams: vars, Query: call.Query, Body: call.Body, TokenID: 1, Now: f.clk.Now(), Key: op.ID}
 				before, synthd := validated, f.Synthd
@@ -97,8 +99,8 @@ func TestEveryHandledOperation(t *testing.T) {
 				if resp.Status != op.Success.Status {
 					t.Errorf("%s: status %d, the document's success is %d", op.ID, resp.Status, op.Success.Status)
 				}
-				if sch := SuccessSchema(op); sch != nil && resp.Body != nil {
-					raw := encode(t, resp)
+				if sch := resources.SuccessSchema(op); sch != nil && resp.Body != nil {
+					raw := resourcestest.Encode(t, resp)
 					if problems := check(sch.Base, raw); problems != nil {
 						t.Errorf("%s: the answer does not fit the document: %s", op.ID, strings.Join(problems, "; "))
 					}

@@ -1,4 +1,4 @@
-package resources
+package runs
 
 import (
 	"encoding/hex"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/wmsmock/wmsmock/internal/workflow"
 	"github.com/wmsmock/wmsmock/mock/handler"
+	"github.com/wmsmock/wmsmock/mock/resources"
 	"github.com/wmsmock/wmsmock/mock/spec"
 	"github.com/wmsmock/wmsmock/mock/store"
 	"github.com/wmsmock/wmsmock/mock/synth"
@@ -49,7 +50,7 @@ var launchKept = map[string]bool{
 func readLaunch(raw []byte) (*launchBody, error) {
 	var b launchBody
 	typed := json.Unmarshal(raw, &b) == nil
-	body, err := DecodeObject(raw)
+	body, err := resources.DecodeObject(raw)
 	if err != nil {
 		return nil, err
 	}
@@ -57,7 +58,7 @@ func readLaunch(raw []byte) (*launchBody, error) {
 	extra := map[string]any{}
 	for k, v := range l {
 		if !launchKept[k] && v != nil {
-			extra[k] = DropNulls(v, 0)
+			extra[k] = resources.DropNulls(v, 0)
 		}
 	}
 	if len(extra) > 0 {
@@ -105,9 +106,9 @@ func (w *runs) launch(req *handler.Request) (*handler.Response, error) {
 	l := &body.Launch
 	pipeline := strings.TrimSpace(l.Pipeline)
 	if pipeline == "" {
-		return nil, Fail(ErrBadInput, "launch.pipeline is missing")
+		return nil, resources.Fail(resources.ErrBadInput, "launch.pipeline is missing")
 	}
-	ws, given, err := WorkspaceOf(req.Query)
+	ws, given, err := resources.WorkspaceOf(req.Query)
 	if err != nil {
 		return nil, err
 	}
@@ -140,7 +141,7 @@ func (w *runs) launch(req *handler.Request) (*handler.Response, error) {
 	givenSession := wf.SessionID
 	// The run name and outcome may depend on the id, so the record is
 	// finished once the id is chosen.
-	rec, err := InsertRecord(w.k.Store, WorkflowsCollection,
+	rec, err := resources.InsertRecord(w.k.Store, resources.WorkflowsCollection,
 		func() (string, error) { return w.k.NewID(14), nil },
 		func(id string) (store.Record, error) {
 			wf.RunName, wf.SessionID = givenName, givenSession
@@ -163,7 +164,7 @@ func (w *runs) launch(req *handler.Request) (*handler.Response, error) {
 	}
 	// The rest of the answer depends only on the request, like any
 	// synthesized answer, so repeated launches reuse one base.
-	return Success(req.Op, w.k.Bases.WithField(SuccessSchema(req.Op), "launched/"+req.Key, "workflowId", rec.ID)), nil
+	return resources.Success(req.Op, w.k.Bases.WithField(resources.SuccessSchema(req.Op), "launched/"+req.Key, "workflowId", rec.ID)), nil
 }
 
 // projectName is what the service shows for a pipeline: the repository
@@ -274,7 +275,7 @@ func launchExtra(wf *workflow.Run) map[string]any {
 	if len(wf.Launch) == 0 {
 		return nil
 	}
-	m, err := DecodeObject(wf.Launch)
+	m, err := resources.DecodeObject(wf.Launch)
 	if err != nil {
 		return nil
 	}
@@ -292,7 +293,7 @@ func (w *runs) launchView(param string) handler.Func {
 		if err != nil {
 			return nil, err
 		}
-		sch := SuccessSchema(req.Op)
+		sch := resources.SuccessSchema(req.Op)
 		root := w.k.Bases.Bare(sch, "launch of a run")
 		obj, osch := root, sch
 		if inner := sch.Prop("launch"); inner.IsObject() {
@@ -300,7 +301,7 @@ func (w *runs) launchView(param string) handler.Func {
 			root["launch"] = obj
 		}
 		w.k.Fit.Merge(osch, obj, w.launchFields(x, osch, req.Now), 0)
-		return Success(req.Op, root), nil
+		return resources.Success(req.Op, root), nil
 	}
 }
 
@@ -320,7 +321,7 @@ func (w *runs) launchFields(x *run, sch *spec.Schema, now time.Time) map[string]
 	for k, v := range map[string]any{
 		"id": x.id, "pipeline": opt(wf.Pipeline), "revision": opt(wf.Revision), "commitId": opt(wf.CommitID),
 		"workDir": opt(w.workDir(wf, now)), "configText": opt(wf.ConfigText), "paramsText": opt(wf.ParamsText),
-		"sessionId": opt(wf.SessionID), "resume": wf.Resume, "dateCreated": Stamp(wf.Submit),
+		"sessionId": opt(wf.SessionID), "resume": wf.Resume, "dateCreated": resources.Stamp(wf.Submit),
 	} {
 		f[k] = v
 	}

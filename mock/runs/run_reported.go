@@ -1,4 +1,4 @@
-package resources
+package runs
 
 import (
 	"encoding/json"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/wmsmock/wmsmock/internal/workflow"
 	"github.com/wmsmock/wmsmock/mock/handler"
+	"github.com/wmsmock/wmsmock/mock/resources"
 	"github.com/wmsmock/wmsmock/mock/spec"
 	"github.com/wmsmock/wmsmock/mock/store"
 )
@@ -64,7 +65,7 @@ func (k reportedRuns) runFields(id string, wf *workflow.Run, v workflow.View) ma
 	tr := wf.Trace
 	f := map[string]any{
 		"id": id, "ownerId": k.w.k.OwnerID(), "status": v.Status, "runName": wf.RunName, "projectName": wf.ProjectName,
-		"submit": Stamp(wf.Submit), "dateCreated": Stamp(wf.Submit), "lastUpdated": Stamp(v.LastUpdated),
+		"submit": resources.Stamp(wf.Submit), "dateCreated": resources.Stamp(wf.Submit), "lastUpdated": resources.Stamp(v.LastUpdated),
 		"start": nil, "complete": nil, "duration": nil, "deleted": false,
 	}
 	if wf.SessionID != "" {
@@ -77,11 +78,11 @@ func (k reportedRuns) runFields(id string, wf *workflow.Run, v workflow.View) ma
 		f["repository"] = wf.Pipeline
 	}
 	if v.Start != nil {
-		f["start"] = Stamp(*v.Start)
+		f["start"] = resources.Stamp(*v.Start)
 	}
 	switch {
 	case v.Complete != nil:
-		f["complete"] = Stamp(*v.Complete)
+		f["complete"] = resources.Stamp(*v.Complete)
 		if tr.Duration != nil && tr.Ended != "" {
 			f["duration"] = *tr.Duration
 		} else if v.Start != nil {
@@ -146,7 +147,7 @@ func (k reportedRuns) progress(x *run, sch *spec.Schema, v workflow.View, perPro
 	tr := wf.Trace
 	m := t.k.Bases.Bare(sch, key)
 	dates := func(f map[string]any) map[string]any {
-		f["dateCreated"], f["lastUpdated"] = Stamp(wf.Submit), Stamp(v.LastUpdated)
+		f["dateCreated"], f["lastUpdated"] = resources.Stamp(wf.Submit), resources.Stamp(v.LastUpdated)
 		return f
 	}
 	if wps := sch.Prop("workflowProgress"); wps != nil {
@@ -202,7 +203,7 @@ func (k reportedRuns) tasks(x *run, req *handler.Request) (*handler.Response, er
 		limit = t.k.Profile.Paging.MaxLimit
 	}
 	q := store.Query{List: taskList(run), Contains: strings.ToLower(strings.TrimSpace(req.Query.Get("search")))}
-	_, total, err := t.k.Store.Page(TasksCollection, q)
+	_, total, err := t.k.Store.Page(resources.TasksCollection, q)
 	if err != nil {
 		return nil, err
 	}
@@ -214,7 +215,7 @@ func (k reportedRuns) tasks(x *run, req *handler.Request) (*handler.Response, er
 	}
 	var recs []store.Record
 	if q.Limit > 0 {
-		if recs, _, err = t.k.Store.Page(TasksCollection, q); err != nil {
+		if recs, _, err = t.k.Store.Page(resources.TasksCollection, q); err != nil {
 			return nil, err
 		}
 	}
@@ -252,9 +253,9 @@ func (k reportedRuns) tasks(x *run, req *handler.Request) (*handler.Response, er
 
 // task answers one reported task, as it was reported.
 func (k reportedRuns) task(x *run, sch *spec.Schema, n int64, _ time.Time) (map[string]any, error) {
-	rec, err := k.w.k.Store.Get(TasksCollection, taskKey(x.id, n))
+	rec, err := k.w.k.Store.Get(resources.TasksCollection, taskKey(x.id, n))
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, Fail(ErrMissing, "run %s has no task %d", x.id, n)
+		return nil, resources.Fail(resources.ErrMissing, "run %s has no task %d", x.id, n)
 	}
 	if err != nil {
 		return nil, err
@@ -299,16 +300,16 @@ func (k reportedRuns) frame(_ *run, sch *spec.Schema, key string) map[string]any
 // record and its tasks. It costs the run's own tasks, a page at a time.
 func (k reportedRuns) forget(x *run) error {
 	t, run := k.w, x.id
-	if err := t.k.Store.Delete(TraceDetailsCollection, run); err != nil && !errors.Is(err, store.ErrNotFound) {
+	if err := t.k.Store.Delete(resources.TraceDetailsCollection, run); err != nil && !errors.Is(err, store.ErrNotFound) {
 		return err
 	}
 	for {
-		recs, _, err := t.k.Store.Page(TasksCollection, store.Query{List: taskList(run), Limit: 500})
+		recs, _, err := t.k.Store.Page(resources.TasksCollection, store.Query{List: taskList(run), Limit: 500})
 		if err != nil || len(recs) == 0 {
 			return err
 		}
 		for _, r := range recs {
-			if err := t.k.Store.Delete(TasksCollection, r.ID); err != nil && !errors.Is(err, store.ErrNotFound) {
+			if err := t.k.Store.Delete(resources.TasksCollection, r.ID); err != nil && !errors.Is(err, store.ErrNotFound) {
 				return err
 			}
 		}
@@ -317,7 +318,7 @@ func (k reportedRuns) forget(x *run) error {
 
 // readDetails reads a run's detail record; a run without one has none.
 func readDetails(st store.Store, id string) (*traceDetails, error) {
-	r, err := st.Get(TraceDetailsCollection, id)
+	r, err := st.Get(resources.TraceDetailsCollection, id)
 	if errors.Is(err, store.ErrNotFound) {
 		return &traceDetails{}, nil
 	}

@@ -1,4 +1,4 @@
-package resources
+package runs
 
 import (
 	"fmt"
@@ -14,6 +14,7 @@ import (
 	"github.com/wmsmock/wmsmock/internal/nftrace"
 	"github.com/wmsmock/wmsmock/internal/testenv"
 	"github.com/wmsmock/wmsmock/mock/apierror"
+	"github.com/wmsmock/wmsmock/mock/resources"
 	"github.com/wmsmock/wmsmock/mock/spec"
 	"github.com/wmsmock/wmsmock/mock/store"
 	"github.com/wmsmock/wmsmock/mock/store/redisstore"
@@ -26,7 +27,7 @@ import (
 // is that the handlers take what the service takes.
 
 func withStore(st store.Store) fixtureOption {
-	return func(f *fixture, d *Deps) { f.store, d.Store = st, st }
+	return func(f *fixture, d *resources.Deps) { f.store, d.Store = st, st }
 }
 
 // redisStore is a store on an in-process Redis.
@@ -189,8 +190,8 @@ func TestSilentRunIsUnknown(t *testing.T) {
 	if s := get(d, "workflow.status"); s != "UNKNOWN" {
 		t.Fatalf("silent for longer than the limit: %v", s)
 	}
-	if lu := get(d, "workflow.lastUpdated"); lu != Stamp(began.Add(limit)) {
-		t.Errorf("an UNKNOWN run's lastUpdated is %v, want when it was marked (%s)", lu, Stamp(began.Add(limit)))
+	if lu := get(d, "workflow.lastUpdated"); lu != resources.Stamp(began.Add(limit)) {
+		t.Errorf("an UNKNOWN run's lastUpdated is %v, want when it was marked (%s)", lu, resources.Stamp(began.Add(limit)))
 	}
 	if get(d, "workflow.complete") != nil {
 		t.Errorf("an UNKNOWN run has a complete time: %v", get(d, "workflow.complete"))
@@ -343,11 +344,11 @@ func TestDeleteReportedRun(t *testing.T) {
 	}
 	f.Refused(apierror.BadRequest, "DELETE", "/workflow/"+id, "")
 	f.OK("DELETE", "/workflow/"+id+"?force=true", "")
-	_, n, err := f.store.Page(TasksCollection, store.Query{List: taskList(id), Limit: 1})
+	_, n, err := f.store.Page(resources.TasksCollection, store.Query{List: taskList(id), Limit: 1})
 	if err != nil || n != 0 {
 		t.Errorf("after the delete, the run's list holds %d tasks (%v)", n, err)
 	}
-	if _, err := f.store.Get(TraceDetailsCollection, id); err == nil {
+	if _, err := f.store.Get(resources.TraceDetailsCollection, id); err == nil {
 		t.Error("the run's details outlived it")
 	}
 	f.Refused(apierror.Forbidden, "GET", "/workflow/"+id+"/task/1", "")

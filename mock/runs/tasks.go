@@ -1,4 +1,4 @@
-package resources
+package runs
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/wmsmock/wmsmock/internal/jsonvalue"
 	"github.com/wmsmock/wmsmock/internal/workflow"
+	"github.com/wmsmock/wmsmock/mock/resources"
 	"github.com/wmsmock/wmsmock/mock/store"
 )
 
@@ -106,7 +107,7 @@ func factsFrom(get func(string) any) *workflow.TaskFacts {
 // name are copied as they were stored, never decoded.
 func (t *reports) storeTask(run string, task int64, fields map[string]any, now time.Time) (workflow.Change, error) {
 	var c workflow.Change
-	err := store.Upsert(t.k.Store, TasksCollection, taskKey(run, task), func(r *store.Record) error {
+	err := store.Upsert(t.k.Store, resources.TasksCollection, taskKey(run, task), func(r *store.Record) error {
 		old, err := recordFacts(r.Data)
 		if err != nil {
 			return fmt.Errorf("resources: task %s: %w", r.ID, err)

@@ -1,4 +1,4 @@
-package resources
+package runs
 
 import (
 	"fmt"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/wmsmock/wmsmock/internal/workflow"
 	"github.com/wmsmock/wmsmock/mock/handler"
+	"github.com/wmsmock/wmsmock/mock/resources"
 	"github.com/wmsmock/wmsmock/mock/spec"
 )
 
@@ -54,7 +55,7 @@ func (p plannedRuns) render(x *run, sch *spec.Schema, purpose string, now time.T
 
 // headJob makes the answer's head job (jobInfo, next to the run or in
 // it) say what the run's status says; its ids stay as synthesized.
-func (p plannedRuns) headJob(fr Framer, sch *spec.Schema, root map[string]any, id string, v workflow.View) {
+func (p plannedRuns) headJob(fr resources.Framer, sch *spec.Schema, root map[string]any, id string, v workflow.View) {
 	j := v.HeadJob()
 	var code, msg any
 	if j.ExitCode != nil {
@@ -95,7 +96,7 @@ func (p plannedRuns) workflowFields(x *run, v workflow.View, now time.Time) map[
 		if t == nil {
 			return nil
 		}
-		return Stamp(*t)
+		return resources.Stamp(*t)
 	}
 	cmd := "nextflow run " + wf.Pipeline + " -name " + wf.RunName
 	if wf.Revision != "" {
@@ -107,7 +108,7 @@ func (p plannedRuns) workflowFields(x *run, v workflow.View, now time.Time) map[
 	f := map[string]any{
 		"id": id, "ownerId": p.w.k.OwnerID(), "status": v.Status, "runName": wf.RunName,
 		"projectName": wf.ProjectName, "commandLine": cmd, "scriptName": "main.nf",
-		"submit": Stamp(wf.Submit), "dateCreated": Stamp(wf.Submit), "lastUpdated": Stamp(v.LastUpdated),
+		"submit": resources.Stamp(wf.Submit), "dateCreated": resources.Stamp(wf.Submit), "lastUpdated": resources.Stamp(v.LastUpdated),
 		"start": at(v.Start), "complete": at(v.Complete),
 		"revision": opt(wf.Revision), "commitId": opt(wf.CommitID), "resume": wf.Resume,
 		"deleted": false, "userName": wf.UserName, "launchId": id, // a run's launch goes by its id (held.go)
@@ -160,7 +161,7 @@ func (p plannedRuns) workflowFields(x *run, v workflow.View, now time.Time) map[
 // statistics of a finished run come from its task counts, and the manifest
 // and Nextflow version from what was launched, where synthesis alone would
 // give a succeeded run failed tasks, or another pipeline's home page.
-func (p plannedRuns) details(fr Framer, sch *spec.Schema, obj map[string]any, id string, wf *workflow.Run, v workflow.View) {
+func (p plannedRuns) details(fr resources.Framer, sch *spec.Schema, obj map[string]any, id string, wf *workflow.Run, v workflow.View) {
 	key := "workflow/" + id
 	if workflow.Final(v.Status) {
 		if st, sts := fr.Child(sch, obj, "stats", key); sts != nil {
@@ -221,7 +222,7 @@ func (p plannedRuns) progress(x *run, sch *spec.Schema, v workflow.View, perProc
 	c := workflow.CountsAt(v, plan.Total)
 	if wp, wps := fr.Child(sch, m, "workflowProgress", key); wps != nil {
 		fields := loadFields(c)
-		fields["dateCreated"], fields["lastUpdated"] = Stamp(v.Submit), Stamp(v.LastUpdated)
+		fields["dateCreated"], fields["lastUpdated"] = resources.Stamp(v.Submit), resources.Stamp(v.LastUpdated)
 		w.k.Fit.Overlay(wps, wp, fields)
 		m["workflowProgress"] = wp
 	}
@@ -257,7 +258,7 @@ func (p plannedRuns) progress(x *run, sch *spec.Schema, v workflow.View, perProc
 			e := fr.Object(item, key+"/process/"+strconv.Itoa(i))
 			fields := loadFields(pc)
 			fields["process"] = proc
-			fields["dateCreated"], fields["lastUpdated"] = Stamp(v.Submit), Stamp(v.LastUpdated)
+			fields["dateCreated"], fields["lastUpdated"] = resources.Stamp(v.Submit), resources.Stamp(v.LastUpdated)
 			w.k.Fit.Overlay(item, e, fields)
 			list = append(list, e)
 		}
@@ -293,9 +294,9 @@ func (p plannedRuns) tasks(x *run, req *handler.Request) (*handler.Response, err
 	pg, sch, key, item := l.Page, l.Schema, l.Key, l.Item
 	all := p.plannedTasks(r.ID, wf, req.Now)
 	if search := req.Query.Get("search"); search != "" {
-		all = slices.DeleteFunc(all, func(t plannedTask) bool { return !LowerContains(t.name, search) })
+		all = slices.DeleteFunc(all, func(t plannedTask) bool { return !resources.LowerContains(t.name, search) })
 	}
-	page, _ := Slice(all, pg)
+	page, _ := resources.Slice(all, pg)
 	// Tasks come wrapped ({"task": {...}}) in the service's answer; a
 	// document that lists them bare is served bare.
 	items := make([]any, 0, len(page))
@@ -308,7 +309,7 @@ func (p plannedRuns) tasks(x *run, req *handler.Request) (*handler.Response, err
 	root[key] = items
 	w.k.Fit.Set(sch, root, "total", int64(len(all)))
 	w.k.Fit.Set(sch, root, "totalSize", int64(len(all)))
-	return Success(req.Op, root), nil
+	return resources.Success(req.Op, root), nil
 }
 
 // plannedTask is one task of a launched run's plan, in the state the run
@@ -365,10 +366,10 @@ func (p plannedRuns) taskFields(wf *workflow.Run, v workflow.View, total, n int,
 	if v.Start != nil {
 		slot := wf.RunningFor / time.Duration(total+1)
 		submit := v.Start.Add(slot * time.Duration(n-1))
-		f["submit"] = Stamp(submit)
-		f["dateCreated"] = Stamp(submit)
+		f["submit"] = resources.Stamp(submit)
+		f["dateCreated"] = resources.Stamp(submit)
 		if status != "NEW" {
-			f["start"] = Stamp(submit.Add(time.Second))
+			f["start"] = resources.Stamp(submit.Add(time.Second))
 		} else {
 			f["start"] = nil
 		}
@@ -378,8 +379,8 @@ func (p plannedRuns) taskFields(wf *workflow.Run, v workflow.View, total, n int,
 			if status == "ABORTED" && v.Complete != nil {
 				end = *v.Complete
 			}
-			f["complete"] = Stamp(end)
-			f["lastUpdated"] = Stamp(end)
+			f["complete"] = resources.Stamp(end)
+			f["lastUpdated"] = resources.Stamp(end)
 			f["duration"] = end.Sub(submit).Milliseconds()
 			f["realtime"] = end.Sub(submit.Add(time.Second)).Milliseconds()
 		}
@@ -391,7 +392,7 @@ func (p plannedRuns) taskFields(wf *workflow.Run, v workflow.View, total, n int,
 func (p plannedRuns) task(x *run, sch *spec.Schema, n int64, now time.Time) (map[string]any, error) {
 	tasks := p.plannedTasks(x.id, x.wf, now)
 	if n > int64(len(tasks)) {
-		return nil, Fail(ErrMissing, "run %s has no task %d", x.id, n)
+		return nil, resources.Fail(resources.ErrMissing, "run %s has no task %d", x.id, n)
 	}
 	return wrapTask(p.w.k.Bases, sch, func(s *spec.Schema) map[string]any {
 		return p.renderPlanned(s, x.id, x.wf, now, tasks[n-1])

@@ -1,4 +1,4 @@
-package resources
+package runs
 
 import (
 	"encoding/json"
@@ -7,12 +7,13 @@ import (
 	"time"
 
 	"github.com/wmsmock/wmsmock/internal/workflow"
+	"github.com/wmsmock/wmsmock/mock/resources"
 	"github.com/wmsmock/wmsmock/mock/store"
 )
 
 // seed adds the seed's runs (Seed.Workflows), each planned on the
 // fake's clock as a launch is: submitted SubmittedAgo before now.
-func (w *runs) seed(sd *Seed, now time.Time) error {
+func (w *runs) seed(sd *resources.Seed, now time.Time) error {
 	for i, ws := range sd.Workflows {
 		if err := w.seedRun(ws, now); err != nil {
 			return fmt.Errorf("seed: workflow %d: %w", i+1, err)
@@ -21,7 +22,7 @@ func (w *runs) seed(sd *Seed, now time.Time) error {
 	return nil
 }
 
-func (w *runs) seedRun(sd WorkflowSeed, now time.Time) error {
+func (w *runs) seedRun(sd resources.WorkflowSeed, now time.Time) error {
 	prof := w.k.Profile.Workflows
 	wf := &workflow.Run{
 		RunName: sd.RunName, Pipeline: sd.Pipeline, ProjectName: projectName(sd.Pipeline),
@@ -50,13 +51,13 @@ func (w *runs) seedRun(sd WorkflowSeed, now time.Time) error {
 			return err
 		}
 		r.ID = sd.ID
-		if _, err := w.k.Store.Insert(WorkflowsCollection, r); errors.Is(err, store.ErrExists) {
+		if _, err := w.k.Store.Insert(resources.WorkflowsCollection, r); errors.Is(err, store.ErrExists) {
 			return fmt.Errorf("id %s is used twice", sd.ID)
 		} else if err != nil {
 			return err
 		}
 		return nil
 	}
-	_, err := InsertRecord(w.k.Store, WorkflowsCollection, func() (string, error) { return w.k.NewID(14), nil }, build)
+	_, err := resources.InsertRecord(w.k.Store, resources.WorkflowsCollection, func() (string, error) { return w.k.NewID(14), nil }, build)
 	return err
 }

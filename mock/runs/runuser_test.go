@@ -1,6 +1,10 @@
-package resources
+package runs
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/wmsmock/wmsmock/mock/resources"
+)
 
 // The runs the fake starts, launched or seeded, carry the seeded user's
 // name as it is written in the seed (user.yaml), not a name of the
@@ -9,9 +13,9 @@ func TestRunsCarryTheSeededUser(t *testing.T) {
 	doc := embeddedDoc(t)
 	const launch = `{"launch":{"pipeline":"https://github.com/nextflow-io/hello"}}`
 	f := newFixture(t, doc, false)
-	err := f.svc.Seed(&Seed{
+	err := f.svc.Seed(&resources.Seed{
 		User:      map[string]any{"id": 7, "userName": "grace"},
-		Workflows: []WorkflowSeed{{ID: "4SeededRun0001", RunName: "seeded", Pipeline: "https://github.com/nextflow-io/hello"}},
+		Workflows: []resources.WorkflowSeed{{ID: "4SeededRun0001", RunName: "seeded", Pipeline: "https://github.com/nextflow-io/hello"}},
 	})
 	if err != nil {
 		t.Fatal(err)

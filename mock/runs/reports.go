@@ -1,4 +1,4 @@
-package resources
+package runs
 
 import (
 	"cmp"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/wmsmock/wmsmock/internal/workflow"
 	"github.com/wmsmock/wmsmock/mock/handler"
+	"github.com/wmsmock/wmsmock/mock/resources"
 	"github.com/wmsmock/wmsmock/mock/spec"
 	"github.com/wmsmock/wmsmock/mock/store"
 )
@@ -49,7 +50,7 @@ const maxShortField = 1 << 10
 
 // reports takes the trace calls of one document.
 type reports struct {
-	k *Kit
+	k *resources.Kit
 	w *runs
 }
 
@@ -67,11 +68,11 @@ func (w *runs) registerReports() {
 // the body names a run the caller can see (one the fake launched), that
 // run, which its reports drive from now on.
 func (t *reports) announce(req *handler.Request) (*handler.Response, error) {
-	body, err := RequestObject(req)
+	body, err := resources.RequestObject(req)
 	if err != nil {
 		return nil, err
 	}
-	ws, given, err := WorkspaceOf(req.Query)
+	ws, given, err := resources.WorkspaceOf(req.Query)
 	if err != nil {
 		return nil, err
 	}
@@ -92,7 +93,7 @@ func (t *reports) announce(req *handler.Request) (*handler.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	sch := SuccessSchema(req.Op)
+	sch := resources.SuccessSchema(req.Op)
 	root := t.k.Bases.Bare(sch, "trace/create")
 	t.k.Fit.Set(sch, root, "workflowId", id)
 	t.k.Fit.Set(sch, root, "watchUrl", t.watchURL(req, id, wf))
@@ -101,7 +102,7 @@ func (t *reports) announce(req *handler.Request) (*handler.Response, error) {
 		t.k.Fit.Overlay(ms, m, t.createMetadata(wf))
 		t.k.Fit.Set(sch, root, "metadata", m)
 	}
-	return Success(req.Op, root), nil
+	return resources.Success(req.Op, root), nil
 }
 
 // announced is what a create says about its run.
@@ -129,7 +130,7 @@ func (t *reports) start(req *handler.Request, ws int64, a announced) (string, *w
 		WorkspaceID: ws, Submit: req.Now.UTC(), UserName: t.k.UserName(),
 		Trace: workflow.NewTrace(req.Now, t.k.Profile.Workflows.UnknownAfter),
 	}
-	rec, err := InsertRecord(t.k.Store, WorkflowsCollection,
+	rec, err := resources.InsertRecord(t.k.Store, resources.WorkflowsCollection,
 		func() (string, error) { return t.k.NewID(14), nil },
 		func(id string) (store.Record, error) {
 			wf.RunName = cmp.Or(a.name, runName(t.k.Gen, id))
@@ -190,11 +191,11 @@ func (t *reports) report(req *handler.Request, x *run, fn func(*workflow.Run) er
 // (its parameters, configuration, manifest, engine version, command
 // line, directories, container, profile, revision...) and its processes.
 func (t *reports) begin(req *handler.Request) (*handler.Response, error) {
-	body, err := RequestObject(req)
+	body, err := resources.RequestObject(req)
 	if err != nil {
 		return nil, err
 	}
-	wsch := RequestSchema(req.Op).Prop("workflow")
+	wsch := resources.RequestSchema(req.Op).Prop("workflow")
 	reported, _ := normalizeReported(wsch, body["workflow"], 0).(map[string]any)
 	names := textsOf(body["processNames"])
 	x, err := t.w.get(req)
@@ -263,7 +264,7 @@ func (t *reports) takeFields(wf *workflow.Run, wsch *spec.Schema, reported map[s
 
 // saveDetails changes a run's detail record, making it if need be.
 func (t *reports) saveDetails(id string, now time.Time, fn func(*traceDetails)) error {
-	return store.Upsert(t.k.Store, TraceDetailsCollection, id, func(r *store.Record) error {
+	return store.Upsert(t.k.Store, resources.TraceDetailsCollection, id, func(r *store.Record) error {
 		var d traceDetails
 		if err := json.Unmarshal(r.Data, &d); err != nil {
 			return err
@@ -284,11 +285,11 @@ func (t *reports) saveDetails(id string, now time.Time, fn func(*traceDetails)) 
 // fields merged over what was reported before) and moves the run's
 // counters by each task's change of state.
 func (t *reports) takeTasks(req *handler.Request) (*handler.Response, error) {
-	body, err := RequestObject(req)
+	body, err := resources.RequestObject(req)
 	if err != nil {
 		return nil, err
 	}
-	tsch := RequestSchema(req.Op).Prop("tasks").Items()
+	tsch := resources.RequestSchema(req.Op).Prop("tasks").Items()
 	list, _ := body["tasks"].([]any)
 	type reportedTask struct {
 		id     int64
@@ -298,11 +299,11 @@ func (t *reports) takeTasks(req *handler.Request) (*handler.Response, error) {
 	for i, e := range list {
 		m, ok := e.(map[string]any)
 		if !ok {
-			return nil, Fail(ErrBadInput, "tasks[%d] is not an object", i)
+			return nil, resources.Fail(resources.ErrBadInput, "tasks[%d] is not an object", i)
 		}
 		id, ok := jsonvalue.Int(m["taskId"])
 		if !ok || id <= 0 {
-			return nil, Fail(ErrBadInput, "tasks[%d] has no taskId", i)
+			return nil, resources.Fail(resources.ErrBadInput, "tasks[%d] has no taskId", i)
 		}
 		fields, _ := normalizeReported(tsch, m, 0).(map[string]any)
 		fields["taskId"] = id
@@ -381,7 +382,7 @@ func reportedPeaks(v any) (workflow.Peaks, map[string]workflow.Peaks) {
 
 // heartbeat keeps a run alive while its client has nothing to report.
 func (t *reports) heartbeat(req *handler.Request) (*handler.Response, error) {
-	body, err := RequestObject(req)
+	body, err := resources.RequestObject(req)
 	if err != nil {
 		return nil, err
 	}
@@ -396,18 +397,18 @@ func (t *reports) heartbeat(req *handler.Request) (*handler.Response, error) {
 	}); err != nil {
 		return nil, err
 	}
-	return Success(req.Op, t.k.Bases.Bare(SuccessSchema(req.Op), "trace/heartbeat")), nil
+	return resources.Success(req.Op, t.k.Bases.Bare(resources.SuccessSchema(req.Op), "trace/heartbeat")), nil
 }
 
 // complete reports how the run ended: SUCCEEDED or FAILED as its success
 // (else its exit status and error message) says, with the workflow's
 // final state and the metrics of each process.
 func (t *reports) complete(req *handler.Request) (*handler.Response, error) {
-	body, err := RequestObject(req)
+	body, err := resources.RequestObject(req)
 	if err != nil {
 		return nil, err
 	}
-	sch := RequestSchema(req.Op)
+	sch := resources.RequestSchema(req.Op)
 	reported, _ := normalizeReported(sch.Prop("workflow"), body["workflow"], 0).(map[string]any)
 	metrics, _ := normalizeReported(sch.Prop("metrics"), body["metrics"], 0).([]any)
 	// Nextflow's own statistics of the run are not kept: the service
@@ -477,7 +478,7 @@ func outcome(reported map[string]any) string {
 // was taken (status OK) for the run, and begin's also says where to
 // watch it.
 func (t *reports) processed(req *handler.Request, wf *workflow.Run, watch bool) *handler.Response {
-	sch := SuccessSchema(req.Op)
+	sch := resources.SuccessSchema(req.Op)
 	id := req.PathParams["workflowId"]
 	root := t.k.Bases.Bare(sch, "trace/"+req.Op.ID)
 	t.k.Fit.Set(sch, root, "status", "OK")
@@ -485,5 +486,5 @@ func (t *reports) processed(req *handler.Request, wf *workflow.Run, watch bool) 
 	if watch {
 		t.k.Fit.Set(sch, root, "watchUrl", t.watchURL(req, id, wf))
 	}
-	return Success(req.Op, root)
+	return resources.Success(req.Op, root)
 }

@@ -1,4 +1,4 @@
-package resources
+package runs
 
 import (
 	"encoding/json"
@@ -13,6 +13,7 @@ import (
 	"github.com/wmsmock/wmsmock/internal/workflow"
 	"github.com/wmsmock/wmsmock/mock/handler"
 	"github.com/wmsmock/wmsmock/mock/refs"
+	"github.com/wmsmock/wmsmock/mock/resources"
 	"github.com/wmsmock/wmsmock/mock/spec"
 	"github.com/wmsmock/wmsmock/mock/store"
 )
@@ -38,7 +39,7 @@ import (
 
 // runs holds the run operations of one document.
 type runs struct {
-	k *Kit
+	k *resources.Kit
 	// hash fingerprints records and render keys (rendercache.go).
 	hash    hasher
 	renders *memo.Map[renderKey, json.RawMessage]
@@ -127,13 +128,13 @@ func (w *runs) fileRun(r store.Record) ([]string, string) {
 	return []string{runList(f.WorkspaceID)}, strings.ToLower(f.RunName) + "\x00" + strings.ToLower(f.ProjectName)
 }
 
-// registerRuns is the runs part of a service: a Part, which reaches the
+// Register is the runs part of a service: a Part, which reaches the
 // kernel only through the Kit, so that it can live in a package of its
 // own (mock/runs). It claims the
 // operations on runs and the trace calls that report them, files the runs
 // and their tasks in the store, checks the run ids paths name, tells the
 // reference index of the runs, and seeds the seed's runs.
-func registerRuns(k *Kit) error {
+func Register(k *resources.Kit) error {
 	c := k.Caches
 	w := &runs{k: k, hash: newHasher(),
 		renders:     memo.NewIn[renderKey, json.RawMessage](c, "run renderings", 16),
@@ -163,16 +164,16 @@ func registerRuns(k *Kit) error {
 	k.Seeds(w.seed)
 	// The store files runs by workspace, in list order, as they are
 	// written (see fileRun).
-	if err := k.Store.Index(WorkflowsCollection, w.fileRun); err != nil {
+	if err := k.Store.Index(resources.WorkflowsCollection, w.fileRun); err != nil {
 		return err
 	}
 	// Reported tasks are filed per run, in taskId order (see fileTask),
 	// and kept packed: a big pipeline reports hundreds of thousands, each
 	// with the same member names.
-	if err := k.Store.Pack(TasksCollection); err != nil {
+	if err := k.Store.Pack(resources.TasksCollection); err != nil {
 		return err
 	}
-	return k.Store.Index(TasksCollection, fileTask)
+	return k.Store.Index(resources.TasksCollection, fileTask)
 }
 
 // runContext reads a run's workspace, from the decoded runs when the run
@@ -196,7 +197,7 @@ func (w *runs) fillRefs(b *refs.Build) error {
 	if w.k.Op("GET", "/launch/{launchId}") != nil {
 		aliases = append(aliases, "launchId")
 	}
-	return b.Collection("workflowId", WorkflowsCollection, w.runContext, aliases...)
+	return b.Collection("workflowId", resources.WorkflowsCollection, w.runContext, aliases...)
 }
 
 func decodeWorkflow(r store.Record) (*workflow.Run, error) {
@@ -238,9 +239,9 @@ func (w *runs) exists(req *handler.Request, id string) error {
 // find reads a run, or answers as the service does for one that does not
 // exist. A workspaceId that is not the run's is treated the same way.
 func (w *runs) find(req *handler.Request, id string) (*run, error) {
-	r, err := w.k.Store.Get(WorkflowsCollection, id)
+	r, err := w.k.Store.Get(resources.WorkflowsCollection, id)
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, Fail(ErrMissing, "no workflow %q", id)
+		return nil, resources.Fail(resources.ErrMissing, "no workflow %q", id)
 	}
 	if err != nil {
 		return nil, err
@@ -249,12 +250,12 @@ func (w *runs) find(req *handler.Request, id string) (*run, error) {
 	if err != nil {
 		return nil, err
 	}
-	ws, given, err := WorkspaceOf(req.Query)
+	ws, given, err := resources.WorkspaceOf(req.Query)
 	if err != nil {
 		return nil, err
 	}
 	if given && ws != x.wf.WorkspaceID {
-		return nil, Fail(ErrMissing, "workflow %q is not in workspace %d", id, ws)
+		return nil, resources.Fail(resources.ErrMissing, "workflow %q is not in workspace %d", id, ws)
 	}
 	return x, nil
 }
@@ -264,7 +265,7 @@ func (w *runs) find(req *handler.Request, id string) (*run, error) {
 // run as written. A run that is gone answers ErrMissing.
 func updateRun(st store.Store, id string, now time.Time, fn func(*workflow.Run) error) (*workflow.Run, error) {
 	var out *workflow.Run
-	_, err := st.Update(WorkflowsCollection, id, func(r *store.Record) error {
+	_, err := st.Update(resources.WorkflowsCollection, id, func(r *store.Record) error {
 		wf, err := decodeWorkflow(*r)
 		if err != nil {
 			return err
@@ -276,7 +277,7 @@ func updateRun(st store.Store, id string, now time.Time, fn func(*workflow.Run) 
 		return nil
 	})
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, Fail(ErrMissing, "no workflow %q", id)
+		return nil, resources.Fail(resources.ErrMissing, "no workflow %q", id)
 	}
 	return out, err
 }
@@ -286,11 +287,11 @@ func (w *runs) describe(req *handler.Request) (*handler.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	b, err := w.cachedRender(x, SuccessSchema(req.Op), "describe", req.Now)
+	b, err := w.cachedRender(x, resources.SuccessSchema(req.Op), "describe", req.Now)
 	if err != nil {
 		return nil, err
 	}
-	return Success(req.Op, b), nil
+	return resources.Success(req.Op, b), nil
 }
 
 func (w *runs) list(req *handler.Request) (*handler.Response, error) {
@@ -299,7 +300,7 @@ func (w *runs) list(req *handler.Request) (*handler.Response, error) {
 		return nil, err
 	}
 	pg, sch, key, item := l.Page, l.Schema, l.Key, l.Item
-	ws, _, err := WorkspaceOf(req.Query) // none: the personal context, 0
+	ws, _, err := resources.WorkspaceOf(req.Query) // none: the personal context, 0
 	if err != nil {
 		return nil, err
 	}
@@ -314,7 +315,7 @@ func (w *runs) list(req *handler.Request) (*handler.Response, error) {
 	var recs []store.Record
 	total := 0
 	if !strings.Contains(search, "\x00") {
-		recs, total, err = w.k.Store.Page(WorkflowsCollection, store.Query{List: runList(ws), Offset: pg.Offset, Limit: limit, Contains: search})
+		recs, total, err = w.k.Store.Page(resources.WorkflowsCollection, store.Query{List: runList(ws), Offset: pg.Offset, Limit: limit, Contains: search})
 		if err != nil {
 			return nil, err
 		}
@@ -365,15 +366,15 @@ func (w *runs) cancel(req *handler.Request) (*handler.Response, error) {
 	_, err = updateRun(w.k.Store, x.id, now, func(wf *workflow.Run) error {
 		// Cancelling a run that has already ended changes nothing.
 		if workflow.Final(wf.At(now).Status) {
-			return ErrUnchanged
+			return resources.ErrUnchanged
 		}
 		wf.Pinned, wf.PinnedAt = workflow.Cancelled, &now
 		return nil
 	})
-	if err != nil && !errors.Is(err, ErrUnchanged) {
+	if err != nil && !errors.Is(err, resources.ErrUnchanged) {
 		return nil, err
 	}
-	return Success(req.Op, nil), nil
+	return resources.Success(req.Op, nil), nil
 }
 
 // update writes the run's extension values (schedRunId; a null or absent
@@ -384,7 +385,7 @@ func (w *runs) update(req *handler.Request) (*handler.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	body, err := RequestObject(req)
+	body, err := resources.RequestObject(req)
 	if err != nil {
 		return nil, err
 	}
@@ -394,15 +395,15 @@ func (w *runs) update(req *handler.Request) (*handler.Response, error) {
 		sched = &v
 	case nil:
 	default:
-		return nil, Fail(ErrBadInput, "schedRunId is not a string: %v", v)
+		return nil, resources.Fail(resources.ErrBadInput, "schedRunId is not a string: %v", v)
 	}
 	if _, err := updateRun(w.k.Store, x.id, req.Now, func(wf *workflow.Run) error {
 		if (wf.SchedRunID == nil) == (sched == nil) && (sched == nil || *wf.SchedRunID == *sched) {
-			return ErrUnchanged
+			return resources.ErrUnchanged
 		}
 		wf.SchedRunID = sched
 		return nil
-	}); err != nil && !errors.Is(err, ErrUnchanged) {
+	}); err != nil && !errors.Is(err, resources.ErrUnchanged) {
 		return nil, err
 	}
 	return w.describe(req)
@@ -417,17 +418,17 @@ func (w *runs) remove(req *handler.Request) (*handler.Response, error) {
 	// value but "true" is no force (a value that is not a boolean at all
 	// has been refused by request validation already).
 	if status := x.wf.At(req.Now).Status; req.Query.Get("force") != "true" && !workflow.Final(status) {
-		return nil, Fail(ErrActive, "workflow %q is %s: deleting it takes force=true", x.id, status)
+		return nil, resources.Fail(resources.ErrActive, "workflow %q is %s: deleting it takes force=true", x.id, status)
 	}
-	if err := w.k.Store.Delete(WorkflowsCollection, x.id); errors.Is(err, store.ErrNotFound) {
-		return nil, Fail(ErrMissing, "no workflow %q", x.id)
+	if err := w.k.Store.Delete(resources.WorkflowsCollection, x.id); errors.Is(err, store.ErrNotFound) {
+		return nil, resources.Fail(resources.ErrMissing, "no workflow %q", x.id)
 	} else if err != nil {
 		return nil, err
 	}
 	if err := x.kind.forget(x); err != nil {
 		return nil, err
 	}
-	return Success(req.Op, nil), nil
+	return resources.Success(req.Op, nil), nil
 }
 
 func (w *runs) progressOp(req *handler.Request) (*handler.Response, error) {
@@ -435,12 +436,12 @@ func (w *runs) progressOp(req *handler.Request) (*handler.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	sch := SuccessSchema(req.Op)
+	sch := resources.SuccessSchema(req.Op)
 	root := x.kind.frame(x, sch, "progress/"+x.id)
 	if ps := sch.Prop("progress"); ps != nil {
 		root["progress"] = x.kind.progress(x, ps, x.wf.At(req.Now), true)
 	}
-	return Success(req.Op, root), nil
+	return resources.Success(req.Op, root), nil
 }
 
 // logOp answers the run's console log: every entry so far, as a JSON list
@@ -454,7 +455,7 @@ func (w *runs) logOp(req *handler.Request) (*handler.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	sch := SuccessSchema(req.Op)
+	sch := resources.SuccessSchema(req.Op)
 	root := x.kind.frame(x, sch, "log/"+x.id)
 	if ls := sch.Prop("log"); ls != nil {
 		lines := x.kind.log(x, req.Now)
@@ -469,7 +470,7 @@ func (w *runs) logOp(req *handler.Request) (*handler.Response, error) {
 		})
 		root["log"] = page
 	}
-	return Success(req.Op, root), nil
+	return resources.Success(req.Op, root), nil
 }
 
 func (w *runs) tasksOp(req *handler.Request) (*handler.Response, error) {
@@ -490,11 +491,11 @@ func (w *runs) taskOp(req *handler.Request) (*handler.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	task, err := x.kind.task(x, SuccessSchema(req.Op), n, req.Now)
+	task, err := x.kind.task(x, resources.SuccessSchema(req.Op), n, req.Now)
 	if err != nil {
 		return nil, err
 	}
-	return Success(req.Op, task), nil
+	return resources.Success(req.Op, task), nil
 }
 
 // metricsOp answers the metrics of each process of a run.
@@ -503,7 +504,7 @@ func (w *runs) metricsOp(req *handler.Request) (*handler.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	sch := SuccessSchema(req.Op)
+	sch := resources.SuccessSchema(req.Op)
 	root := w.k.Bases.Bare(sch, "metrics/"+x.id)
 	if ms := sch.Prop("metrics"); ms != nil {
 		out := []any{}
@@ -514,13 +515,13 @@ func (w *runs) metricsOp(req *handler.Request) (*handler.Response, error) {
 		}
 		root["metrics"] = out
 	}
-	return Success(req.Op, root), nil
+	return resources.Success(req.Op, root), nil
 }
 
 // wrapTask puts a rendered task where the answer's entry keeps it: inside
 // {"task": ...} as the service answers, or bare for a document that
 // lists tasks bare.
-func wrapTask(b *Bases, entry *spec.Schema, task func(*spec.Schema) map[string]any) map[string]any {
+func wrapTask(b *resources.Bases, entry *spec.Schema, task func(*spec.Schema) map[string]any) map[string]any {
 	inner := entry.Prop("task")
 	if inner == nil {
 		return task(entry)
@@ -536,7 +537,7 @@ func taskID(req *handler.Request) (int64, error) {
 	v := req.PathParams["taskId"]
 	n, err := strconv.ParseInt(v, 10, 64)
 	if err != nil || n <= 0 {
-		return 0, Fail(ErrMissing, "no task %q", v)
+		return 0, resources.Fail(resources.ErrMissing, "no task %q", v)
 	}
 	return n, nil
 }
@@ -562,7 +563,7 @@ func SetWorkflowStatus(st store.Store, id, status, endStatus string, now time.Ti
 		return err
 	}
 	_, err := updateRun(st, id, now, func(wf *workflow.Run) error { return wf.Force(status, endStatus, now) })
-	if errors.Is(err, ErrMissing) {
+	if errors.Is(err, resources.ErrMissing) {
 		return store.ErrNotFound
 	}
 	return err
@@ -570,7 +571,7 @@ func SetWorkflowStatus(st store.Store, id, status, endStatus string, now time.Ti
 
 // WorkflowStatus is a run's status at now, for the control API.
 func WorkflowStatus(st store.Store, id string, now time.Time) (string, error) {
-	r, err := st.Get(WorkflowsCollection, id)
+	r, err := st.Get(resources.WorkflowsCollection, id)
 	if err != nil {
 		return "", err
 	}

@@ -1,0 +1,71 @@
+package resources_test
+
+import (
+	"testing"
+
+	"github.com/wmsmock/wmsmock/fixtures"
+	"github.com/wmsmock/wmsmock/mock/auth"
+	"github.com/wmsmock/wmsmock/mock/clock"
+	"github.com/wmsmock/wmsmock/mock/resources"
+	"github.com/wmsmock/wmsmock/mock/resources/resourcestest"
+	"github.com/wmsmock/wmsmock/mock/runs"
+	"github.com/wmsmock/wmsmock/mock/spec"
+	"github.com/wmsmock/wmsmock/mock/store"
+	"github.com/wmsmock/wmsmock/mock/synth"
+	"github.com/wmsmock/wmsmock/profile"
+)
+
+// The tests in package resources_test judge the kernel as the server
+// builds it, with its parts (mock/runs) registered: they make run calls in
+// passing, which the kernel alone leaves to its generic collections. The
+// kernel's own tests, in package resources, run without the parts.
+
+// The shared test support, under the names these tests use.
+var (
+	get         = resourcestest.Get
+	list        = resourcestest.List
+	answerCheck = resourcestest.AnswerCheck
+	embeddedDoc = resourcestest.EmbeddedDoc
+)
+
+// fixture is the service with its parts over fresh stores.
+type fixture struct {
+	*resourcestest.Caller
+	clk  *clock.Fake
+	prof *profile.Profile
+}
+
+type fixtureOption func(*fixture, *resources.Deps)
+
+func withProfile(p *profile.Profile) fixtureOption {
+	return func(f *fixture, d *resources.Deps) { f.prof, d.Profile = p, p }
+}
+
+// newFixture builds the service on doc, the runs part registered, seeded
+// with the embedded seed.
+func newFixture(t *testing.T, doc *spec.Document, opts ...fixtureOption) *fixture {
+	t.Helper()
+	f := &fixture{clk: clock.NewFake(resourcestest.T0), prof: profile.Default()}
+	tokens := auth.NewMemory(auth.WithClock(f.clk))
+	if err := auth.Seed(tokens, auth.Fixtures()...); err != nil {
+		t.Fatal(err)
+	}
+	d := resources.Deps{Store: store.NewMemory(), Tokens: tokens, Clock: f.clk, Profile: f.prof, Parts: []resources.Part{runs.Register}}
+	for _, o := range opts {
+		o(f, &d)
+	}
+	d.Gen = synth.New(resourcestest.GenOptions(d.Profile, synth.WithSeed(1))...)
+	svc, err := resources.Register(doc, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Caller = &resourcestest.Caller{T: t, Doc: doc, Handlers: svc.Handlers(), Now: f.clk.Now}
+	s, err := resources.LoadSeed(fixtures.Seed())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.Seed(s); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
