@@ -3,14 +3,11 @@ package resources_test
 import (
 	"testing"
 
-	"github.com/wmsmock/wmsmock/fixtures"
-	"github.com/wmsmock/wmsmock/mock/auth"
 	"github.com/wmsmock/wmsmock/mock/clock"
 	"github.com/wmsmock/wmsmock/mock/resources"
 	"github.com/wmsmock/wmsmock/mock/resources/resourcestest"
 	"github.com/wmsmock/wmsmock/mock/runs"
 	"github.com/wmsmock/wmsmock/mock/spec"
-	"github.com/wmsmock/wmsmock/mock/store"
 	"github.com/wmsmock/wmsmock/mock/synth"
 	"github.com/wmsmock/wmsmock/profile"
 )
@@ -45,12 +42,9 @@ func withProfile(p *profile.Profile) fixtureOption {
 // with the embedded seed.
 func newFixture(t *testing.T, doc *spec.Document, opts ...fixtureOption) *fixture {
 	t.Helper()
-	f := &fixture{clk: clock.NewFake(resourcestest.T0), prof: profile.Default()}
-	tokens := auth.NewMemory(auth.WithClock(f.clk))
-	if err := auth.Seed(tokens, auth.Fixtures()...); err != nil {
-		t.Fatal(err)
-	}
-	d := resources.Deps{Store: store.NewMemory(), Tokens: tokens, Clock: f.clk, Profile: f.prof, Parts: []resources.Part{runs.Register}}
+	e := resourcestest.NewEnv(t)
+	f := &fixture{clk: e.Clock, prof: e.Profile}
+	d := resources.Deps{Store: e.Store, Tokens: e.Tokens, Clock: f.clk, Profile: f.prof, Parts: []resources.Part{runs.Register}}
 	for _, o := range opts {
 		o(f, &d)
 	}
@@ -59,13 +53,7 @@ func newFixture(t *testing.T, doc *spec.Document, opts ...fixtureOption) *fixtur
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.Caller = &resourcestest.Caller{T: t, Doc: doc, Handlers: svc.Handlers(), Now: f.clk.Now}
-	s, err := resources.LoadSeed(fixtures.Seed())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := svc.Seed(s); err != nil {
-		t.Fatal(err)
-	}
+	f.Caller = e.Serve(t, doc, svc.Handlers())
+	resourcestest.Seed(t, resources.LoadSeed, svc.Seed)
 	return f
 }

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/wmsmock/wmsmock/fixtures"
 	"github.com/wmsmock/wmsmock/mock/auth"
 	"github.com/wmsmock/wmsmock/mock/clock"
 	"github.com/wmsmock/wmsmock/mock/resources/resourcestest"
@@ -21,20 +20,11 @@ import (
 
 var t0 = resourcestest.T0
 
-// The shared test support (mock/resources/resourcestest), under the names
-// these tests use.
+// The shared test support's most used helpers, under short names.
 var (
-	get          = resourcestest.Get
-	list         = resourcestest.List
-	genOptions   = resourcestest.GenOptions
-	answerCheck  = resourcestest.AnswerCheck
-	embeddedDoc  = resourcestest.EmbeddedDoc
-	publishedDoc = resourcestest.PublishedDoc
-	pathParams   = resourcestest.PathParams
-	encode       = resourcestest.Encode
+	get, list                 = resourcestest.Get, resourcestest.List
+	embeddedDoc, publishedDoc = resourcestest.EmbeddedDoc, resourcestest.PublishedDoc
 )
-
-const raceEnabled = resourcestest.RaceEnabled
 
 type result = resourcestest.Result
 
@@ -61,32 +51,23 @@ func withProfile(p *profile.Profile) fixtureOption {
 // embedded seed unless seed is false.
 func newFixture(t *testing.T, doc *spec.Document, seed bool, opts ...fixtureOption) *fixture {
 	t.Helper()
-	f := &fixture{t: t, doc: doc, store: store.NewMemory(), clk: clock.NewFake(t0), prof: profile.Default()}
-	f.tokens = auth.NewMemory(auth.WithClock(f.clk))
-	if err := auth.Seed(f.tokens, auth.Fixtures()...); err != nil {
-		t.Fatal(err)
-	}
+	e := resourcestest.NewEnv(t)
+	f := &fixture{t: t, doc: doc, store: e.Store, tokens: e.Tokens, clk: e.Clock, prof: e.Profile}
 	d := Deps{Store: f.store, Tokens: f.tokens, Clock: f.clk, Profile: f.prof}
 	for _, o := range opts {
 		o(f, &d)
 	}
 	if d.Gen == nil {
-		d.Gen = synth.New(genOptions(d.Profile, synth.WithSeed(1))...)
+		d.Gen = synth.New(resourcestest.GenOptions(d.Profile, synth.WithSeed(1))...)
 	}
 	svc, err := Register(doc, d)
 	if err != nil {
 		t.Fatal(err)
 	}
 	f.svc = svc
-	f.Caller = &resourcestest.Caller{T: t, Doc: doc, Handlers: svc.Handlers(), Now: f.clk.Now}
+	f.Caller = e.Serve(t, doc, svc.Handlers())
 	if seed {
-		s, err := LoadSeed(fixtures.Seed())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := svc.Seed(s); err != nil {
-			t.Fatal(err)
-		}
+		resourcestest.Seed(t, LoadSeed, svc.Seed)
 	}
 	return f
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/wmsmock/wmsmock/internal/testenv"
 	"github.com/wmsmock/wmsmock/mock/callgen"
 	"github.com/wmsmock/wmsmock/mock/handler"
+	"github.com/wmsmock/wmsmock/mock/resources/resourcestest"
 	"github.com/wmsmock/wmsmock/mock/spec"
 	"github.com/wmsmock/wmsmock/mock/synth"
 )
@@ -67,7 +68,7 @@ func TestReadBack(t *testing.T) {
 				}
 			}
 			want := len(colls)
-			if raceEnabled && d.limit > 0 && len(colls) > d.limit {
+			if resourcestest.RaceEnabled && d.limit > 0 && len(colls) > d.limit {
 				stride := (len(colls) + d.limit - 1) / d.limit
 				var order []*collection
 				for off := 0; off < stride; off++ {
@@ -506,7 +507,7 @@ func laid(have, w any) any {
 }
 
 func (rb *readBack) body(resp *handler.Response) any {
-	return normalJSON(rb.t, json.RawMessage(encode(rb.t, resp)))
+	return normalJSON(rb.t, json.RawMessage(resourcestest.Encode(rb.t, resp)))
 }
 
 // normalJSON decodes v's JSON form into plain values (float64 numbers), so

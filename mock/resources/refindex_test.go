@@ -26,7 +26,7 @@ func TestCreatedItemsAreNamedDeletedOnesNot(t *testing.T) {
 	f := newFixture(t, embeddedDoc(t), true)
 	other := &fixture{t: t, doc: f.doc, store: f.store, tokens: f.tokens, clk: f.clk, prof: f.prof}
 	replica, err := Register(f.doc, Deps{Store: f.store, Tokens: f.tokens, Clock: f.clk, Profile: f.prof,
-		Gen: synth.New(genOptions(f.prof, synth.WithSeed(1))...)})
+		Gen: synth.New(resourcestest.GenOptions(f.prof, synth.WithSeed(1))...)})
 	if err != nil {
 		t.Fatal(err)
 	}

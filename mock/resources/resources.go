@@ -69,8 +69,10 @@ type Deps struct {
 	// the service's own.
 	Refs   *refs.Index
 	Logger *slog.Logger
-	// Parts are the behaviours kept in packages of their own (mock/runs,
-	// mock/studios), which register through the Kit (kit.go).
+	// Parts are the behaviours kept in packages of their own (mock/runs),
+	// which register through the Kit (kit.go). The kernel imports none:
+	// without a part its operations go to the generic collections or to
+	// synthesis.
 	Parts []Part
 }
 

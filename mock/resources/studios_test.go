@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/wmsmock/wmsmock/mock/apierror"
+	"github.com/wmsmock/wmsmock/mock/resources/resourcestest"
 	"github.com/wmsmock/wmsmock/mock/spec"
 )
 
@@ -31,7 +32,7 @@ func newStudioFixture(t *testing.T, load func(testing.TB) *spec.Document) *studi
 	if len(ces) == 0 {
 		t.Fatal("the seeded account has no compute environment")
 	}
-	check := answerCheck(f.doc, f.prof)
+	check := resourcestest.AnswerCheck(f.doc, f.prof)
 	sf := &studioFixture{fixture: f, ce: fmt.Sprint(get(ces[0], "id"))}
 	sf.check = func(method, target string, r result) {
 		t.Helper()

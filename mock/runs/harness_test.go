@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/wmsmock/wmsmock/fixtures"
 	"github.com/wmsmock/wmsmock/internal/workflow"
 	"github.com/wmsmock/wmsmock/mock/auth"
 	"github.com/wmsmock/wmsmock/mock/clock"
@@ -21,18 +20,11 @@ import (
 // its handlers directly (mock/resources/resourcestest), without the
 // server's pipeline.
 
-var t0 = resourcestest.T0
-
-// The shared test support, under the names these tests use.
+// The shared test support's most used helpers, under short names.
 var (
-	get          = resourcestest.Get
-	list         = resourcestest.List
-	genOptions   = resourcestest.GenOptions
-	embeddedDoc  = resourcestest.EmbeddedDoc
-	publishedDoc = resourcestest.PublishedDoc
+	get, list   = resourcestest.Get, resourcestest.List
+	embeddedDoc = resourcestest.EmbeddedDoc
 )
-
-const raceEnabled = resourcestest.RaceEnabled
 
 // fixture is the service, runs included, over fresh stores.
 type fixture struct {
@@ -57,17 +49,14 @@ func withProfile(p *profile.Profile) fixtureOption {
 // stores, seeded with the embedded seed unless seed is false.
 func newFixture(t *testing.T, doc *spec.Document, seed bool, opts ...fixtureOption) *fixture {
 	t.Helper()
-	f := &fixture{t: t, doc: doc, store: store.NewMemory(), clk: clock.NewFake(t0), prof: profile.Default()}
-	f.tokens = auth.NewMemory(auth.WithClock(f.clk))
-	if err := auth.Seed(f.tokens, auth.Fixtures()...); err != nil {
-		t.Fatal(err)
-	}
+	e := resourcestest.NewEnv(t)
+	f := &fixture{t: t, doc: doc, store: e.Store, tokens: e.Tokens, clk: e.Clock, prof: e.Profile}
 	d := resources.Deps{Store: f.store, Tokens: f.tokens, Clock: f.clk, Profile: f.prof, Parts: []resources.Part{Register}}
 	for _, o := range opts {
 		o(f, &d)
 	}
 	if d.Gen == nil {
-		d.Gen = synth.New(genOptions(d.Profile, synth.WithSeed(1))...)
+		d.Gen = synth.New(resourcestest.GenOptions(d.Profile, synth.WithSeed(1))...)
 	}
 	if d.Refs == nil {
 		d.Refs = refs.New(d.Store)
@@ -78,15 +67,9 @@ func newFixture(t *testing.T, doc *spec.Document, seed bool, opts ...fixtureOpti
 		t.Fatal(err)
 	}
 	f.svc = svc
-	f.Caller = &resourcestest.Caller{T: t, Doc: doc, Handlers: svc.Handlers(), Now: f.clk.Now}
+	f.Caller = e.Serve(t, doc, svc.Handlers())
 	if seed {
-		s, err := resources.LoadSeed(fixtures.Seed())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := svc.Seed(s); err != nil {
-			t.Fatal(err)
-		}
+		resourcestest.Seed(t, resources.LoadSeed, svc.Seed)
 	}
 	return f
 }

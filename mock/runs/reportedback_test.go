@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/wmsmock/wmsmock/internal/testenv"
+	"github.com/wmsmock/wmsmock/mock/resources/resourcestest"
 	"github.com/wmsmock/wmsmock/mock/spec"
 )
 
@@ -112,7 +113,7 @@ func normalizeNumbers(v any) any {
 // tasks, in the shape Nextflow's completion reports them; before the end
 // it has none.
 func TestLaunchedRunMetrics(t *testing.T) {
-	f := newFixture(t, publishedDoc(t), true)
+	f := newFixture(t, resourcestest.PublishedDoc(t), true)
 	id := fmt.Sprint(f.OK("POST", "/workflow/launch", `{"launch":{"pipeline":"https://github.com/nf-core/rnaseq","computeEnvId":"5Fq2Xw8RtLmN3p"}}`).Body["workflowId"])
 	if m := list(f.OK("GET", "/workflow/"+id+"/metrics", "").Body, "metrics"); len(m) != 0 {
 		t.Errorf("a run just launched has metrics: %v", m)

@@ -15,6 +15,7 @@ import (
 	"github.com/wmsmock/wmsmock/internal/testenv"
 	"github.com/wmsmock/wmsmock/mock/apierror"
 	"github.com/wmsmock/wmsmock/mock/resources"
+	"github.com/wmsmock/wmsmock/mock/resources/resourcestest"
 	"github.com/wmsmock/wmsmock/mock/spec"
 	"github.com/wmsmock/wmsmock/mock/store"
 	"github.com/wmsmock/wmsmock/mock/store/redisstore"
@@ -106,13 +107,13 @@ func TestNextflowRuns(t *testing.T) {
 	}
 	for _, d := range docs {
 		t.Run(d.name, func(t *testing.T) {
-			if d.name == "published" && raceEnabled {
+			if d.name == "published" && resourcestest.RaceEnabled {
 				t.Skip("the published schema's answers are checked without -race only (its validator takes a minute to build under the race detector); the embedded half runs the same handlers there")
 			}
 			doc := d.doc(t)
 			for _, s := range stores {
 				t.Run(s.name, func(t *testing.T) {
-					if s.name == "redis" && raceEnabled {
+					if s.name == "redis" && resourcestest.RaceEnabled {
 						t.Skip("under -race the handlers run on memory only; the Redis store has race tests of its own")
 					}
 					f := newFixture(t, doc, true, withStore(s.new(t)))
@@ -154,7 +155,7 @@ func TestReportedRunIsNotSimulated(t *testing.T) {
 		f.clk.Advance(time.Minute)
 		f.OK("PUT", "/trace/"+id+"/heartbeat", `{"progress":{"running":0},"instant":1}`)
 		if s := status(); s != "RUNNING" {
-			t.Fatalf("a reported run reads %s after %v", s, f.clk.Now().Sub(t0))
+			t.Fatalf("a reported run reads %s after %v", s, f.clk.Now().Sub(resourcestest.T0))
 		}
 	}
 	tasks := f.OK("GET", "/workflow/"+id+"/tasks", "").Body
@@ -232,7 +233,7 @@ func TestTaskUpserts(t *testing.T) {
 	}{
 		{"memory", embeddedDoc, func(*testing.T) store.Store { return store.NewMemory() }},
 		{"redis", embeddedDoc, redisStore},
-		{"published", publishedDoc, func(*testing.T) store.Store { return store.NewMemory() }},
+		{"published", resourcestest.PublishedDoc, func(*testing.T) store.Store { return store.NewMemory() }},
 	} {
 		t.Run(s.name, func(t *testing.T) {
 			f := newFixture(t, s.doc(t), false, withStore(s.new(t)))
