@@ -13,7 +13,7 @@ import (
 	"github.com/wmsmock/wmsmock/mock/control/docs"
 	"github.com/wmsmock/wmsmock/mock/faults"
 	"github.com/wmsmock/wmsmock/mock/ratelimit"
-	"github.com/wmsmock/wmsmock/mock/resources"
+	"github.com/wmsmock/wmsmock/mock/runs"
 	"github.com/wmsmock/wmsmock/mock/spec"
 	"github.com/wmsmock/wmsmock/mock/store"
 )
@@ -83,7 +83,7 @@ func (a admin) SetWorkflowStatus(id, status, endStatus string) (string, error) {
 		return "", control.ErrNotFound
 	}
 	now := a.s.clock.Now().UTC()
-	err := resources.SetWorkflowStatus(records, id, status, endStatus, now)
+	err := runs.SetWorkflowStatus(records, id, status, endStatus, now)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		return "", control.ErrNotFound
@@ -92,7 +92,7 @@ func (a admin) SetWorkflowStatus(id, status, endStatus string) (string, error) {
 	case err != nil:
 		return "", err
 	}
-	return resources.WorkflowStatus(records, id, now)
+	return runs.WorkflowStatus(records, id, now)
 }
 
 func (a admin) TokenInfos() ([]control.TokenInfo, error) {

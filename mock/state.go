@@ -10,6 +10,7 @@ import (
 	"github.com/wmsmock/wmsmock/mock/backend"
 	"github.com/wmsmock/wmsmock/mock/refs"
 	"github.com/wmsmock/wmsmock/mock/resources"
+	"github.com/wmsmock/wmsmock/mock/runs"
 )
 
 // setupState is called by New once the backend is open: it builds the
@@ -50,6 +51,7 @@ func (s *Server) setupState(cfg settings) error {
 			Check:   a.validator.Answer,
 			Refs:    idx,
 			Logger:  s.logger,
+			Parts:   []resources.Part{runs.Register},
 		})
 		if err != nil {
 			return err

@@ -67,3 +67,16 @@ func TestFinite(t *testing.T) {
 		}
 	}
 }
+
+func TestInt(t *testing.T) {
+	for v, want := range map[any]int64{json.Number("42"): 42, json.Number("4.9"): 4, " 7 ": 7, 3.7: 3, int64(-2): -2} {
+		if n, ok := Int(v); !ok || n != want {
+			t.Errorf("Int(%#v) = %d, %v; want %d", v, n, ok, want)
+		}
+	}
+	for _, v := range []any{"4.5", "x", nil, true, json.Number("x")} {
+		if _, ok := Int(v); ok {
+			t.Errorf("Int(%#v) reads a whole number", v)
+		}
+	}
+}

@@ -55,14 +55,14 @@ func (s *Service) registerAdds() {
 // addOp adds the member, team or user the body names to the collection,
 // once: a second add of the same is a conflict, as on the service.
 func (c *collection) addOp(req *handler.Request) (*handler.Response, error) {
-	body, err := requestObject(req)
+	body, err := RequestObject(req)
 	if err != nil {
 		return nil, err
 	}
 	if err := c.checkParent(req); err != nil {
 		return nil, err
 	}
-	fields := c.keepFields(body, requestSchema(req.Op), false)
+	fields := c.keepFields(body, RequestSchema(req.Op), false)
 	for k, v := range body {
 		// A user is named by name or e-mail in one member (user,
 		// userNameOrEmail): an e-mail has an @.
@@ -77,7 +77,7 @@ func (c *collection) addOp(req *handler.Request) (*handler.Response, error) {
 		}
 	}
 	if len(fields) == 0 {
-		return nil, fail(errBadInput, "%s names no one to add", req.Op.ID)
+		return nil, Fail(ErrBadInput, "%s names no one to add", req.Op.ID)
 	}
 	coll := concrete(c.listPath, req.PathParams)
 	for k, v := range addDefaults[c.param] {
@@ -98,7 +98,7 @@ func (c *collection) addOp(req *handler.Request) (*handler.Response, error) {
 			// team member: "organization members who have been added to
 			// a specific team"). A Bad Request, not the missing-resource
 			// reply: the call names a person, not a resource by its id.
-			return nil, fail(errBadInput, "%s: %v is not a member of the organization", req.Op.ID, firstOf(fields, "email", "userName"))
+			return nil, Fail(ErrBadInput, "%s: %v is not a member of the organization", req.Op.ID, firstOf(fields, "email", "userName"))
 		}
 		return c.join(req, coll, id, fields)
 	}
@@ -113,7 +113,7 @@ func (c *collection) addOp(req *handler.Request) (*handler.Response, error) {
 	defer c.s.nameMu.Unlock()
 	if dup, err := c.alreadyIn(coll, fields); err != nil || dup {
 		if err == nil {
-			err = fail(errDuplicate, "Duplicate element: already in %s", coll)
+			err = Fail(ErrDuplicate, "Duplicate element: already in %s", coll)
 		}
 		return nil, err
 	}
@@ -123,14 +123,14 @@ func (c *collection) addOp(req *handler.Request) (*handler.Response, error) {
 		return nil, err
 	}
 	rec := store.Record{Created: req.Now.UTC(), Updated: req.Now.UTC(), Data: b}
-	r, err := insertRecord(c.s.d.Store, coll, c.newID(coll), func(string) (store.Record, error) { return rec, nil })
+	r, err := InsertRecord(c.s.d.Store, coll, c.newID(coll), func(string) (store.Record, error) { return rec, nil })
 	if err == nil {
 		err = c.remember(coll, r.ID)
 	}
 	if err != nil {
 		return nil, err
 	}
-	return success(req.Op, c.renderAnswer(successSchema(req.Op), coll, r, d, req.Now)), nil
+	return Success(req.Op, c.renderAnswer(SuccessSchema(req.Op), coll, r, d, req.Now)), nil
 }
 
 // participantType is the kind of participant an add makes: a team, a
@@ -196,7 +196,7 @@ func (c *collection) join(req *handler.Request, coll, id string, named map[strin
 	}
 	r, err := c.s.d.Store.Insert(coll, store.Record{ID: id, Created: req.Now.UTC(), Updated: req.Now.UTC(), Data: b})
 	if errors.Is(err, store.ErrExists) {
-		return nil, fail(errDuplicate, "Duplicate element: already in %s", coll)
+		return nil, Fail(ErrDuplicate, "Duplicate element: already in %s", coll)
 	}
 	if err == nil {
 		err = c.remember(coll, r.ID)
@@ -204,7 +204,7 @@ func (c *collection) join(req *handler.Request, coll, id string, named map[strin
 	if err != nil {
 		return nil, err
 	}
-	return success(req.Op, c.renderAnswer(successSchema(req.Op), coll, r, d, req.Now)), nil
+	return Success(req.Op, c.renderAnswer(SuccessSchema(req.Op), coll, r, d, req.Now)), nil
 }
 
 // namesPerson reports a create whose body names who joins (a user's name
@@ -213,7 +213,7 @@ func namesPerson(op *spec.Operation) bool {
 	if op == nil {
 		return false
 	}
-	sch := requestSchema(op)
+	sch := RequestSchema(op)
 	if sch.Prop("name") != nil {
 		return false
 	}
@@ -263,17 +263,17 @@ func (c *collection) roleOp(prop string) handler.Func {
 		if err != nil {
 			return nil, err
 		}
-		body, err := requestObject(req)
+		body, err := RequestObject(req)
 		if err != nil {
 			return nil, err
 		}
 		role, _ := body["role"].(string)
 		if role == "" {
-			return nil, fail(errBadInput, "%s needs a role", req.Op.ID)
+			return nil, Fail(ErrBadInput, "%s needs a role", req.Op.ID)
 		}
 		if err := c.change(coll, r.ID, req.Now, func(d *itemData) { d.Fields[prop] = strings.ToLower(role) }); err != nil {
 			return nil, err
 		}
-		return success(req.Op, nil), nil
+		return Success(req.Op, nil), nil
 	}
 }

@@ -14,17 +14,17 @@ import (
 func TestParticipantsAddAndRole(t *testing.T) {
 	f := newFixture(t, publishedDoc(t), true)
 	const base = "/orgs/1001/workspaces/2001/participants"
-	p := f.ok("PUT", base+"/add", `{"userNameOrEmail":"bob@example.com"}`).body["participant"]
+	p := f.OK("PUT", base+"/add", `{"userNameOrEmail":"bob@example.com"}`).Body["participant"]
 	for k, want := range map[string]any{"email": "bob@example.com", "type": "COLLABORATOR", "wspRole": "launch", "userName": nil, "firstName": nil} {
 		if got := get(p, k); got != want {
 			t.Errorf("added by e-mail: %s = %v, want %v", k, got, want)
 		}
 	}
 	id := fmt.Sprint(get(p, "participantId"))
-	f.refused(apierror.Conflict, "PUT", base+"/add", `{"userNameOrEmail":"bob@example.com"}`)
-	f.ok("PUT", base+"/"+id+"/role", `{"role":"maintain"}`)
+	f.Refused(apierror.Conflict, "PUT", base+"/add", `{"userNameOrEmail":"bob@example.com"}`)
+	f.OK("PUT", base+"/"+id+"/role", `{"role":"maintain"}`)
 	found := 0
-	for _, e := range list(f.ok("GET", base, "").body, "participants") {
+	for _, e := range list(f.OK("GET", base, "").Body, "participants") {
 		if get(e, "email") == "bob@example.com" {
 			found++
 			if get(e, "wspRole") != "maintain" || fmt.Sprint(get(e, "participantId")) != id {
@@ -36,14 +36,14 @@ func TestParticipantsAddAndRole(t *testing.T) {
 		t.Errorf("the participant added by e-mail is listed %d times, want once", found)
 	}
 	// Found again by e-mail, as the Terraform provider looks it up.
-	if l := list(f.ok("GET", base+"?search=bob@example.com", "").body, "participants"); len(l) != 1 || get(l[0], "email") != "bob@example.com" {
+	if l := list(f.OK("GET", base+"?search=bob@example.com", "").Body, "participants"); len(l) != 1 || get(l[0], "email") != "bob@example.com" {
 		t.Errorf("a search by e-mail finds %v", l)
 	}
 
 	// A member of the organization who is not yet a participant (the
 	// seeded members all are).
-	m := f.ok("PUT", "/orgs/1001/members/add", `{"user":"carol@example.org"}`).body["member"]
-	added := f.ok("PUT", base+"/add", fmt.Sprintf(`{"memberId":%v}`, get(m, "memberId"))).body["participant"]
+	m := f.OK("PUT", "/orgs/1001/members/add", `{"user":"carol@example.org"}`).Body["member"]
+	added := f.OK("PUT", base+"/add", fmt.Sprintf(`{"memberId":%v}`, get(m, "memberId"))).Body["participant"]
 	for k, mk := range map[string]string{"email": "email", "userName": "userName", "firstName": "firstName", "orgRole": "role"} {
 		if get(added, k) != get(m, mk) {
 			t.Errorf("added by memberId: %s = %v, the member's %s is %v", k, get(added, k), mk, get(m, mk))
@@ -63,15 +63,15 @@ func TestParticipantsAddAndRole(t *testing.T) {
 // join (a Bad Request); a removed member leaves the team, not the organization.
 func TestTeamMembersAreOrganizationMembers(t *testing.T) {
 	f := newFixture(t, publishedDoc(t), true)
-	m := f.ok("PUT", "/orgs/1001/members/add", `{"user":"ada@example.org"}`).body["member"]
+	m := f.OK("PUT", "/orgs/1001/members/add", `{"user":"ada@example.org"}`).Body["member"]
 	memberID := fmt.Sprint(get(m, "memberId"))
-	team := f.ok("POST", "/orgs/1001/teams", `{"team":{"name":"bioinformatics"}}`).body
+	team := f.OK("POST", "/orgs/1001/teams", `{"team":{"name":"bioinformatics"}}`).Body
 	base := fmt.Sprintf("/orgs/1001/teams/%v/members", get(team, "team.teamId"))
-	if l := list(f.ok("GET", base, "").body, "members"); len(l) != 0 {
+	if l := list(f.OK("GET", base, "").Body, "members"); len(l) != 0 {
 		t.Errorf("a new team lists members nobody added: %v", l)
 	}
 
-	added := f.ok("POST", base, `{"userNameOrEmail":"ada@example.org"}`).body["member"]
+	added := f.OK("POST", base, `{"userNameOrEmail":"ada@example.org"}`).Body["member"]
 	if got := fmt.Sprint(get(added, "memberId")); got != memberID {
 		t.Errorf("added to the team as member %s, the organization's member is %s", got, memberID)
 	}
@@ -88,21 +88,21 @@ func TestTeamMembersAreOrganizationMembers(t *testing.T) {
 	if get(added, "role") != get(m, "role") {
 		t.Errorf("added to the team: role %v, the organization's member has %v", get(added, "role"), get(m, "role"))
 	}
-	f.refused(apierror.Conflict, "POST", base, `{"userNameOrEmail":"ada@example.org"}`)
-	f.refused(apierror.BadRequest, "POST", base, `{"userNameOrEmail":"nobody@example.org"}`)
+	f.Refused(apierror.Conflict, "POST", base, `{"userNameOrEmail":"ada@example.org"}`)
+	f.Refused(apierror.BadRequest, "POST", base, `{"userNameOrEmail":"nobody@example.org"}`)
 
-	l := list(f.ok("GET", base+"?search=ada@example.org", "").body, "members")
+	l := list(f.OK("GET", base+"?search=ada@example.org", "").Body, "members")
 	if len(l) != 1 || get(l[0], "email") != "ada@example.org" || fmt.Sprint(get(l[0], "memberId")) != memberID {
 		t.Errorf("the team's members searched by e-mail: %v", l)
 	}
 
-	f.ok("DELETE", base+"/"+memberID+"/delete", "")
-	if l := list(f.ok("GET", base, "").body, "members"); len(l) != 0 {
+	f.OK("DELETE", base+"/"+memberID+"/delete", "")
+	if l := list(f.OK("GET", base, "").Body, "members"); len(l) != 0 {
 		t.Errorf("after the removal the team lists %v", l)
 	}
-	f.refused(apierror.Forbidden, "DELETE", base+"/"+memberID+"/delete", "")
+	f.Refused(apierror.Forbidden, "DELETE", base+"/"+memberID+"/delete", "")
 	found := false
-	for _, e := range list(f.ok("GET", "/orgs/1001/members", "").body, "members") {
+	for _, e := range list(f.OK("GET", "/orgs/1001/members", "").Body, "members") {
 		found = found || fmt.Sprint(get(e, "memberId")) == memberID
 	}
 	if !found {

@@ -45,9 +45,9 @@ func anyList(ss []string) []any {
 
 // permissionsOp lists the permissions a role can grant.
 func (s *Service) permissionsOp(req *handler.Request) (*handler.Response, error) {
-	sch := successSchema(req.Op)
+	sch := SuccessSchema(req.Op)
 	key, entry := sch.ListShape()
-	root := s.bases.bare(sch, "permissions")
+	root := s.bases.Bare(sch, "permissions")
 	var out []any
 	name := req.Query.Get("name")
 	for _, p := range catalogue.Permissions() {
@@ -58,14 +58,14 @@ func (s *Service) permissionsOp(req *handler.Request) (*handler.Response, error)
 		if p.Category != "" {
 			category = p.Category
 		}
-		e := s.bases.bare(entry, "permission")
-		s.fit.overlay(entry, e, map[string]any{"name": p.Name, "category": category})
+		e := s.bases.Bare(entry, "permission")
+		s.fit.Overlay(entry, e, map[string]any{"name": p.Name, "category": category})
 		out = append(out, e)
 	}
 	if key != "" {
 		root[key] = append([]any{}, out...)
 	}
-	return success(req.Op, root), nil
+	return Success(req.Op, root), nil
 }
 
 // regionsOp lists a platform's regions, for a platform the fake holds.
@@ -76,19 +76,19 @@ func (s *Service) regionsOp(req *handler.Request) (*handler.Response, error) {
 			return nil, err
 		}
 	}
-	sch := successSchema(req.Op)
+	sch := SuccessSchema(req.Op)
 	key, entry := sch.ListShape()
-	root := s.bases.bare(sch, "regions")
+	root := s.bases.Bare(sch, "regions")
 	out := []any{}
 	for _, r := range catalogue.Regions(id) {
-		e := s.bases.bare(entry, "region")
-		s.fit.overlay(entry, e, map[string]any{"id": r.ID, "name": r.Name})
+		e := s.bases.Bare(entry, "region")
+		s.fit.Overlay(entry, e, map[string]any{"id": r.ID, "name": r.Name})
 		out = append(out, e)
 	}
 	if key != "" {
 		root[key] = out
 	}
-	return success(req.Op, root), nil
+	return Success(req.Op, root), nil
 }
 
 // checkPermissions refuses a role written with a permission the service
@@ -102,7 +102,7 @@ func checkPermissions(c *collection, fields map[string]any) error {
 	for _, p := range list {
 		name, _ := p.(string)
 		if !catalogue.HasPermission(name) {
-			return fail(errBadInput, "Unknown permission '%v'", p)
+			return Fail(ErrBadInput, "Unknown permission '%v'", p)
 		}
 	}
 	return nil

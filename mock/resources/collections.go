@@ -185,12 +185,12 @@ func (s *Service) registerCollections() {
 // reports false when the describe answer is not an object.
 func (c *collection) shape() bool {
 	if c.list != nil {
-		c.listKey, c.entry = successSchema(c.list).ListShape()
+		c.listKey, c.entry = SuccessSchema(c.list).ListShape()
 		if c.listKey == "" {
 			c.list = nil
 		}
 	}
-	if c.create != nil && requestSchema(c.create) == nil {
+	if c.create != nil && RequestSchema(c.create) == nil {
 		// A create that takes no JSON (an avatar's image, as multipart
 		// form data) still makes an item; its fields are synthesized.
 		if hasBody(c.create) {
@@ -199,13 +199,13 @@ func (c *collection) shape() bool {
 			c.create = nil
 		}
 	}
-	if c.update != nil && requestSchema(c.update) == nil {
+	if c.update != nil && RequestSchema(c.update) == nil {
 		c.update = nil
 	}
 	if c.list == nil && c.create == nil {
 		return false
 	}
-	d := successSchema(c.describe)
+	d := SuccessSchema(c.describe)
 	if !d.IsObject() {
 		// Nothing describes one item as JSON (/datasets/{datasetId} has no
 		// GET; an avatar's GET is the image): the list entry or the create
@@ -213,7 +213,7 @@ func (c *collection) shape() bool {
 		// synthesized answers behind the check that it exists.
 		c.describe = nil
 		if d = c.entry; d == nil {
-			d = successSchema(c.create)
+			d = SuccessSchema(c.create)
 		}
 		if !d.IsObject() {
 			return false
@@ -324,7 +324,7 @@ func enumHas(s *spec.Schema, values ...string) bool {
 	var enum []string
 	var walk func(*spec.Schema, int)
 	walk = func(s *spec.Schema, depth int) {
-		if s == nil || depth > maxSchemaDepth {
+		if s == nil || depth > MaxSchemaDepth {
 			return
 		}
 		for _, e := range s.Enum {
@@ -431,7 +431,7 @@ func (c *collection) change(coll, id string, now time.Time, set func(*itemData))
 		return err
 	})
 	if errors.Is(err, store.ErrNotFound) {
-		return fail(errMissing, "item %q in %s was deleted", id, coll)
+		return Fail(ErrMissing, "item %q in %s was deleted", id, coll)
 	}
 	return err
 }
@@ -493,7 +493,7 @@ func (c *collection) checkParent(req *handler.Request) error {
 func (c *collection) get(req *handler.Request) (string, store.Record, *itemData, error) {
 	coll, r, d, err := c.findItem(req)
 	if err == nil && c.gone(coll, r, d, req.Now) {
-		return coll, r, nil, fail(errMissing, "item %q in %s was deleted", r.ID, coll)
+		return coll, r, nil, Fail(ErrMissing, "item %q in %s was deleted", r.ID, coll)
 	}
 	return coll, r, d, err
 }
@@ -507,7 +507,7 @@ func (c *collection) findItem(req *handler.Request) (string, store.Record, *item
 	}
 	r, err := c.s.d.Store.Get(coll, id)
 	if errors.Is(err, store.ErrNotFound) {
-		return coll, r, nil, fail(errMissing, "no item %q in %s", id, coll)
+		return coll, r, nil, Fail(ErrMissing, "no item %q in %s", id, coll)
 	}
 	if err != nil {
 		return coll, r, nil, err
@@ -517,12 +517,12 @@ func (c *collection) findItem(req *handler.Request) (string, store.Record, *item
 		return coll, r, nil, err
 	}
 	if c.scoped {
-		ws, given, err := workspaceOf(req.Query)
+		ws, given, err := WorkspaceOf(req.Query)
 		if err != nil {
 			return coll, r, nil, err
 		}
 		if given && (d.Workspace == nil || *d.Workspace != ws) {
-			return coll, r, nil, fail(errMissing, "item %q is not in workspace %d", id, ws)
+			return coll, r, nil, Fail(ErrMissing, "item %q is not in workspace %d", id, ws)
 		}
 	}
 	return coll, r, d, nil
@@ -537,7 +537,7 @@ func (c *collection) findItem(req *handler.Request) (string, store.Record, *item
 // described): a view of the item that has room for them (the pipeline's
 // launch, a list entry in the request's shape) shows them as written.
 func (c *collection) requestFields(op *spec.Operation, body map[string]any) map[string]any {
-	src, written := body, requestSchema(op)
+	src, written := body, RequestSchema(op)
 	if c.itemKey != "" {
 		if inner, ok := body[c.itemKey].(map[string]any); ok && written.Prop(c.itemKey) != nil {
 			src, written = inner, written.Prop(c.itemKey)
@@ -573,7 +573,7 @@ func (c *collection) keepFields(src map[string]any, written *spec.Schema, seed b
 		if p == nil && w == nil || p.WriteOnly() || w.WriteOnly() {
 			continue
 		}
-		v = dropNulls(jsonvalue.Clone(v), 0)
+		v = DropNulls(jsonvalue.Clone(v), 0)
 		hideWriteOnly(p, v, 0)
 		hideWriteOnly(w, v, 0)
 		switch {
@@ -619,7 +619,7 @@ func (c *collection) createOp(req *handler.Request) (*handler.Response, error) {
 	body := map[string]any{}
 	if !c.opaqueCreate {
 		var err error
-		if body, err = requestObject(req); err != nil {
+		if body, err = RequestObject(req); err != nil {
 			return nil, err
 		}
 	}
@@ -632,7 +632,7 @@ func (c *collection) createOp(req *handler.Request) (*handler.Response, error) {
 		return nil, err
 	}
 	if c.scoped {
-		ws, given, err := workspaceOf(req.Query)
+		ws, given, err := WorkspaceOf(req.Query)
 		if err != nil {
 			return nil, err
 		}
@@ -659,7 +659,7 @@ func (c *collection) createOp(req *handler.Request) (*handler.Response, error) {
 			return nil, err
 		}
 		if taken {
-			return nil, fail(errDuplicate, "A resource with name '%s' already exists", name)
+			return nil, Fail(ErrDuplicate, "A resource with name '%s' already exists", name)
 		}
 	}
 	b, err := json.Marshal(d)
@@ -671,15 +671,15 @@ func (c *collection) createOp(req *handler.Request) (*handler.Response, error) {
 	if c.nameKey {
 		name, _ := d.Fields["name"].(string)
 		if name == "" || strings.Contains(name, "/") {
-			return nil, fail(errBadInput, "%s needs a name, which names the new item", req.Op.ID)
+			return nil, Fail(ErrBadInput, "%s needs a name, which names the new item", req.Op.ID)
 		}
 		rec.ID = name
 		r, err = c.s.d.Store.Insert(coll, rec)
 		if errors.Is(err, store.ErrExists) {
-			return nil, fail(errDuplicate, "A resource with name '%s' already exists", name)
+			return nil, Fail(ErrDuplicate, "A resource with name '%s' already exists", name)
 		}
 	} else {
-		r, err = insertRecord(c.s.d.Store, coll, c.newID(coll), func(string) (store.Record, error) { return rec, nil })
+		r, err = InsertRecord(c.s.d.Store, coll, c.newID(coll), func(string) (store.Record, error) { return rec, nil })
 	}
 	if err == nil {
 		err = c.remember(coll, r.ID)
@@ -687,7 +687,7 @@ func (c *collection) createOp(req *handler.Request) (*handler.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	return success(req.Op, c.renderAnswer(successSchema(req.Op), coll, r, d, req.Now)), nil
+	return Success(req.Op, c.renderAnswer(SuccessSchema(req.Op), coll, r, d, req.Now)), nil
 }
 
 func (c *collection) describeOp(req *handler.Request) (*handler.Response, error) {
@@ -696,9 +696,9 @@ func (c *collection) describeOp(req *handler.Request) (*handler.Response, error)
 		return nil, err
 	}
 	if c.gone(coll, r, d, req.Now) && !c.keepsDeleted() {
-		return nil, fail(errMissing, "item %q in %s was deleted", r.ID, coll)
+		return nil, Fail(ErrMissing, "item %q in %s was deleted", r.ID, coll)
 	}
-	return success(req.Op, c.renderAnswer(successSchema(req.Op), coll, r, d, req.Now)), nil
+	return Success(req.Op, c.renderAnswer(SuccessSchema(req.Op), coll, r, d, req.Now)), nil
 }
 
 func (c *collection) updateOp(req *handler.Request) (*handler.Response, error) {
@@ -706,7 +706,7 @@ func (c *collection) updateOp(req *handler.Request) (*handler.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	body, err := requestObject(req)
+	body, err := RequestObject(req)
 	if err != nil {
 		return nil, err
 	}
@@ -731,7 +731,7 @@ func (c *collection) updateOp(req *handler.Request) (*handler.Response, error) {
 			return nil, err
 		}
 		if taken {
-			return nil, fail(errDuplicate, "A resource with name '%s' already exists", name)
+			return nil, Fail(ErrDuplicate, "A resource with name '%s' already exists", name)
 		}
 	}
 	r, err = c.s.d.Store.Update(coll, r.ID, func(rec *store.Record) error {
@@ -748,12 +748,12 @@ func (c *collection) updateOp(req *handler.Request) (*handler.Response, error) {
 		return err
 	})
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, fail(errMissing, "item %q in %s was deleted", r.ID, coll)
+		return nil, Fail(ErrMissing, "item %q in %s was deleted", r.ID, coll)
 	}
 	if err != nil {
 		return nil, err
 	}
-	return success(req.Op, c.renderAnswer(successSchema(req.Op), coll, r, d, req.Now)), nil
+	return Success(req.Op, c.renderAnswer(SuccessSchema(req.Op), coll, r, d, req.Now)), nil
 }
 
 func (c *collection) deleteOp(req *handler.Request) (*handler.Response, error) {
@@ -772,7 +772,7 @@ func (c *collection) deleteOp(req *handler.Request) (*handler.Response, error) {
 			c.s.refs.Drop(coll, r.ID) // no answer names an item being deleted
 		}
 	} else if err = c.s.d.Store.Delete(coll, r.ID); errors.Is(err, store.ErrNotFound) {
-		err = fail(errMissing, "item %q in %s was deleted", r.ID, coll)
+		err = Fail(ErrMissing, "item %q in %s was deleted", r.ID, coll)
 	}
 	if err == nil && c.afterDelete != nil {
 		err = c.afterDelete(coll, r.ID)
@@ -780,7 +780,7 @@ func (c *collection) deleteOp(req *handler.Request) (*handler.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	return success(req.Op, nil), nil
+	return Success(req.Op, nil), nil
 }
 
 func (c *collection) listOp(req *handler.Request) (*handler.Response, error) {
@@ -793,7 +793,7 @@ func (c *collection) listOp(req *handler.Request) (*handler.Response, error) {
 	}
 	var ws *int64
 	if c.scoped {
-		id, given, err := workspaceOf(req.Query)
+		id, given, err := WorkspaceOf(req.Query)
 		if err != nil {
 			return nil, err
 		}
@@ -843,18 +843,18 @@ func (c *collection) listOp(req *handler.Request) (*handler.Response, error) {
 	}
 	matched = append(exact, matched...)
 	page, hasMore := Slice(matched, pg)
-	sch := successSchema(req.Op)
-	root := c.s.bases.bare(sch, "list "+coll)
+	sch := SuccessSchema(req.Op)
+	root := c.s.bases.Bare(sch, "list "+coll)
 	entries := make([]any, 0, len(page))
 	for _, it := range page {
 		entries = append(entries, c.renderEntry(c.entry, coll, it.r, it.d, req.Now))
 	}
 	root[c.listKey] = entries
 	total := int64(len(matched))
-	c.s.fit.set(sch, root, "totalSize", total)
-	c.s.fit.set(sch, root, "total", total)
-	c.s.fit.set(sch, root, "hasMore", hasMore)
-	return success(req.Op, root), nil
+	c.s.fit.Set(sch, root, "totalSize", total)
+	c.s.fit.Set(sch, root, "total", total)
+	c.s.fit.Set(sch, root, "hasMore", hasMore)
+	return Success(req.Op, root), nil
 }
 
 // matches is the list search: the text anywhere in the item's names (a
@@ -862,7 +862,7 @@ func (c *collection) listOp(req *handler.Request) (*handler.Response, error) {
 // Terraform provider finds the member it added).
 func (c *collection) matches(d *itemData, search string) bool {
 	for _, k := range []string{"name", "fullName", "description", "email", "userName", "firstName", "lastName"} {
-		if v, ok := d.Fields[k].(string); ok && lowerContains(v, search) {
+		if v, ok := d.Fields[k].(string); ok && LowerContains(v, search) {
 			return true
 		}
 	}
@@ -919,10 +919,10 @@ func (c *collection) renderAnswer(sch *spec.Schema, coll string, r store.Record,
 	}
 	// An answer of its own shape: it echoes the item's values it has room
 	// for, and names the item by its id.
-	c.s.fit.merge(sch, root, d.Fields, 0)
+	c.s.fit.Merge(sch, root, d.Fields, 0)
 	for _, name := range names {
 		if name == c.param || name == c.idProp || len(names) == 1 && strings.HasSuffix(name, "Id") {
-			c.s.fit.set(sch, root, name, c.idValue(r.ID))
+			c.s.fit.Set(sch, root, name, c.idValue(r.ID))
 		}
 	}
 	return root
@@ -976,9 +976,9 @@ func recordKey(coll string, r store.Record, d *itemData) string {
 // what was written (the answer is completed with nulls, complete.go).
 func (c *collection) frame(sch *spec.Schema, key string, d *itemData) map[string]any {
 	if d.Seeded {
-		return c.s.bases.object(sch, key)
+		return c.s.bases.Object(sch, key)
 	}
-	return c.s.bases.bare(sch, key)
+	return c.s.bases.Bare(sch, key)
 }
 
 // renderItem lays a record over a synthesized item of schema sch: the
@@ -988,7 +988,7 @@ func (c *collection) frame(sch *spec.Schema, key string, d *itemData) map[string
 func (c *collection) renderItem(sch *spec.Schema, coll string, r store.Record, d *itemData, now time.Time) map[string]any {
 	var m map[string]any
 	if d.Seeded {
-		m = c.s.bases.view(sch, c.item, recordKey(coll, r, d))
+		m = c.s.bases.View(sch, c.item, recordKey(coll, r, d))
 	} else {
 		m = c.frame(sch, "", d)
 	}
@@ -1002,7 +1002,7 @@ func (c *collection) renderItem(sch *spec.Schema, coll string, r store.Record, d
 			idProp = "id"
 		}
 	}
-	server := map[string]any{serverFields[0]: stamp(r.Created), serverFields[1]: stamp(r.Updated), serverFields[2]: nil}
+	server := map[string]any{serverFields[0]: Stamp(r.Created), serverFields[1]: Stamp(r.Updated), serverFields[2]: nil}
 	if idProp != "" {
 		server[idProp] = c.idValue(r.ID)
 		if p := sch.Prop(idProp); c.numericID && p != nil && p.HasType(spec.String) && !p.HasType(spec.Integer) {
@@ -1047,7 +1047,7 @@ func (c *collection) renderItem(sch *spec.Schema, coll string, r store.Record, d
 		}
 		server["workspaceId"] = ws
 	}
-	c.s.fit.overlay(sch, m, server)
+	c.s.fit.Overlay(sch, m, server)
 	if c.life != nil {
 		c.life.show(sch, r, d, now, m)
 	}
@@ -1077,7 +1077,7 @@ func keepDatesInLife(sch *spec.Schema, m map[string]any, r store.Record, now tim
 		}
 		past := strings.HasPrefix(k, "last") || strings.HasPrefix(k, "date")
 		if t.Before(r.Created) || past && t.After(now) {
-			m[k] = stamp(r.Updated)
+			m[k] = Stamp(r.Updated)
 		}
 	}
 }

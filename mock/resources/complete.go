@@ -17,15 +17,15 @@ import (
 // gets no keys. Under the schema-pure setting (no nulls in answers)
 // complete does nothing: an absent optional property is valid there.
 
-// complete fills v, an answer value for schema s, in place.
-func (f *fitter) complete(s *spec.Schema, v any) {
+// Complete fills v, an answer value for schema s, in place.
+func (f *Fitter) Complete(s *spec.Schema, v any) {
 	if f.nulls {
 		completeIn(s, v, 0)
 	}
 }
 
 func completeIn(s *spec.Schema, v any, depth int) {
-	if s == nil || depth > 2*maxSchemaDepth {
+	if s == nil || depth > 2*MaxSchemaDepth {
 		return
 	}
 	switch x := v.(type) {
@@ -64,7 +64,7 @@ func completeIn(s *spec.Schema, v any, depth int) {
 // value; without guards, the one branch whose declared properties cover
 // x's keys best. It returns nil when s has no branches or x is in none.
 func branchOf(s *spec.Schema, x map[string]any, depth int) *spec.Schema {
-	if s == nil || depth > maxSchemaDepth {
+	if s == nil || depth > MaxSchemaDepth {
 		return nil
 	}
 	branches := s.Branches()
@@ -112,7 +112,7 @@ func guarded(b *spec.Schema, x map[string]any) guard {
 	found := noGuard
 	var walk func(*spec.Schema, int)
 	walk = func(s *spec.Schema, depth int) {
-		if s == nil || depth > maxSchemaDepth || found == guardFails {
+		if s == nil || depth > MaxSchemaDepth || found == guardFails {
 			return
 		}
 		for _, name := range s.OwnRequired {

@@ -123,12 +123,12 @@ func (s *Service) heldAt(param string, id any, sch *spec.Schema, now time.Time, 
 	view := func() (map[string]any, error) {
 		m := c.renderItem(sch, coll, r, d, now)
 		s.copyIn(sch, m, now, 0, hops+1)
-		s.fit.complete(sch, m)
+		s.fit.Complete(sch, m)
 		return m, nil
 	}
 	var v map[string]any
 	if hops == 0 {
-		k := canonKey{sch, coll, r.ID, r.Seq, s.hash.bytes(r.Data), status, s.refs.Generation()}
+		k := canonKey{sch, coll, r.ID, r.Seq, s.fingerprint(r.Data), status, s.refs.Generation()}
 		v, _ = s.copies.views.Do(k, view)
 	} else {
 		v, _ = view()
@@ -142,7 +142,7 @@ func (s *Service) heldUser(id any) (held, bool) {
 	if err != nil {
 		return held{}, false
 	}
-	u, err := decodeObject(r.Data)
+	u, err := DecodeObject(r.Data)
 	if err != nil || u["id"] == nil || fmtID(u["id"]) != fmtID(id) {
 		return held{}, false
 	}
@@ -348,9 +348,9 @@ func (s *Service) lay(os objSchema, obj, from map[string]any) {
 				obj[k] = jsonvalue.Clone(v)
 			}
 		case os.s.Prop(k) != nil:
-			s.fit.set(os.s, obj, k, jsonvalue.Clone(v))
+			s.fit.Set(os.s, obj, k, jsonvalue.Clone(v))
 		case os.branch.Prop(k) != nil:
-			s.fit.set(os.branch, obj, k, jsonvalue.Clone(v))
+			s.fit.Set(os.branch, obj, k, jsonvalue.Clone(v))
 		}
 	}
 }

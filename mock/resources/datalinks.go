@@ -84,7 +84,7 @@ func (c *collection) matchLink(coll string, r store.Record, d *itemData, search 
 	if ds.region != "" && !strings.EqualFold(fmt.Sprint(shown["region"]), ds.region) {
 		return false, false
 	}
-	if ds.name != "" && !lowerContains(name, ds.name) {
+	if ds.name != "" && !LowerContains(name, ds.name) {
 		return false, false
 	}
 	return ds.name != "" && strings.EqualFold(name, ds.name), true
@@ -220,7 +220,7 @@ func (c *collection) browseOp(req *handler.Request) (*handler.Response, error) {
 	if v := req.Query.Get("pageSize"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n <= 0 || n > lim.BrowseMaxPageSize {
-			return nil, fail(errBadInput, "pageSize=%q must be a number from 1 to %d", v, lim.BrowseMaxPageSize)
+			return nil, Fail(ErrBadInput, "pageSize=%q must be a number from 1 to %d", v, lim.BrowseMaxPageSize)
 		}
 		size = n
 	}
@@ -228,7 +228,7 @@ func (c *collection) browseOp(req *handler.Request) (*handler.Response, error) {
 	if tok := req.Query.Get("nextPageToken"); tok != "" {
 		var ok bool
 		if from, ok = pageFrom(tok); !ok || from > len(items) {
-			return nil, fail(errBadInput, "nextPageToken %q was not handed out for this listing", tok)
+			return nil, Fail(ErrBadInput, "nextPageToken %q was not handed out for this listing", tok)
 		}
 	}
 	to := min(from+size, len(items))
@@ -244,7 +244,7 @@ func (c *collection) browseOp(req *handler.Request) (*handler.Response, error) {
 	if to < len(items) {
 		next = pageToken(to)
 	}
-	return success(req.Op, map[string]any{"objects": objects, "nextPageToken": next, "originalPath": dir}), nil
+	return Success(req.Op, map[string]any{"objects": objects, "nextPageToken": next, "originalPath": dir}), nil
 }
 
 // A page token is where the next page begins, in a form a client does
@@ -276,7 +276,7 @@ func (c *collection) downloadURLOp(req *handler.Request) (*handler.Response, err
 	expires := req.Now.Add(c.s.d.Profile.Data.DownloadURLExpiry).Unix()
 	u := url.URL{Scheme: handler.Scheme(req.HTTP), Host: req.HTTP.Host, Path: DownloadPrefix + r.ID + "/" + p}
 	u.RawQuery = url.Values{"expires": {strconv.FormatInt(expires, 10)}, "signature": {c.s.signDownload(r.ID, p, expires)}}.Encode()
-	return success(req.Op, map[string]any{"url": u.String(), "resolvedPath": nil, "resolvedMimeType": nil, "warning": nil}), nil
+	return Success(req.Op, map[string]any{"url": u.String(), "resolvedPath": nil, "resolvedMimeType": nil, "warning": nil}), nil
 }
 
 // signDownload signs a file's URL with a key drawn from the fake's seed,

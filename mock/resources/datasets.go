@@ -87,7 +87,7 @@ func (c *collection) deleteDatasetsOp(req *handler.Request) (*handler.Response, 
 		DatasetIDs []string `json:"datasetIds"`
 	}
 	if err := json.Unmarshal(req.Body, &body); err != nil {
-		return nil, fail(errBadInput, "the body is not a list of datasetIds: %v", err)
+		return nil, Fail(ErrBadInput, "the body is not a list of datasetIds: %v", err)
 	}
 	out := map[string][]string{"success": {}, "failed": {}}
 	for _, id := range body.DatasetIDs {
@@ -104,13 +104,13 @@ func (c *collection) deleteDatasetsOp(req *handler.Request) (*handler.Response, 
 		switch {
 		case err == nil:
 			out["success"] = append(out["success"], id)
-		case errors.Is(err, errMissing):
+		case errors.Is(err, ErrMissing):
 			out["failed"] = append(out["failed"], id)
 		default:
 			return nil, err
 		}
 	}
-	return success(req.Op, out), nil
+	return Success(req.Op, out), nil
 }
 
 func versionsKey(coll, id string) string { return coll + "/" + id }
@@ -165,10 +165,10 @@ func (c *collection) uploadOp(req *handler.Request) (*handler.Response, error) {
 		return nil, err
 	}
 	d.Fields["version"], d.Fields["mediaType"] = n, media
-	sch := successSchema(req.Op)
-	root := c.s.bases.bare(sch, "dataset upload")
-	c.s.fit.set(sch, root, "version", c.versionView(req, sch.Prop("version"), r.ID, d, v))
-	return success(req.Op, root), nil
+	sch := SuccessSchema(req.Op)
+	root := c.s.bases.Bare(sch, "dataset upload")
+	c.s.fit.Set(sch, root, "version", c.versionView(req, sch.Prop("version"), r.ID, d, v))
+	return Success(req.Op, root), nil
 }
 
 // uploadedFile reads the "file" part of a multipart body: its name, media
@@ -176,34 +176,34 @@ func (c *collection) uploadOp(req *handler.Request) (*handler.Response, error) {
 func (s *Service) uploadedFile(req *handler.Request) (name, media string, content []byte, err error) {
 	ct, params, perr := mime.ParseMediaType(req.HTTP.Header.Get("Content-Type"))
 	if perr != nil || ct != "multipart/form-data" || params["boundary"] == "" {
-		return "", "", nil, fail(errBadInput, "an upload is multipart/form-data with the file in a part named \"file\"")
+		return "", "", nil, Fail(ErrBadInput, "an upload is multipart/form-data with the file in a part named \"file\"")
 	}
 	limit := int64(s.d.Profile.Data.UploadMax)
 	mr := multipart.NewReader(bytes.NewReader(req.Body), params["boundary"])
 	for {
 		part, err := mr.NextPart()
 		if errors.Is(err, io.EOF) {
-			return "", "", nil, fail(errBadInput, "the upload has no part named \"file\"")
+			return "", "", nil, Fail(ErrBadInput, "the upload has no part named \"file\"")
 		}
 		if err != nil {
-			return "", "", nil, fail(errBadInput, "the upload's multipart body cannot be read: %v", err)
+			return "", "", nil, Fail(ErrBadInput, "the upload's multipart body cannot be read: %v", err)
 		}
 		if part.FormName() != "file" {
 			continue
 		}
 		content, err = io.ReadAll(io.LimitReader(part, limit+1))
 		if err != nil {
-			return "", "", nil, fail(errBadInput, "the upload's file cannot be read: %v", err)
+			return "", "", nil, Fail(ErrBadInput, "the upload's file cannot be read: %v", err)
 		}
 		if int64(len(content)) > limit {
-			return "", "", nil, fail(errBadInput, "the uploaded file is larger than %d bytes", limit)
+			return "", "", nil, Fail(ErrBadInput, "the uploaded file is larger than %d bytes", limit)
 		}
 		if len(content) == 0 {
-			return "", "", nil, fail(errBadInput, "the uploaded file is empty")
+			return "", "", nil, Fail(ErrBadInput, "the uploaded file is empty")
 		}
 		name = part.FileName()
 		if name == "" || strings.ContainsAny(name, "/\\") {
-			return "", "", nil, fail(errBadInput, "the uploaded file needs a file name (filename=\"...\"), without a path")
+			return "", "", nil, Fail(ErrBadInput, "the uploaded file needs a file name (filename=\"...\"), without a path")
 		}
 		media = part.Header.Get("Content-Type")
 		if media == "" || media == "application/octet-stream" {
@@ -247,7 +247,7 @@ func (s *Service) reserveBytes(n int64) error {
 	max := int64(s.d.Profile.Data.StoredMax)
 	return updateOrInsert(s.d.Store, dataUsageCollection, dataUsageID, time.Time{}, func(u *struct{ Bytes int64 }) error {
 		if n > 0 && u.Bytes+n > max {
-			return fail(errBadInput, "the fake keeps at most %d bytes of uploaded files (data.stored_max); %d are kept and this upload needs %d", max, u.Bytes, n)
+			return Fail(ErrBadInput, "the fake keeps at most %d bytes of uploaded files (data.stored_max); %d are kept and this upload needs %d", max, u.Bytes, n)
 		}
 		u.Bytes = max64(0, u.Bytes+n)
 		return nil
@@ -312,9 +312,9 @@ func (c *collection) datasetVersionsOp(req *handler.Request) (*handler.Response,
 	if err != nil {
 		return nil, err
 	}
-	sch := successSchema(req.Op)
+	sch := SuccessSchema(req.Op)
 	key, entry := sch.ListShape()
-	root := c.s.bases.bare(sch, "dataset versions")
+	root := c.s.bases.Bare(sch, "dataset versions")
 	entries := []any{}
 	want := req.Query.Get("mimeType")
 	for _, v := range slices.Backward(vs) {
@@ -325,8 +325,8 @@ func (c *collection) datasetVersionsOp(req *handler.Request) (*handler.Response,
 	if key != "" {
 		root[key] = entries
 	}
-	c.s.fit.set(sch, root, "totalSize", int64(len(entries)))
-	return success(req.Op, root), nil
+	c.s.fit.Set(sch, root, "totalSize", int64(len(entries)))
+	return Success(req.Op, root), nil
 }
 
 // versionView is a version as DatasetVersionDto shows it: what was
@@ -342,10 +342,10 @@ func (c *collection) versionView(req *handler.Request, sch *spec.Schema, id stri
 	for k, val := range map[string]any{
 		"datasetId": id, "datasetName": d.Fields["name"], "datasetDescription": d.Fields["description"],
 		"version": v.Version, "fileName": v.FileName, "fileSize": v.FileSize, "mediaType": v.MediaType,
-		"hasHeader": v.HasHeader, "disabled": false, "dateCreated": stamp(v.Created), "lastUpdated": stamp(v.Created),
+		"hasHeader": v.HasHeader, "disabled": false, "dateCreated": Stamp(v.Created), "lastUpdated": Stamp(v.Created),
 		"workspaceId": ws, "url": dl, "createdBy": nil, "linkedSource": nil,
 	} {
-		c.s.fit.set(sch, m, k, val)
+		c.s.fit.Set(sch, m, k, val)
 	}
 	return m
 }
@@ -375,7 +375,7 @@ func (c *collection) datasetDownloadOp(req *handler.Request) (*handler.Response,
 	}
 	i := slices.IndexFunc(vs, func(v datasetVersion) bool { return v.Version == n })
 	if i < 0 || vs[i].FileName != req.PathParams["fileName"] {
-		return nil, fail(errMissing, "dataset %s has no version %d named %q", r.ID, n, req.PathParams["fileName"])
+		return nil, Fail(ErrMissing, "dataset %s has no version %d named %q", r.ID, n, req.PathParams["fileName"])
 	}
 	rec, err := c.s.d.Store.Get(datasetFilesCollection, fileKey(coll, r.ID, n))
 	if err != nil {

@@ -15,20 +15,24 @@ import (
 // (through fail) or a store's own sentinel. reply turns them into the
 // service's answers, in this one place.
 var (
-	// errMissing: the call names something the fake does not hold (or not
+	// ErrMissing: the call names something the fake does not hold (or not
 	// in the workspace asked for). The service answers 403, with the
 	// profile's missing-resource reply.
-	errMissing = errors.New("missing")
-	// errDuplicate: a name that must be unique is taken; 409, with the
+	ErrMissing = errors.New("missing")
+	// ErrDuplicate: a name that must be unique is taken; 409, with the
 	// message shown to the client.
-	errDuplicate = errors.New("duplicate")
-	// errBadInput: the request passed the document's checks but still
+	ErrDuplicate = errors.New("duplicate")
+	// ErrBadInput: the request passed the document's checks but still
 	// cannot be acted on; 400, with the message shown to the client.
-	errBadInput = errors.New("bad input")
-	// errActive: the call would delete a run that has not ended, without
+	ErrBadInput = errors.New("bad input")
+	// ErrActive: the call would delete a run that has not ended, without
 	// force; answered with the profile's delete_active reply.
-	errActive = errors.New("active")
+	ErrActive = errors.New("active")
 )
+
+// ErrUnchanged, returned by an update's change, leaves the record as it
+// was without failing the call.
+var ErrUnchanged = errors.New("unchanged")
 
 // failure is a domain error of one kind with its message.
 type failure struct {
@@ -39,8 +43,8 @@ type failure struct {
 func (f *failure) Error() string { return f.msg }
 func (f *failure) Unwrap() error { return f.kind }
 
-// fail returns an error of kind (errMissing, errDuplicate, errBadInput).
-func fail(kind error, format string, args ...any) error {
+// Fail returns an error of kind (ErrMissing, ErrDuplicate, ErrBadInput).
+func Fail(kind error, format string, args ...any) error {
 	return &failure{kind: kind, msg: fmt.Sprintf(format, args...)}
 }
 
@@ -53,13 +57,13 @@ func (s *Service) reply(err error) error {
 	}
 	msg := err.Error()
 	switch {
-	case errors.Is(err, errMissing), errors.Is(err, store.ErrNotFound), errors.Is(err, auth.ErrNotFound):
+	case errors.Is(err, ErrMissing), errors.Is(err, store.ErrNotFound), errors.Is(err, auth.ErrNotFound):
 		return apierror.Forbiddenf("%s", msg).WithReply(s.d.Profile.MissingResource)
-	case errors.Is(err, errDuplicate), errors.Is(err, auth.ErrDuplicateName), errors.Is(err, store.ErrExists):
+	case errors.Is(err, ErrDuplicate), errors.Is(err, auth.ErrDuplicateName), errors.Is(err, store.ErrExists):
 		return apierror.Conflictf(msg)
-	case errors.Is(err, errActive):
+	case errors.Is(err, ErrActive):
 		return apierror.BadRequestf("%s", msg).WithReply(s.d.Profile.Workflows.DeleteActive)
-	case errors.Is(err, errBadInput), errors.Is(err, auth.ErrInvalidName), errors.Is(err, workflow.ErrInvalidStatus):
+	case errors.Is(err, ErrBadInput), errors.Is(err, auth.ErrInvalidName), errors.Is(err, workflow.ErrInvalidStatus):
 		return apierror.BadRequestf("%s", msg)
 	}
 	return err
@@ -74,9 +78,9 @@ func (s *Service) replying(h handler.Func) handler.Func {
 		}
 		resp, err := h(req)
 		if err == nil && resp != nil && resp.Body != nil {
-			sch := successSchema(req.Op)
+			sch := SuccessSchema(req.Op)
 			s.copyIn(sch, resp.Body, req.Now, 0, 0) // copies.go
-			s.fit.complete(sch, resp.Body)          // complete.go
+			s.fit.Complete(sch, resp.Body)          // complete.go
 		}
 		return resp, s.reply(err)
 	}

@@ -26,13 +26,13 @@ func TestReply(t *testing.T) {
 		status int           // the reply's status, when it sets one
 		msg    string
 	}{
-		{"missing", fail(errMissing, "no workflow %q", "w1"), apierror.Forbidden, p.MissingResource.Status, `no workflow "w1"`},
+		{"missing", Fail(ErrMissing, "no workflow %q", "w1"), apierror.Forbidden, p.MissingResource.Status, `no workflow "w1"`},
 		{"store not found", fmt.Errorf("reading: %w", store.ErrNotFound), apierror.Forbidden, p.MissingResource.Status, ""},
 		{"token not found", auth.ErrNotFound, apierror.Forbidden, p.MissingResource.Status, ""},
-		{"duplicate", fail(errDuplicate, "A resource with name '%s' already exists", "x"), apierror.Conflict, http.StatusConflict, "A resource with name 'x' already exists"},
+		{"duplicate", Fail(ErrDuplicate, "A resource with name '%s' already exists", "x"), apierror.Conflict, http.StatusConflict, "A resource with name 'x' already exists"},
 		{"duplicate token name", auth.ErrDuplicateName, apierror.Conflict, http.StatusConflict, ""},
 		{"record exists", store.ErrExists, apierror.Conflict, http.StatusConflict, ""},
-		{"bad input", fail(errBadInput, "launch.pipeline is missing"), apierror.BadRequest, 0, "launch.pipeline is missing"},
+		{"bad input", Fail(ErrBadInput, "launch.pipeline is missing"), apierror.BadRequest, 0, "launch.pipeline is missing"},
 		{"bad token name", auth.ErrInvalidName, apierror.BadRequest, 0, ""},
 		{"bad status", fmt.Errorf("%w: NOPE", workflow.ErrInvalidStatus), apierror.BadRequest, 0, ""},
 		{"anything else", internal, 0, 0, ""},

@@ -70,7 +70,7 @@ func (s *Service) checkContext(req *handler.Request) error {
 				continue // not an id at all: the handler's own reading refuses it (400)
 			}
 			if err := c.locate(v); err != nil {
-				return fail(errMissing, "the call names %s %s, which the fake does not hold", name, v)
+				return Fail(ErrMissing, "the call names %s %s, which the fake does not hold", name, v)
 			}
 		}
 	}
@@ -100,7 +100,7 @@ func (s *Service) holders(path string) []holder {
 			checks = append(checks, h)
 		case len(checks) == 0:
 			checks = append(checks, func(req *handler.Request) error {
-				return fail(errMissing, "the fake holds nothing named by %s (%q)", param, req.PathParams[param])
+				return Fail(ErrMissing, "the fake holds nothing named by %s (%q)", param, req.PathParams[param])
 			})
 		}
 	}
@@ -109,7 +109,7 @@ func (s *Service) holders(path string) []holder {
 
 // holderOf finds what holds the ids of param, the last segment of prefix:
 // the collection whose items live at prefix (whatever its parameters are
-// called there); the workflows, for a run's id or its launch's; the
+// called there); a part's own ids (a run's, or its launch's); the
 // seeded user; else, for the first id of a path only, the collection
 // whose items are named by a parameter of the same name
 // (/workspaces/{workspaceId} names an item of /orgs/{orgId}/workspaces).
@@ -124,9 +124,10 @@ func (s *Service) holderOf(prefix, param string, first bool) (holder, bool) {
 			}, true
 		}
 	}
+	exists, isPart := s.holds[param] // a part's (Kit.Holds): a run's id or its launch's
 	switch {
-	case (param == "workflowId" || param == "launchId") && s.runs != nil:
-		return func(req *handler.Request) error { return s.runs.exists(req, req.PathParams[param]) }, false
+	case isPart:
+		return func(req *handler.Request) error { return exists(req, req.PathParams[param]) }, false
 	case param == "userId":
 		return func(req *handler.Request) error { return s.userExists(req.PathParams[param]) }, false
 	case !first:
@@ -185,7 +186,7 @@ func (s *Service) ifHeld(checks []holder) handler.Func {
 func (s *Service) userExists(id string) error {
 	r, err := s.d.Store.Get(UserCollection, UserID)
 	if errors.Is(err, store.ErrNotFound) {
-		return fail(errMissing, "no user %q: the fake holds none", id)
+		return Fail(ErrMissing, "no user %q: the fake holds none", id)
 	}
 	if err != nil {
 		return err
@@ -197,7 +198,7 @@ func (s *Service) userExists(id string) error {
 		return err
 	}
 	if u.ID == nil || fmt.Sprint(u.ID) != id {
-		return fail(errMissing, "no user %q", id)
+		return Fail(ErrMissing, "no user %q", id)
 	}
 	return nil
 }
@@ -242,17 +243,17 @@ func (c *collection) locate(id string) error {
 	}
 	r, err := c.s.d.Store.Get(coll, id)
 	if errors.Is(err, store.ErrNotFound) {
-		return fail(errMissing, "no item %q in %s", id, coll)
+		return Fail(ErrMissing, "no item %q in %s", id, coll)
 	}
 	if err != nil {
 		return err
 	}
-	d, err := c.s.heads.Do(headKey{coll, id, c.s.hash.bytes(r.Data)}, func() (*itemData, error) { return decodeHead(r) })
+	d, err := c.s.heads.Do(headKey{coll, id, c.s.fingerprint(r.Data)}, func() (*itemData, error) { return decodeHead(r) })
 	if err != nil {
 		return err
 	}
 	if _, gone := c.status(r, d, c.s.d.Clock.Now()); c.lifecycle && gone {
-		return fail(errMissing, "item %q in %s was deleted", id, coll)
+		return Fail(ErrMissing, "item %q in %s was deleted", id, coll)
 	}
 	return nil
 }
@@ -265,7 +266,7 @@ func (c *collection) where(id string) (string, error) {
 	}
 	r, err := c.s.d.Store.Get(c.indexColl(), id)
 	if errors.Is(err, store.ErrNotFound) {
-		return "", fail(errMissing, "no item %q of %s", id, c.itemPath)
+		return "", Fail(ErrMissing, "no item %q of %s", id, c.itemPath)
 	}
 	if err != nil {
 		return "", err
@@ -284,7 +285,7 @@ func (c *collection) find(id string) (store.Record, *itemData, error) {
 	}
 	r, err := c.s.d.Store.Get(coll, id)
 	if errors.Is(err, store.ErrNotFound) {
-		return r, nil, fail(errMissing, "no item %q in %s", id, coll)
+		return r, nil, Fail(ErrMissing, "no item %q in %s", id, coll)
 	}
 	if err != nil {
 		return r, nil, err
@@ -294,7 +295,7 @@ func (c *collection) find(id string) (store.Record, *itemData, error) {
 		return r, nil, err
 	}
 	if _, gone := c.status(r, d, c.s.d.Clock.Now()); c.lifecycle && gone {
-		return r, nil, fail(errMissing, "item %q in %s was deleted", id, coll)
+		return r, nil, Fail(ErrMissing, "item %q in %s was deleted", id, coll)
 	}
 	return r, d, nil
 }

@@ -24,43 +24,34 @@ import (
 // such a collection has nothing to check against, and the launch is taken
 // on trust there.
 
-// launchRefs is what a launch's references resolved to.
-type launchRefs struct {
-	// computeEnvID is the environment the run uses: the one named, else
-	// the context's primary environment, else none.
-	computeEnvID string
-}
-
 // checkLaunch resolves a launch's references in the call's workspace (ws,
-// when given).
-func (s *Service) checkLaunch(req *handler.Request, computeEnvID string, ws int64, given bool) (launchRefs, error) {
+// when given): the environment the run uses is the one named, else the
+// context's primary environment, else none ("").
+func (s *Service) checkLaunch(req *handler.Request, computeEnvID string, ws int64, given bool) (string, error) {
 	var scope *int64
 	if given {
 		scope = &ws
 		if err := s.workspaceExists(ws); err != nil {
-			return launchRefs{}, err
+			return "", err
 		}
 	}
 	if v := req.Query.Get("sourceWorkspaceId"); v != "" {
 		src, err := strconv.ParseInt(v, 10, 64)
 		if err != nil {
-			return launchRefs{}, fail(errBadInput, "query parameter sourceWorkspaceId=%q is not a number", v)
+			return "", Fail(ErrBadInput, "query parameter sourceWorkspaceId=%q is not a number", v)
 		}
 		if err := s.workspaceExists(src); err != nil {
-			return launchRefs{}, err
+			return "", err
 		}
 	}
-	refs := launchRefs{computeEnvID: computeEnvID}
 	ce := s.namedBy("computeEnvId")
 	if ce == nil {
-		return refs, nil
+		return computeEnvID, nil
 	}
 	if computeEnvID != "" {
-		return refs, ce.visible(computeEnvID, scope, req.Now)
+		return computeEnvID, ce.visible(computeEnvID, scope, req.Now)
 	}
-	primary, err := ce.primary(scope, req.Now)
-	refs.computeEnvID = primary
-	return refs, err
+	return ce.primary(scope, req.Now)
 }
 
 // workspaceExists answers the missing-resource reply unless the fake holds
@@ -97,20 +88,20 @@ func (c *collection) visible(id string, ws *int64, now time.Time) error {
 	}
 	r, err := c.s.d.Store.Get(c.listPath, id)
 	if errors.Is(err, store.ErrNotFound) {
-		return fail(errMissing, "no item %q in %s", id, c.listPath)
+		return Fail(ErrMissing, "no item %q in %s", id, c.listPath)
 	}
 	if err != nil {
 		return err
 	}
-	d, err := c.s.heads.Do(headKey{c.listPath, id, c.s.hash.bytes(r.Data)}, func() (*itemData, error) { return decodeHead(r) })
+	d, err := c.s.heads.Do(headKey{c.listPath, id, c.s.fingerprint(r.Data)}, func() (*itemData, error) { return decodeHead(r) })
 	if err != nil {
 		return err
 	}
 	if c.gone(c.listPath, r, d, now) {
-		return fail(errMissing, "item %q in %s was deleted", id, c.listPath)
+		return Fail(ErrMissing, "item %q in %s was deleted", id, c.listPath)
 	}
 	if c.scoped && !sameWorkspace(d.Workspace, ws) {
-		return fail(errMissing, "item %q of %s is not in %s", id, c.listPath, contextName(ws))
+		return Fail(ErrMissing, "item %q of %s is not in %s", id, c.listPath, contextName(ws))
 	}
 	return nil
 }

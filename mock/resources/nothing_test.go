@@ -52,9 +52,9 @@ func TestNothingInvented(t *testing.T) {
 				vars[c.param] = id
 				wrote := rb.itemValues(c.create, body)
 				kinds++
-				checked += nothingElse(t, rb, c.create.ID+" answer", successSchema(c.create), rb.body(resp), wrote)
+				checked += nothingElse(t, rb, c.create.ID+" answer", SuccessSchema(c.create), rb.body(resp), wrote)
 				for _, op := range rb.readOps() {
-					if key, _ := successSchema(op).ListShape(); key != "" && op != c.list {
+					if key, _ := SuccessSchema(op).ListShape(); key != "" && op != c.list {
 						continue // a list below the item (its members, its versions): other items
 					}
 					r, err := rb.do(op, vars, readQuery(op, q), nil)
@@ -62,7 +62,7 @@ func TestNothingInvented(t *testing.T) {
 						t.Errorf("%s after a minimal create: %v", op.ID, err)
 						continue
 					}
-					sch, view := successSchema(op), rb.body(r)
+					sch, view := SuccessSchema(op), rb.body(r)
 					if op == c.list {
 						if sch, view = rb.entry(view, id); view == nil {
 							t.Errorf("%s: the new item %s is not listed", op.ID, id)
@@ -92,7 +92,7 @@ func (rb *readBack) newest(coll string) string {
 // minimalBody is a create body with only what its schema requires, and a
 // name where the item has one (a nameless item is not how a client writes).
 func minimalBody(gen *synth.Generator, c *collection) []byte {
-	req := requestSchema(c.create)
+	req := RequestSchema(c.create)
 	body := minimalValue(gen, req, c.create.ID, 0)
 	m, _ := body.(map[string]any)
 	if m == nil {
@@ -133,7 +133,7 @@ func minimalValue(gen *synth.Generator, s *spec.Schema, key string, depth int) a
 	for _, h := range holders {
 		var walk func(*spec.Schema, int)
 		walk = func(x *spec.Schema, d int) {
-			if x == nil || d > maxSchemaDepth {
+			if x == nil || d > MaxSchemaDepth {
 				return
 			}
 			for _, name := range x.OwnRequired {

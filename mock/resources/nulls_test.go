@@ -1,4 +1,4 @@
-package resources
+package resources_test
 
 import (
 	"encoding/json"
@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/wmsmock/wmsmock/internal/jsonvalue"
+	"github.com/wmsmock/wmsmock/mock/resources"
 	"github.com/wmsmock/wmsmock/profile"
 )
 
@@ -22,8 +23,8 @@ func TestNullsNeverOverRecordValues(t *testing.T) {
 	omit := profile.Default()
 	omit.Answers.Nulls = profile.NullsOmit
 	fakes := map[string]*fixture{
-		profile.NullsService: newFixture(t, doc, true, withProfile(profile.Default())),
-		profile.NullsOmit:    newFixture(t, doc, true, withProfile(omit)),
+		profile.NullsService: newFixture(t, doc, withProfile(profile.Default())),
+		profile.NullsOmit:    newFixture(t, doc, withProfile(omit)),
 	}
 	calls := []struct{ method, target, body string }{
 		{"POST", "/workflow/launch", `{"launch":{"pipeline":"https://github.com/nf-core/rnaseq","revision":"3.14.0","runName":"null_check","workDir":"s3://bucket/work","configProfiles":["test"],"paramsText":"{\"a\":1}"}}`},
@@ -40,23 +41,23 @@ func TestNullsNeverOverRecordValues(t *testing.T) {
 		check := answerCheck(doc, f.prof)
 		var ids []string
 		for _, c := range calls {
-			r := f.ok(c.method, c.target, c.body)
-			answers[name] = append(answers[name], r.body)
-			if id, ok := r.body["workflowId"].(string); ok {
+			r := f.OK(c.method, c.target, c.body)
+			answers[name] = append(answers[name], r.Body)
+			if id, ok := r.Body["workflowId"].(string); ok {
 				ids = append(ids, "/workflow/"+id)
 			}
-			if id := get(r.body, "pipeline.pipelineId"); id != nil {
+			if id := get(r.Body, "pipeline.pipelineId"); id != nil {
 				ids = append(ids, "/pipelines/"+jsonText(id))
 			}
 		}
 		for _, target := range ids {
-			r := f.ok("GET", target, "")
-			answers[name] = append(answers[name], r.body)
-			op, _ := f.route("GET", target)
-			if problems := check(baseOf(successSchema(op)), r.raw); problems != nil {
+			r := f.OK("GET", target, "")
+			answers[name] = append(answers[name], r.Body)
+			op, _ := f.Route("GET", target)
+			if problems := check(resources.SuccessSchema(op).Base, r.Raw); problems != nil {
 				t.Errorf("%s: GET %s does not pass its answer check: %s", name, target, strings.Join(problems, "; "))
 			}
-			nulls[name] += strings.Count(string(r.raw), ":null")
+			nulls[name] += strings.Count(string(r.Raw), ":null")
 		}
 	}
 	service, plain := answers[profile.NullsService], answers[profile.NullsOmit]
@@ -83,7 +84,7 @@ func TestNullsNeverOverRecordValues(t *testing.T) {
 
 // withoutNulls is a copy of a decoded JSON value without the null members
 // of its objects.
-func withoutNulls(v any) any { return dropNulls(jsonvalue.Clone(v), 0) }
+func withoutNulls(v any) any { return resources.DropNulls(jsonvalue.Clone(v), 0) }
 
 func jsonText(v any) string {
 	b, _ := json.Marshal(v)

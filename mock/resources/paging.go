@@ -38,7 +38,7 @@ func ParsePage(q url.Values, op *spec.Operation, prof profile.Paging) (Page, err
 	if p.MaxParam != "" && q.Has(p.MaxParam) {
 		n, err := strconv.Atoi(q.Get(p.MaxParam))
 		if err != nil || n < 0 {
-			return Page{}, fail(errBadInput, "query parameter %s=%q is not a page size (0 or more)", p.MaxParam, q.Get(p.MaxParam))
+			return Page{}, Fail(ErrBadInput, "query parameter %s=%q is not a page size (0 or more)", p.MaxParam, q.Get(p.MaxParam))
 		}
 		pg.Max = n
 	}
@@ -48,7 +48,7 @@ func ParsePage(q url.Values, op *spec.Operation, prof profile.Paging) (Page, err
 	if p.OffsetParam != "" && q.Has(p.OffsetParam) {
 		n, err := strconv.Atoi(q.Get(p.OffsetParam))
 		if err != nil || n < 0 {
-			return Page{}, fail(errBadInput, "query parameter %s=%q is not an offset (0 or more)", p.OffsetParam, q.Get(p.OffsetParam))
+			return Page{}, Fail(ErrBadInput, "query parameter %s=%q is not an offset (0 or more)", p.OffsetParam, q.Get(p.OffsetParam))
 		}
 		pg.Offset = n
 	}
@@ -78,26 +78,26 @@ func Slice[T any](items []T, pg Page) (page []T, hasMore bool) {
 	return items[pg.Offset:end], pg.More(len(items))
 }
 
-// listing is what a list call starts from: the page it asks for, by the
+// Listing is what a list call starts from: the page it asks for, by the
 // profile's paging rules, and where its answer keeps the items it lists.
-type listing struct {
+type Listing struct {
 	Page
-	sch  *spec.Schema // the answer's schema
-	key  string       // the answer's member that holds the items
-	item *spec.Schema // one item's schema
+	Schema *spec.Schema // the answer's schema
+	Key    string       // the answer's member that holds the items
+	Item   *spec.Schema // one item's schema
 }
 
 // listing reads a list call's page and its answer's list shape; what
 // names the items, for the error a document without such a list gets.
-func (s *Service) listing(req *handler.Request, what string) (listing, error) {
+func (s *Service) listing(req *handler.Request, what string) (Listing, error) {
 	pg, err := ParsePage(req.Query, req.Op, s.d.Profile.Paging)
 	if err != nil {
-		return listing{}, err
+		return Listing{}, err
 	}
-	sch := successSchema(req.Op)
+	sch := SuccessSchema(req.Op)
 	key, item := sch.ListShape()
 	if key == "" {
-		return listing{}, fmt.Errorf("resources: %s has no list of %s in its answer", req.Op.ID, what)
+		return Listing{}, fmt.Errorf("resources: %s has no list of %s in its answer", req.Op.ID, what)
 	}
-	return listing{pg, sch, key, item}, nil
+	return Listing{pg, sch, key, item}, nil
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/wmsmock/wmsmock/internal/testenv"
 	"github.com/wmsmock/wmsmock/mock/callgen"
 	"github.com/wmsmock/wmsmock/mock/handler"
+	"github.com/wmsmock/wmsmock/mock/resources/resourcestest"
 	"github.com/wmsmock/wmsmock/mock/spec"
 	"github.com/wmsmock/wmsmock/mock/synth"
 )
@@ -67,7 +68,7 @@ func TestReadBack(t *testing.T) {
 				}
 			}
 			want := len(colls)
-			if raceEnabled && d.limit > 0 && len(colls) > d.limit {
+			if resourcestest.RaceEnabled && d.limit > 0 && len(colls) > d.limit {
 				stride := (len(colls) + d.limit - 1) / d.limit
 				var order []*collection
 				for off := 0; off < stride; off++ {
@@ -173,7 +174,7 @@ func (rb *readBack) build(op *spec.Operation, vars map[string]string) *callgen.C
 		if call == nil {
 			call = c
 		}
-		m, err := decodeObject(c.Body)
+		m, err := DecodeObject(c.Body)
 		if err != nil || len(c.Body) == 0 {
 			return call
 		}
@@ -244,7 +245,7 @@ func (rb *readBack) ids(coll string) []string {
 }
 
 func (rb *readBack) do(op *spec.Operation, vars map[string]string, q url.Values, body []byte) (*handler.Response, error) {
-	h := rb.f.handler(op)
+	h := rb.f.Handler(op)
 	if h == nil {
 		rb.t.Fatalf("%s has no handler", op.ID)
 	}
@@ -259,17 +260,17 @@ func (rb *readBack) do(op *spec.Operation, vars map[string]string, q url.Values,
 // nothing) and without what the request schema marks writeOnly (secrets
 // are never read back).
 func (rb *readBack) itemValues(op *spec.Operation, body []byte) map[string]any {
-	m, err := decodeObject(body)
+	m, err := DecodeObject(body)
 	if err != nil {
 		rb.t.Fatal(err)
 	}
-	req := requestSchema(op)
+	req := RequestSchema(op)
 	if rb.c.itemKey != "" {
 		if inner, ok := m[rb.c.itemKey].(map[string]any); ok {
 			m, req = inner, req.Prop(rb.c.itemKey)
 		}
 	}
-	m = dropNulls(normalJSON(rb.t, m), 0).(map[string]any)
+	m = DropNulls(normalJSON(rb.t, m), 0).(map[string]any)
 	hideWriteOnly(req, m, 0)
 	delete(m, rb.c.idProp)
 	return m
@@ -283,8 +284,8 @@ func (rb *readBack) views(wop *spec.Operation, vars map[string]string, q url.Val
 	var items []shown
 	if first != nil && first.Body != nil {
 		body := rb.body(first)
-		n += rb.compare(after+" answer", successSchema(wop), body, wrote)
-		items = append(items, rb.itemOf(after+" answer", successSchema(wop), body))
+		n += rb.compare(after+" answer", SuccessSchema(wop), body, wrote)
+		items = append(items, rb.itemOf(after+" answer", SuccessSchema(wop), body))
 	}
 	defer func() { rb.agree("after "+after, items) }()
 	reads := rb.readOps()
@@ -302,7 +303,7 @@ func (rb *readBack) views(wop *spec.Operation, vars map[string]string, q url.Val
 		if !reflect.DeepEqual(bodies[0], bodies[1]) {
 			t.Errorf("%s: two reads with no write between differ: %s", label, diffJSON(bodies[0], bodies[1]))
 		}
-		sch, item := successSchema(op), bodies[0]
+		sch, item := SuccessSchema(op), bodies[0]
 		if op == c.list {
 			sch, item = rb.entry(bodies[0], vars[c.param])
 			if item == nil {
@@ -333,7 +334,7 @@ func (rb *readBack) readOps() []*spec.Operation {
 		if op.Method != "GET" || !below || strings.Contains(rest, "{") || rb.f.svc.Handlers()[op] == nil {
 			continue
 		}
-		if s := successSchema(op); !s.IsObject() {
+		if s := SuccessSchema(op); !s.IsObject() {
 			continue
 		}
 		out = append(out, op)
@@ -395,7 +396,7 @@ func (rb *readBack) compare(label string, sch *spec.Schema, view any, wrote map[
 			n++
 			// An answer writes null for what was not written (inside a
 			// written list's objects too): null and absent are the same.
-			if !reflect.DeepEqual(w, dropNulls(jsonvalue.Clone(got), 0)) {
+			if !reflect.DeepEqual(w, DropNulls(jsonvalue.Clone(got), 0)) {
 				rb.t.Errorf("%s: %s = %s, wrote %s", label, strings.TrimPrefix(path, "."), compact(got), compact(w))
 			}
 			return
@@ -506,7 +507,7 @@ func laid(have, w any) any {
 }
 
 func (rb *readBack) body(resp *handler.Response) any {
-	return normalJSON(rb.t, json.RawMessage(encode(rb.t, resp)))
+	return normalJSON(rb.t, json.RawMessage(resourcestest.Encode(rb.t, resp)))
 }
 
 // normalJSON decodes v's JSON form into plain values (float64 numbers), so
@@ -566,7 +567,7 @@ func mergeQuery(a, b url.Values) url.Values {
 // nameHeld makes a generated body's references name records the fake
 // holds in the context the query gives (fixture.heldRefs).
 func (rb *readBack) nameHeld(body []byte, q url.Values) []byte {
-	m, err := decodeObject(body)
+	m, err := DecodeObject(body)
 	if err != nil || len(body) == 0 {
 		return body
 	}

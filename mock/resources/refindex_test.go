@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/wmsmock/wmsmock/mock/resources/resourcestest"
 	"github.com/wmsmock/wmsmock/mock/synth"
 )
 
@@ -25,11 +26,12 @@ func TestCreatedItemsAreNamedDeletedOnesNot(t *testing.T) {
 	f := newFixture(t, embeddedDoc(t), true)
 	other := &fixture{t: t, doc: f.doc, store: f.store, tokens: f.tokens, clk: f.clk, prof: f.prof}
 	replica, err := Register(f.doc, Deps{Store: f.store, Tokens: f.tokens, Clock: f.clk, Profile: f.prof,
-		Gen: synth.New(genOptions(f.prof, synth.WithSeed(1))...)})
+		Gen: synth.New(resourcestest.GenOptions(f.prof, synth.WithSeed(1))...)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	other.svc = replica
+	other.Caller = &resourcestest.Caller{T: t, Doc: f.doc, Handlers: replica.Handlers(), Now: f.clk.Now}
 	if err := replica.IndexRefs(); err != nil { // as a replica that finds the store seeded
 		t.Fatal(err)
 	}
@@ -41,7 +43,7 @@ func TestCreatedItemsAreNamedDeletedOnesNot(t *testing.T) {
 	for _, g := range generated {
 		before[f.pickIn(wsID, g)] = true
 	}
-	ce := f.ok("POST", "/compute-envs?workspaceId="+ws, `{"computeEnv":{"name":"new-ce","platform":"aws-batch","config":{"region":"eu-west-1"}}}`).body["computeEnvId"]
+	ce := f.OK("POST", "/compute-envs?workspaceId="+ws, `{"computeEnv":{"name":"new-ce","platform":"aws-batch","config":{"region":"eu-west-1"}}}`).Body["computeEnvId"]
 	if ce == nil || before[ce] {
 		t.Fatalf("the new compute environment's id %v is not new (named before: %v)", ce, before)
 	}
@@ -52,33 +54,12 @@ func TestCreatedItemsAreNamedDeletedOnesNot(t *testing.T) {
 			}
 		}
 	}
-	other.ok("DELETE", "/compute-envs/"+fmt.Sprint(ce)+"?workspaceId="+ws, "")
+	other.OK("DELETE", "/compute-envs/"+fmt.Sprint(ce)+"?workspaceId="+ws, "")
 	for _, fx := range []*fixture{other, f} {
 		for _, g := range generated {
 			if got := fx.pickIn(wsID, g); got == ce || got == nil {
 				t.Errorf("after the delete, an answer in workspace %s names %v (deleted: %v)", ws, got, ce)
 			}
 		}
-	}
-}
-
-// TestLaunchedRunsAreTargets: a launched run is a target of workflowId at
-// once, a deleted one is not. (That a launch does not wait for the index's
-// readers is mock/refs' TestFrequentCreatesDoNotWaitForReaders.)
-func TestLaunchedRunsAreTargets(t *testing.T) {
-	f := newFixture(t, embeddedDoc(t), true)
-	f.ok("GET", "/workflow", "") // the index is built
-	launch := func() string {
-		id, _ := f.ok("POST", "/workflow/launch", `{"launch":{"pipeline":"https://github.com/nf-core/rnaseq"}}`).body["workflowId"].(string)
-		return id
-	}
-	ids := [2]string{launch(), launch()}
-	held := func(id string) bool { return f.svc.refs.Holds("workflowId", id) }
-	if !held(ids[0]) || !held(ids[1]) {
-		t.Fatal("a launched run is not a target")
-	}
-	f.ok("DELETE", "/workflow/"+ids[1]+"?force=true", "")
-	if !held(ids[0]) || held(ids[1]) {
-		t.Fatalf("after a delete: kept run held %v, deleted run held %v", held(ids[0]), held(ids[1]))
 	}
 }

@@ -1,7 +1,6 @@
 package resources
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -55,19 +54,6 @@ func itemContext(r store.Record) (int64, bool) {
 	return ws, d.DeletingAt == nil
 }
 
-// runContext reads a run's workspace, from the decoded runs when the run
-// is there (a run just launched is: see launch).
-func (w *runs) runContext(r store.Record) (int64, bool) {
-	if wf, ok := w.decoded.Get(decodedKey{r.ID, w.s.hash.bytes(r.Data)}); ok {
-		return wf.WorkspaceID, true
-	}
-	var ws struct {
-		WorkspaceID int64 `json:"workspaceId"`
-	}
-	err := json.Unmarshal(r.Data, &ws)
-	return ws.WorkspaceID, err == nil
-}
-
 // fillRefs tells the index, kind by kind, where the held ids are.
 func (s *Service) fillRefs(b *refs.Build) error {
 	b.Nulls = s.fit.nulls
@@ -89,14 +75,8 @@ func (s *Service) fillRefs(b *refs.Build) error {
 			return err
 		}
 	}
-	if s.runs != nil {
-		var aliases []string
-		// A run's launch goes by the run's id (held.go), so a launchId
-		// names one of the runs' launches.
-		if s.op("GET", "/launch/{launchId}") != nil {
-			aliases = append(aliases, "launchId")
-		}
-		if err := b.Collection("workflowId", WorkflowsCollection, s.runs.runContext, aliases...); err != nil {
+	for _, fill := range s.refFills { // the parts' kinds (Kit.FillsRefs): runs
+		if err := fill(b); err != nil {
 			return err
 		}
 	}
@@ -107,6 +87,24 @@ func (s *Service) fillRefs(b *refs.Build) error {
 	}
 	return nil
 }
+
+// The store collections of runs (mock/runs), named here because the
+// reference index must know them before any part registers (refWrites).
+const (
+	// WorkflowsCollection is the store collection holding workflow runs.
+	WorkflowsCollection = "workflows"
+
+	// TasksCollection holds the tasks clients report, one record each, with
+	// the id "<workflowId>/<taskId>". The store files them in one ordered list
+	// per run (see fileTask, mock/runs), in the order of their taskIds, so a page of a
+	// run's tasks costs the page, whatever the run's size.
+	TasksCollection = "tasks"
+
+	// TraceDetailsCollection holds, per reported run (by its id), what only a
+	// describe shows: the reported workflow in full, its process names, and
+	// the metrics of its completion.
+	TraceDetailsCollection = "trace-details"
+)
 
 // refWrites says which of the package's writes move the index: runs are
 // created by the thousand and, like tasks and trace details, copied into

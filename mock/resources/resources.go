@@ -18,12 +18,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"log/slog"
 	"math/rand/v2"
 	"net/url"
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/pb33f/libopenapi/datamodel/high/base"
 	"github.com/wmsmock/wmsmock/internal/memo"
@@ -67,29 +69,42 @@ type Deps struct {
 	// the service's own.
 	Refs   *refs.Index
 	Logger *slog.Logger
+	// Parts are the behaviours kept in packages of their own (mock/runs),
+	// which register through the Kit (kit.go). The kernel imports none:
+	// without a part its operations go to the generic collections or to
+	// synthesis.
+	Parts []Part
 }
 
 // Service is the stateful behaviour of one document.
 type Service struct {
 	doc      *spec.Document
 	d        Deps
-	fit      *fitter
-	bases    *bases
+	fit      *Fitter
+	bases    *Bases
 	handlers map[*spec.Operation]handler.Func
 	colls    []*collection
-	runs     *runs
 	studios  *studios // studios.go; nil without studios
 	ids      *idSource
-	hash     hasher
+	// seed fingerprints records for the caches' keys (fingerprint).
+	seed maphash.Seed
 	// heads holds the decoded heads of items that launches name
 	// (launchrefs.go).
 	heads *memo.Map[headKey, *itemData]
 	// users holds the decoded seeded user (user.go).
-	users *memo.Map[decodedKey, seeded]
+	users *memo.Map[headKey, seeded]
 	// refs holds the ids answers refer to (refs.go).
 	refs *refs.Index
 	// copies holds the records' views that copies of them show (copies.go).
 	copies copies
+	// What the parts (Deps.Parts) hooked in through the Kit: the checks
+	// of the ids they hold, by path parameter (held.go), what they tell
+	// the reference index (refs.go), their seeding (seed.go), and what
+	// they do once the collections are found.
+	holds      map[string]func(req *handler.Request, id string) error
+	refFills   []func(b *refs.Build) error
+	seeders    []func(sd *Seed, now time.Time) error
+	afterColls []func() error
 	// nameMu serializes creates and renames in collections that refuse a
 	// duplicate name, so two concurrent creates cannot both pass the check.
 	nameMu sync.Mutex
@@ -127,32 +142,47 @@ func Register(doc *spec.Document, d Deps) (*Service, error) {
 		d:        d,
 		fit:      fit,
 		bases:    newBases(d.Caches, d.Gen, fit),
-		hash:     newHasher(),
+		seed:     maphash.MakeSeed(),
 		heads:    memo.NewIn[headKey, *itemData](d.Caches, "item heads", 2),
-		users:    memo.NewIn[decodedKey, seeded](d.Caches, "seeded user", 1),
+		users:    memo.NewIn[headKey, seeded](d.Caches, "seeded user", 1),
 		copies:   newCopies(d.Caches),
 		handlers: map[*spec.Operation]handler.Func{},
+		holds:    map[string]func(*handler.Request, string) error{},
 		ids:      &idSource{r: d.Gen.Rand(fmt.Sprintf("record ids %d", d.Clock.Now().UnixNano()))},
 	}
 	if d.Refs == nil {
 		d.Refs = refs.New(d.Store, refs.WithLogger(d.Logger))
 	}
-	s.refs = d.Refs
+	s.refs, s.d.Refs = d.Refs, d.Refs
 	s.d.Store = d.Refs.Watch(d.Store, refWrites) // the reference index follows every write (refs.go)
-	// Which behaviour answers an operation: the first in this list that
-	// claims it (handle never takes an operation already claimed). The
-	// specific behaviours come first; generic collections take what is left
-	// of the document's list/describe/create shapes, and sub-resources (a
-	// run's log) keep their synthesized answers behind an existence check.
+	// Which behaviour answers an operation: the first to claim it (handle
+	// never takes an operation already claimed). The specific behaviours
+	// come first, the parts' among them; generic collections take what is
+	// left of the document's list/describe/create shapes, and
+	// sub-resources (a run's log) keep their synthesized answers behind an
+	// existence check.
+	s.registerTokens()
+	k := s.kit()
+	for _, part := range d.Parts {
+		if err := part(k); err != nil {
+			return nil, err
+		}
+	}
 	for _, register := range []func(){
-		s.registerTokens,
-		s.registerRuns,
-		s.registerReports,
 		s.registerUser,
 		s.registerCatalogue,
 		s.registerStudios, // studios.go: before the collections, which must not take checkpoints for one
 		s.registerCollections,
 		s.attachStudios,
+	} {
+		register()
+	}
+	for _, after := range s.afterColls {
+		if err := after(); err != nil {
+			return nil, err
+		}
+	}
+	for _, register := range []func(){
 		s.registerAdds,
 		s.registerSwitches, // switches.go
 		s.registerVersions,
@@ -162,20 +192,6 @@ func Register(doc *spec.Document, d Deps) (*Service, error) {
 		s.registerSubresources,
 	} {
 		register()
-	}
-	// The store files runs by workspace, in list order, as they are
-	// written (see fileRun).
-	if err := d.Store.Index(WorkflowsCollection, s.runs.fileRun); err != nil {
-		return nil, err
-	}
-	// Reported tasks are filed per run, in taskId order (see fileTask),
-	// and kept packed: a big pipeline reports hundreds of thousands, each
-	// with the same member names.
-	if err := d.Store.Pack(TasksCollection); err != nil {
-		return nil, err
-	}
-	if err := d.Store.Index(TasksCollection, fileTask); err != nil {
-		return nil, err
 	}
 	// Studios are filed under the checkpoints they saved, so a create
 	// that starts from one finds its studio in one read (see fileStudio).
@@ -193,6 +209,11 @@ func Register(doc *spec.Document, d Deps) (*Service, error) {
 	}
 	return s, nil
 }
+
+// fingerprint hashes a record's content for a cache key, so that a
+// changed record is read again. The hashes are never stored, nor compared
+// across services.
+func (s *Service) fingerprint(b []byte) uint64 { return maphash.Bytes(s.seed, b) }
 
 // Handlers returns the operations the service answers, for the server's
 // handler table.
@@ -229,19 +250,19 @@ func (s *Service) handle(op *spec.Operation, h handler.Func) {
 	}
 }
 
-// requestObject is a call's JSON object body: the value decoded once for
+// RequestObject is a call's JSON object body: the value decoded once for
 // the call (handler.Request.Decoded) where there is one, else the body
 // decoded here. The handler owns it: nothing else reads it after the
 // validator has.
-func requestObject(req *handler.Request) (map[string]any, error) {
+func RequestObject(req *handler.Request) (map[string]any, error) {
 	if m, ok := req.Decoded.Value().(map[string]any); ok {
 		return m, nil
 	}
-	return decodeObject(req.Body)
+	return DecodeObject(req.Body)
 }
 
-// decodeObject reads a JSON object body, keeping numbers exact.
-func decodeObject(body []byte) (map[string]any, error) {
+// DecodeObject reads a JSON object body, keeping numbers exact.
+func DecodeObject(body []byte) (map[string]any, error) {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return map[string]any{}, nil
 	}
@@ -249,7 +270,7 @@ func decodeObject(body []byte) (map[string]any, error) {
 	dec.UseNumber()
 	var m map[string]any
 	if err := dec.Decode(&m); err != nil {
-		return nil, fail(errBadInput, "request body is not a JSON object: %v", err)
+		return nil, Fail(ErrBadInput, "request body is not a JSON object: %v", err)
 	}
 	if m == nil {
 		m = map[string]any{}
@@ -257,37 +278,37 @@ func decodeObject(body []byte) (map[string]any, error) {
 	return m, nil
 }
 
-// workspaceOf reads the workspaceId query parameter; ok is false when the
+// WorkspaceOf reads the workspaceId query parameter; ok is false when the
 // call acts in the caller's personal context.
-func workspaceOf(q url.Values) (id int64, ok bool, err error) {
+func WorkspaceOf(q url.Values) (id int64, ok bool, err error) {
 	v := q.Get("workspaceId")
 	if v == "" {
 		return 0, false, nil
 	}
 	id, perr := strconv.ParseInt(v, 10, 64)
 	if perr != nil {
-		return 0, false, fail(errBadInput, "query parameter workspaceId=%q is not a number", v)
+		return 0, false, Fail(ErrBadInput, "query parameter workspaceId=%q is not a number", v)
 	}
 	return id, true, nil
 }
 
-// success encodes v as the operation's success answer (no content when
+// Success encodes v as the operation's success answer (no content when
 // the operation answers none or v is nil).
-func success(op *spec.Operation, v any) *handler.Response {
+func Success(op *spec.Operation, v any) *handler.Response {
 	if op.Success.MediaType == "" || v == nil {
 		return handler.NoContent(op.Success.Status)
 	}
 	return &handler.Response{Status: op.Success.Status, Body: v, MediaType: op.Success.MediaType}
 }
 
-func successSchema(op *spec.Operation) *spec.Schema {
+func SuccessSchema(op *spec.Operation) *spec.Schema {
 	if op == nil || !spec.IsJSON(op.Success.MediaType) {
 		return nil
 	}
 	return op.SchemaOf(op.Success.Schema)
 }
 
-func requestSchema(op *spec.Operation) *spec.Schema {
+func RequestSchema(op *spec.Operation) *spec.Schema {
 	if op == nil || op.Op == nil || op.Op.RequestBody == nil || op.Op.RequestBody.Content == nil {
 		return nil
 	}
@@ -329,10 +350,10 @@ func (g *idSource) next(n int) string {
 	return synth.IDN(g.r, n)
 }
 
-// insertRecord inserts the record build makes for a fresh id from newID,
+// InsertRecord inserts the record build makes for a fresh id from newID,
 // trying again on the (rare) collision with an existing record. The record
 // is complete when it is inserted, so no reader ever sees half of it.
-func insertRecord(st store.Store, coll string, newID func() (string, error), build func(id string) (store.Record, error)) (store.Record, error) {
+func InsertRecord(st store.Store, coll string, newID func() (string, error), build func(id string) (store.Record, error)) (store.Record, error) {
 	for range 64 {
 		id, err := newID()
 		if err != nil {

@@ -22,9 +22,9 @@ import (
 // value fits, so that an answer stays valid against whichever document is
 // served, the small embedded one or the large published one.
 
-// maxSchemaDepth bounds walks through allOf chains and nested values; real
+// MaxSchemaDepth bounds walks through allOf chains and nested values; real
 // documents nest a few levels, and a cycle must not hang a request.
-const maxSchemaDepth = 12
+const MaxSchemaDepth = 12
 
 // The schemas the helpers here read are the document's compiled model
 // (spec.Schema): properties through allOf, list shapes and the rest are
@@ -39,10 +39,10 @@ func baseOf(s *spec.Schema) *base.Schema {
 	return s.Base
 }
 
-// stamp writes a time the way the service does (CONTRACT T2).
-func stamp(t time.Time) string { return t.UTC().Truncate(time.Second).Format("2006-01-02T15:04:05Z") }
+// Stamp writes a time the way the service does (CONTRACT T2).
+func Stamp(t time.Time) string { return t.UTC().Truncate(time.Second).Format("2006-01-02T15:04:05Z") }
 
-// fitter decides whether values fit schemas. Scalars against plain schemas
+// Fitter decides whether values fit schemas. Scalars against plain schemas
 // are checked here, quickly, because answers overlay many of them per call;
 // anything else is first put to the generator's own checker, which works on
 // the schema as prepared for making values (answers are built on values it
@@ -50,7 +50,7 @@ func stamp(t time.Time) string { return t.UTC().Truncate(time.Second).Format("20
 // not accept goes to the document's validator, the authority: compiling a
 // validator for a large answer schema was most of an operation's first
 // call on the published schema.
-type fitter struct {
+type Fitter struct {
 	// match is the generator's checker (synth.Generator.Fits); nil sends
 	// every check to the validator.
 	match     func(*base.Schema, any) bool
@@ -64,12 +64,12 @@ type fitter struct {
 // newFitter checks values with check; its verdicts are not cached, since a
 // cache of them showed no gain in any benchmark (the validator's compiled
 // schemas make a check cheap).
-func newFitter(check func(*base.Schema, []byte) []string, openapi31 bool) *fitter {
-	return &fitter{check: check, openapi31: openapi31}
+func newFitter(check func(*base.Schema, []byte) []string, openapi31 bool) *Fitter {
+	return &Fitter{check: check, openapi31: openapi31}
 }
 
 // fits reports whether v is a valid value for s.
-func (f *fitter) fits(s *spec.Schema, v any) bool {
+func (f *Fitter) fits(s *spec.Schema, v any) bool {
 	if s == nil {
 		return true
 	}
@@ -89,7 +89,7 @@ func (f *fitter) fits(s *spec.Schema, v any) bool {
 // nullOK is deliberately strict: null is used only where the schema says so
 // in the plainest way (nullable with a type, or "null" among the types),
 // because validators disagree about nullable next to allOf.
-func (f *fitter) nullOK(s *spec.Schema) bool {
+func (f *Fitter) nullOK(s *spec.Schema) bool {
 	if s.HasType(spec.Null) {
 		return true
 	}
@@ -99,7 +99,7 @@ func (f *fitter) nullOK(s *spec.Schema) bool {
 	return s.Types != 0 && len(s.AllOf()) == 0 && len(s.OneOf()) == 0 && len(s.AnyOf()) == 0
 }
 
-func (f *fitter) full(s *spec.Schema, v any) bool {
+func (f *Fitter) full(s *spec.Schema, v any) bool {
 	if f.match != nil && f.match(s.Base, v) {
 		return true
 	}
@@ -120,7 +120,7 @@ func scalarOK(s *spec.Schema, v any, depth int) bool {
 		return true
 	}
 	for _, m := range s.AllOf() {
-		if depth < maxSchemaDepth && !scalarOK(m, v, depth+1) {
+		if depth < MaxSchemaDepth && !scalarOK(m, v, depth+1) {
 			return false
 		}
 	}
@@ -197,47 +197,47 @@ func inEnum(s *spec.Schema, v any) bool {
 	return false
 }
 
-// overlay lays fields over m where the schema s declares them and the value
+// Overlay lays fields over m where the schema s declares them and the value
 // fits; a nil value that does not fit removes the key instead (unless the
 // schema requires it), since an absent optional field is always valid, or,
 // where the service's nulls are sent, sets it null, as the service does.
 // Either way the record's values win over the base's, nulls included.
-func (f *fitter) overlay(s *spec.Schema, m map[string]any, fields map[string]any) {
+func (f *Fitter) Overlay(s *spec.Schema, m map[string]any, fields map[string]any) {
 	for k, v := range fields {
-		f.set(s, m, k, v)
+		f.Set(s, m, k, v)
 	}
 }
 
-// merge is overlay that also goes into objects: a written object that does
+// Merge is overlay that also goes into objects: a written object that does
 // not fit the view's property as a whole (a launch written as a request and
 // read as a Launch, a config some of whose members the view does not have)
 // has its members laid over the view's own object one by one, and is taken
 // when the result fits. So a view shows every written member it has room
 // for, whichever schema it was written with. The values are laid in, not
 // copied: fields must not be a cached value.
-func (f *fitter) merge(s *spec.Schema, m map[string]any, fields map[string]any, depth int) {
+func (f *Fitter) Merge(s *spec.Schema, m map[string]any, fields map[string]any, depth int) {
 	for k, v := range fields {
-		if f.set(s, m, k, v) {
+		if f.Set(s, m, k, v) {
 			continue
 		}
 		wm, ok := v.(map[string]any)
 		p := s.Prop(k)
-		if !ok || p == nil || depth >= maxSchemaDepth {
+		if !ok || p == nil || depth >= MaxSchemaDepth {
 			continue
 		}
 		trial, _ := jsonvalue.Clone(m[k]).(map[string]any)
 		if trial == nil {
 			trial = map[string]any{}
 		}
-		f.merge(p, trial, wm, depth+1)
+		f.Merge(p, trial, wm, depth+1)
 		if f.fits(p, trial) {
 			m[k] = trial
 		}
 	}
 }
 
-// set is overlay for one field; it reports whether the value was taken.
-func (f *fitter) set(s *spec.Schema, m map[string]any, name string, v any) bool {
+// Set is overlay for one field; it reports whether the value was taken.
+func (f *Fitter) Set(s *spec.Schema, m map[string]any, name string, v any) bool {
 	p := s.Prop(name)
 	if p == nil {
 		return false
@@ -258,7 +258,7 @@ func (f *fitter) set(s *spec.Schema, m map[string]any, name string, v any) bool 
 
 // nullHabit reports whether m[name] may be null as the service's habit:
 // the service's nulls are sent and s does not require the property.
-func (f *fitter) nullHabit(s *spec.Schema, name string, v any) bool {
+func (f *Fitter) nullHabit(s *spec.Schema, name string, v any) bool {
 	return v == nil && f.nulls && !s.Required(name)
 }
 
@@ -268,7 +268,7 @@ func (f *fitter) nullHabit(s *spec.Schema, name string, v any) bool {
 // repaired where they are objects, filtered where they are arrays, and
 // dropped otherwise. It costs one check when the value is valid, and runs
 // once per cached base.
-func (f *fitter) sanitize(s *spec.Schema, m map[string]any, depth int) {
+func (f *Fitter) sanitize(s *spec.Schema, m map[string]any, depth int) {
 	if s == nil || depth > 4 || f.full(s, m) {
 		return
 	}
@@ -306,7 +306,7 @@ func (f *fitter) sanitize(s *spec.Schema, m map[string]any, depth int) {
 // hideWriteOnly removes, at any depth, the properties a schema marks
 // writeOnly: secrets a client sent are never given back.
 func hideWriteOnly(s *spec.Schema, v any, depth int) {
-	if s == nil || depth > maxSchemaDepth {
+	if s == nil || depth > MaxSchemaDepth {
 		return
 	}
 	switch x := v.(type) {
@@ -327,10 +327,10 @@ func hideWriteOnly(s *spec.Schema, v any, depth int) {
 	}
 }
 
-// dropNulls removes null members from objects at any depth: in a request a
+// DropNulls removes null members from objects at any depth: in a request a
 // null means "not given", and keeping it would only fail schema checks.
-func dropNulls(v any, depth int) any {
-	if depth > maxSchemaDepth*2 {
+func DropNulls(v any, depth int) any {
+	if depth > MaxSchemaDepth*2 {
 		return v
 	}
 	switch x := v.(type) {
@@ -340,23 +340,23 @@ func dropNulls(v any, depth int) any {
 				delete(x, k)
 				continue
 			}
-			x[k] = dropNulls(e, depth+1)
+			x[k] = DropNulls(e, depth+1)
 		}
 	case []any:
 		for i, e := range x {
-			x[i] = dropNulls(e, depth+1)
+			x[i] = DropNulls(e, depth+1)
 		}
 	}
 	return v
 }
 
-// bases hands out synthesized values, each one valid for its schema and
+// Bases hands out synthesized values, each one valid for its schema and
 // the same for the same key, as the ground answers are built on. They are
 // cached because the same record is rendered on every read: without the
 // cache a launch costs half as much again (BenchmarkHandlerLaunchWorkflow).
-type bases struct {
+type Bases struct {
 	gen *synth.Generator
-	fit *fitter
+	fit *Fitter
 	m   *memo.Map[baseKey, any]
 }
 
@@ -367,33 +367,54 @@ type baseKey struct {
 	as *spec.Schema
 }
 
-func newBases(caches *memo.Set, gen *synth.Generator, fit *fitter) *bases {
-	return &bases{gen: gen, fit: fit, m: memo.NewIn[baseKey, any](caches, "synthesized bases", 60)}
+func newBases(caches *memo.Set, gen *synth.Generator, fit *Fitter) *Bases {
+	return &Bases{gen: gen, fit: fit, m: memo.NewIn[baseKey, any](caches, "synthesized bases", 60)}
 }
 
-// object returns a fresh copy of the synthesized value for s and key, as
+// Object returns a fresh copy of the synthesized value for s and key, as
 // an object (an empty one if the schema does not describe an object).
-func (b *bases) object(s *spec.Schema, key string) map[string]any {
+func (b *Bases) Object(s *spec.Schema, key string) map[string]any {
 	if s == nil {
 		return map[string]any{}
 	}
-	m, ok := jsonvalue.Clone(b.value(s, key)).(map[string]any)
+	m, ok := jsonvalue.Clone(b.Value(s, key)).(map[string]any)
 	if !ok {
 		return map[string]any{}
 	}
 	return m
 }
 
-// frame returns a fresh copy of the synthesized object for s and key
+// Bare returns the synthesized base for s and key with only the members
+// s requires: the frame of an answer made of reported values, so that
+// nothing the client did not report (a made-up container, a cost) shows
+// up beside what it did.
+func (b *Bases) Bare(s *spec.Schema, key string) map[string]any {
+	if s == nil {
+		return map[string]any{}
+	}
+	v, _ := b.m.Do(baseKey{schema: s, key: key + "\x00bare"}, func() (any, error) {
+		m := b.Object(s, key)
+		branch := branchOf(s, m, 0) // a oneOf's branch requires its own (its discriminator)
+		for k := range m {
+			if !s.Required(k) && !branch.Required(k) {
+				delete(m, k)
+			}
+		}
+		return m, nil
+	})
+	return jsonvalue.Clone(v).(map[string]any)
+}
+
+// Frame returns a fresh copy of the synthesized object for s and key
 // without its property name: the frame of a list answer, whose items the
 // caller supplies. Copying the synthesized items only to drop them cost a
 // list call more than building the rest of its answer.
-func (b *bases) frame(s *spec.Schema, key, name string) map[string]any {
+func (b *Bases) Frame(s *spec.Schema, key, name string) map[string]any {
 	if s == nil {
 		return map[string]any{}
 	}
 	v, _ := b.m.Do(baseKey{schema: s, key: key + "\x00without " + name}, func() (any, error) {
-		m, ok := jsonvalue.Clone(b.value(s, key)).(map[string]any)
+		m, ok := jsonvalue.Clone(b.Value(s, key)).(map[string]any)
 		if !ok {
 			return map[string]any{}, nil
 		}
@@ -403,16 +424,16 @@ func (b *bases) frame(s *spec.Schema, key, name string) map[string]any {
 	return jsonvalue.Clone(v).(map[string]any)
 }
 
-// withField returns the synthesized object for s and key, as JSON, with
+// WithField returns the synthesized object for s and key, as JSON, with
 // its property name set to the string value. The object without name is
 // encoded once and cached; each call only splices the field in front, which
 // costs a fraction of copying the object and encoding it again. Launches
 // answer this way, and they are the hottest write.
-func (b *bases) withField(s *spec.Schema, key, name, value string) json.RawMessage {
+func (b *Bases) WithField(s *spec.Schema, key, name, value string) json.RawMessage {
 	var rest []byte // the cached object's members, without the braces
 	if s != nil {
 		v, _ := b.m.Do(baseKey{schema: s, key: key + "\x00json without " + name}, func() (any, error) {
-			enc, err := json.Marshal(b.frame(s, key, name))
+			enc, err := json.Marshal(b.Frame(s, key, name))
 			if err != nil {
 				return nil, err
 			}
@@ -429,19 +450,19 @@ func (b *bases) withField(s *spec.Schema, key, name, value string) json.RawMessa
 	return append(out, '}')
 }
 
-// view returns a fresh copy of the synthesized object for s and key with
+// View returns a fresh copy of the synthesized object for s and key with
 // the synthesized values of the same key for schema canon laid over it
 // where they fit: a view of a record in a shape of its own (a list entry)
 // then shows the generated values its other views show, fixed by the key
 // rather than drawn again for each shape. The merged object is cached.
-func (b *bases) view(s, canon *spec.Schema, key string) map[string]any {
+func (b *Bases) View(s, canon *spec.Schema, key string) map[string]any {
 	if s == nil || canon == nil || s.Same(canon) {
-		return b.object(s, key)
+		return b.Object(s, key)
 	}
 	v, _ := b.m.Do(baseKey{schema: s, key: key, as: canon}, func() (any, error) {
-		m := b.object(s, key)
-		if c, ok := jsonvalue.Clone(b.value(canon, key)).(map[string]any); ok {
-			b.fit.merge(s, m, c, 0)
+		m := b.Object(s, key)
+		if c, ok := jsonvalue.Clone(b.Value(canon, key)).(map[string]any); ok {
+			b.fit.Merge(s, m, c, 0)
 		}
 		return m, nil
 	})
@@ -449,9 +470,9 @@ func (b *bases) view(s, canon *spec.Schema, key string) map[string]any {
 	return m
 }
 
-// value is the cached synthesized value for s and key. Callers must not
+// Value is the cached synthesized value for s and key. Callers must not
 // change it.
-func (b *bases) value(s *spec.Schema, key string) any {
+func (b *Bases) Value(s *spec.Schema, key string) any {
 	v, _ := b.m.Do(baseKey{schema: s, key: key}, func() (any, error) {
 		v := b.gen.Value(baseOf(s), key, synth.Response)
 		if m, ok := v.(map[string]any); ok {
@@ -462,46 +483,46 @@ func (b *bases) value(s *spec.Schema, key string) any {
 	return v
 }
 
-// framer hands out the frames an answer about one record is built on:
+// Framer hands out the frames an answer about one record is built on:
 // synthesized values for a record of the seeded account (made), bare ones
 // (only what a schema requires) for a record a client wrote, so that nothing
 // made up stands beside what was written.
-type framer struct {
-	b    *bases
+type Framer struct {
+	b    *Bases
 	made bool
 }
 
-func (b *bases) frames(made bool) framer { return framer{b, made} }
+func (b *Bases) Frames(made bool) Framer { return Framer{b, made} }
 
-// object is the frame of schema s under key.
-func (f framer) object(s *spec.Schema, key string) map[string]any {
+// Object is the frame of schema s under key.
+func (f Framer) Object(s *spec.Schema, key string) map[string]any {
 	if f.made {
-		return f.b.object(s, key)
+		return f.b.Object(s, key)
 	}
-	return f.b.bare(s, key)
+	return f.b.Bare(s, key)
 }
 
-// child returns m[name] as an object, or a frame for the property's schema
+// Child returns m[name] as an object, or a frame for the property's schema
 // when m has none.
-func (f framer) child(s *spec.Schema, m map[string]any, name, key string) (map[string]any, *spec.Schema) {
+func (f Framer) Child(s *spec.Schema, m map[string]any, name, key string) (map[string]any, *spec.Schema) {
 	ps := s.Prop(name)
 	if c, ok := m[name].(map[string]any); ok {
 		return c, ps
 	}
-	return f.object(ps, key+"/"+name), ps
+	return f.Object(ps, key+"/"+name), ps
 }
 
-// child returns m[name] as an object, synthesizing one for the property's
+// Child returns m[name] as an object, synthesizing one for the property's
 // schema when the base left the optional property out.
-func (b *bases) child(s *spec.Schema, m map[string]any, name, key string) (map[string]any, *spec.Schema) {
+func (b *Bases) Child(s *spec.Schema, m map[string]any, name, key string) (map[string]any, *spec.Schema) {
 	ps := s.Prop(name)
 	if c, ok := m[name].(map[string]any); ok {
 		return c, ps
 	}
-	return b.object(ps, key+"/"+name), ps
+	return b.Object(ps, key+"/"+name), ps
 }
 
-// lowerContains is a case-insensitive substring test for search filters.
-func lowerContains(s, sub string) bool {
+// LowerContains is a case-insensitive substring test for search filters.
+func LowerContains(s, sub string) bool {
 	return strings.Contains(strings.ToLower(s), strings.ToLower(sub))
 }

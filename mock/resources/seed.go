@@ -136,9 +136,9 @@ func (s *Service) Seed(seed *Seed) error {
 			}
 		}
 	}
-	for i, w := range seed.Workflows {
-		if err := s.seedWorkflow(w, now); err != nil {
-			return fmt.Errorf("seed: workflow %d: %w", i+1, err)
+	for _, seed1 := range s.seeders { // the parts' (Kit.Seeds): the runs
+		if err := seed1(seed, now); err != nil {
+			return err
 		}
 	}
 	return s.seedEveryCollection(now) // seedall.go
@@ -187,7 +187,7 @@ func (c *collection) seedItem(coll string, i int, item map[string]any, now time.
 		}
 		return c.remember(coll, id)
 	}
-	r, err := insertRecord(c.s.d.Store, coll, c.newID(coll), func(string) (store.Record, error) { return rec, nil })
+	r, err := InsertRecord(c.s.d.Store, coll, c.newID(coll), func(string) (store.Record, error) { return rec, nil })
 	if err != nil {
 		return err
 	}
@@ -201,44 +201,4 @@ func parseStamp(v any) (time.Time, bool) {
 	}
 	t, err := time.Parse(time.RFC3339, s)
 	return t.UTC(), err == nil
-}
-
-func (s *Service) seedWorkflow(w WorkflowSeed, now time.Time) error {
-	prof := s.d.Profile.Workflows
-	wf := &workflow.Run{
-		RunName: w.RunName, Pipeline: w.Pipeline, ProjectName: projectName(w.Pipeline),
-		Revision: w.Revision, WorkDir: w.WorkDir, WorkspaceID: w.WorkspaceID,
-		Submit: now.Add(-w.SubmittedAgo), SubmittedFor: prof.SubmittedFor, RunningFor: prof.RunningFor,
-		EndStatus: w.EndStatus, UserName: s.userName(), // the user seeded above
-	}
-	if wf.EndStatus == "" {
-		wf.EndStatus = prof.EndStatus(wf.RunName)
-	}
-	if w.Status != "" {
-		at := now
-		wf.Pinned, wf.PinnedAt = w.Status, &at
-	}
-	build := func(id string) (store.Record, error) {
-		if wf.RunName == "" {
-			wf.RunName = runName(s, id)
-		}
-		wf.SessionID = sessionID(s, id)
-		b, err := json.Marshal(wf)
-		return store.Record{Created: wf.Submit, Updated: wf.Submit, Data: b}, err
-	}
-	if w.ID != "" {
-		r, err := build(w.ID)
-		if err != nil {
-			return err
-		}
-		r.ID = w.ID
-		if _, err := s.d.Store.Insert(WorkflowsCollection, r); errors.Is(err, store.ErrExists) {
-			return fmt.Errorf("id %s is used twice", w.ID)
-		} else if err != nil {
-			return err
-		}
-		return nil
-	}
-	_, err := insertRecord(s.d.Store, WorkflowsCollection, func() (string, error) { return s.ids.next(14), nil }, build)
-	return err
 }

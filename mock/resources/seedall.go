@@ -191,7 +191,7 @@ func (c *collection) seedGenerated(coll string, n int, ws *int64, now time.Time)
 		}
 		return id, nil
 	}
-	out, err := insertRecord(c.s.d.Store, coll, newID, func(string) (store.Record, error) { return rec, nil })
+	out, err := InsertRecord(c.s.d.Store, coll, newID, func(string) (store.Record, error) { return rec, nil })
 	if err != nil {
 		return err
 	}

@@ -80,7 +80,7 @@ func (c *collection) idOf(n int) string { return strconv.Itoa(n) }
 func (s *Service) seededMember(n int, key string) map[string]any {
 	if n == 1 {
 		if r, err := s.d.Store.Get(UserCollection, UserID); err == nil {
-			if u, err := decodeObject(r.Data); err == nil && u["id"] != nil {
+			if u, err := DecodeObject(r.Data); err == nil && u["id"] != nil {
 				return map[string]any{
 					"userId": u["id"], "userName": u["userName"], "email": u["email"],
 					"firstName": u["firstName"], "lastName": u["lastName"], "avatar": u["avatar"],

@@ -15,8 +15,8 @@ import (
 // e-mail, and a member participant names no team.
 func TestSeededPeopleHangTogether(t *testing.T) {
 	f := newFixture(t, publishedDoc(t), true)
-	user := f.ok("GET", "/user-info", "").body["user"]
-	members := list(f.ok("GET", "/orgs/1001/members", "").body, "members")
+	user := f.OK("GET", "/user-info", "").Body["user"]
+	members := list(f.OK("GET", "/orgs/1001/members", "").Body, "members")
 	if len(members) < 2 {
 		t.Fatalf("the seeded organization has %d members, want at least 2", len(members))
 	}
@@ -66,7 +66,7 @@ func TestSeededPeopleHangTogether(t *testing.T) {
 			}
 		}
 	}
-	parts := list(f.ok("GET", "/orgs/1001/workspaces/2001/participants", "").body, "participants")
+	parts := list(f.OK("GET", "/orgs/1001/workspaces/2001/participants", "").Body, "participants")
 	if len(parts) == 0 {
 		t.Fatal("the seeded workspace has no participants")
 	}
@@ -80,8 +80,8 @@ func TestSeededPeopleHangTogether(t *testing.T) {
 		}
 	}
 	teams := 0
-	for _, team := range list(f.ok("GET", "/orgs/1001/teams", "").body, "teams") {
-		for _, m := range list(f.ok("GET", fmt.Sprintf("/orgs/1001/teams/%v/members", get(team, "teamId")), "").body, "members") {
+	for _, team := range list(f.OK("GET", "/orgs/1001/teams", "").Body, "teams") {
+		for _, m := range list(f.OK("GET", fmt.Sprintf("/orgs/1001/teams/%v/members", get(team, "teamId")), "").Body, "members") {
 			teams++
 			sameAsMember(fmt.Sprintf("team %v member", get(team, "teamId")), m)
 		}
@@ -95,8 +95,8 @@ func TestSeededPeopleHangTogether(t *testing.T) {
 // life: a compute environment is not last used before it was created.
 func TestSeededDatesFallInLife(t *testing.T) {
 	f := newFixture(t, publishedDoc(t), true)
-	for _, e := range list(f.ok("GET", "/compute-envs?workspaceId=2001", "").body, "computeEnvs") {
-		ce := f.ok("GET", fmt.Sprintf("/compute-envs/%v?workspaceId=2001", get(e, "id")), "").body["computeEnv"]
+	for _, e := range list(f.OK("GET", "/compute-envs?workspaceId=2001", "").Body, "computeEnvs") {
+		ce := f.OK("GET", fmt.Sprintf("/compute-envs/%v?workspaceId=2001", get(e, "id")), "").Body["computeEnv"]
 		created, err := time.Parse(time.RFC3339, fmt.Sprint(get(ce, "dateCreated")))
 		if err != nil {
 			t.Fatalf("compute environment %v: dateCreated %v", get(e, "id"), get(ce, "dateCreated"))

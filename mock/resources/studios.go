@@ -49,7 +49,7 @@ import (
 // taking only 204 or 404 for an answer: so the service's API must delete a
 // running one, and the fake does.
 //
-// As for runs (runs.go), nothing runs in the background: the record keeps
+// As for runs (mock/runs), nothing runs in the background: the record keeps
 // when each session started and was asked to stop, and every status,
 // date and checkpoint is worked out from those and the clock at read time.
 // The delays are the fake's own choice (the service takes minutes), short
@@ -179,7 +179,7 @@ func (s *Service) registerStudios() {
 		if start == nil || stop == nil {
 			continue
 		}
-		sch := successSchema(op)
+		sch := SuccessSchema(op)
 		if !sch.IsObject() {
 			continue
 		}
@@ -359,7 +359,7 @@ func (st *studios) show(sch *spec.Schema, r store.Record, d *itemData, now time.
 		"lastStarted": nil, "parentCheckpoint": nil,
 	}
 	if n := len(l.Sessions); n > 0 {
-		v["lastStarted"] = stamp(l.Sessions[n-1].Start)
+		v["lastStarted"] = Stamp(l.Sessions[n-1].Start)
 	}
 	if url, ok := d.Fields["dataStudioToolUrl"].(string); ok && url != "" {
 		// The template is the container the create named; tower-cli's
@@ -372,7 +372,7 @@ func (st *studios) show(sch *spec.Schema, r store.Record, d *itemData, now time.
 		}
 	}
 	for k, x := range v {
-		if x == nil || !st.s.fit.set(sch, m, k, x) {
+		if x == nil || !st.s.fit.Set(sch, m, k, x) {
 			delete(m, k)
 		}
 	}
@@ -384,7 +384,7 @@ func (st *studios) statusInfo(l *studioLife, r store.Record, now time.Time) map[
 	if since.IsZero() {
 		since = r.Created
 	}
-	return map[string]any{"status": status, "lastUpdate": stamp(since)}
+	return map[string]any{"status": status, "lastUpdate": Stamp(since)}
 }
 
 // progress is the steps of the studio's start, of which tower-cli's
@@ -424,12 +424,12 @@ func (st *studios) describeOp(req *handler.Request) (*handler.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	return success(req.Op, st.c.renderAnswer(successSchema(req.Op), coll, r, d, req.Now)), nil
+	return Success(req.Op, st.c.renderAnswer(SuccessSchema(req.Op), coll, r, d, req.Now)), nil
 }
 
 // change rewrites the studio the call names with fn, in the store's one
 // read-modify-write (fn must not call the store: it runs under its lock);
-// fn returning errUnchanged leaves the studio as it was. It answers the
+// fn returning ErrUnchanged leaves the studio as it was. It answers the
 // studio as it is after the call.
 func (st *studios) change(req *handler.Request, fn func(d *itemData, l *studioLife) error) (store.Record, *itemData, error) {
 	coll, r, _, err := st.c.get(req)
@@ -458,11 +458,11 @@ func (st *studios) change(req *handler.Request, fn func(d *itemData, l *studioLi
 		rec.Data, err = json.Marshal(d)
 		return err
 	})
-	if errors.Is(err, errUnchanged) {
+	if errors.Is(err, ErrUnchanged) {
 		r, err = st.s.d.Store.Get(coll, id)
 	}
 	if errors.Is(err, store.ErrNotFound) {
-		return r, nil, fail(errMissing, "studio %q was deleted", id)
+		return r, nil, Fail(ErrMissing, "studio %q was deleted", id)
 	}
 	return r, out, err
 }
@@ -471,7 +471,7 @@ func (st *studios) change(req *handler.Request, fn func(d *itemData, l *studioLi
 // checkpoint, with what the body overrides (its configuration, name,
 // description, labels) kept as written.
 func (st *studios) startOp(req *handler.Request) (*handler.Response, error) {
-	body, err := requestObject(req)
+	body, err := RequestObject(req)
 	if err != nil {
 		return nil, err
 	}
@@ -496,7 +496,7 @@ func (st *studios) startOp(req *handler.Request) (*handler.Response, error) {
 	submitted := false
 	r, d, err := st.change(req, func(d *itemData, l *studioLife) error {
 		if status, _ := l.at(req.Now); status != studioStopped {
-			return errUnchanged
+			return ErrUnchanged
 		}
 		l.Sessions = append(l.Sessions, next.Sessions...)
 		for k, v := range fields {
@@ -517,7 +517,7 @@ func (st *studios) stopOp(req *handler.Request) (*handler.Response, error) {
 	submitted := false
 	r, d, err := st.change(req, func(_ *itemData, l *studioLife) error {
 		if status, _ := l.at(req.Now); status != studioRunning {
-			return errUnchanged
+			return ErrUnchanged
 		}
 		now := req.Now.UTC()
 		l.Sessions[len(l.Sessions)-1].Stop = &now
@@ -537,12 +537,12 @@ func (st *studios) submitted(req *handler.Request, r store.Record, d *itemData, 
 	if err != nil {
 		return nil, err
 	}
-	sch := successSchema(req.Op)
-	root := st.s.bases.bare(sch, "studio job")
-	st.s.fit.overlay(sch, root, map[string]any{
+	sch := SuccessSchema(req.Op)
+	root := st.s.bases.Bare(sch, "studio job")
+	st.s.fit.Overlay(sch, root, map[string]any{
 		"jobSubmitted": submitted, "sessionId": r.ID, "statusInfo": st.statusInfo(l, r, req.Now),
 	})
-	return success(req.Op, root), nil
+	return Success(req.Op, root), nil
 }
 
 // checkpoint is one checkpoint as the answers show it.
@@ -561,7 +561,7 @@ func (st *studios) checkpoint(l *studioLife, i int, r store.Record, d *itemData,
 	}
 	return map[string]any{
 		"id": s.Checkpoint, "name": l.checkpointName(i, name), "status": status,
-		"dateCreated": stamp(s.Start), "dateSaved": stamp(saved),
+		"dateCreated": Stamp(s.Start), "dateSaved": Stamp(saved),
 		"path":   st.checkpointPath(d, r.ID, s.Checkpoint, now),
 		"author": st.author(),
 	}
@@ -618,7 +618,7 @@ func (st *studios) checkpointsOp(req *handler.Request) (*handler.Response, error
 	if err != nil {
 		return nil, err
 	}
-	pg, sch, key, item := ls.Page, ls.sch, ls.key, ls.item
+	pg, sch, key, item := ls.Page, ls.Schema, ls.Key, ls.Item
 	r, d, l, err := st.read(req)
 	if err != nil {
 		return nil, err
@@ -638,7 +638,7 @@ func (st *studios) checkpointsOp(req *handler.Request) (*handler.Response, error
 		if wantStatus != "" && !strings.EqualFold(cp["status"].(string), wantStatus) {
 			continue
 		}
-		if !slices.ContainsFunc(words, func(w string) bool { return !lowerContains(cp["name"].(string), w) }) {
+		if !slices.ContainsFunc(words, func(w string) bool { return !LowerContains(cp["name"].(string), w) }) {
 			all = append(all, cp)
 		}
 	}
@@ -647,17 +647,17 @@ func (st *studios) checkpointsOp(req *handler.Request) (*handler.Response, error
 	for _, cp := range page {
 		entries = append(entries, st.entry(item, r, cp))
 	}
-	root := st.s.bases.bare(sch, "studio checkpoints")
+	root := st.s.bases.Bare(sch, "studio checkpoints")
 	root[key] = entries
-	st.s.fit.set(sch, root, "totalSize", int64(len(all)))
-	st.s.fit.set(sch, root, "hasMore", hasMore)
-	return success(req.Op, root), nil
+	st.s.fit.Set(sch, root, "totalSize", int64(len(all)))
+	st.s.fit.Set(sch, root, "hasMore", hasMore)
+	return Success(req.Op, root), nil
 }
 
 // entry lays a checkpoint over the frame of its schema.
 func (st *studios) entry(sch *spec.Schema, r store.Record, cp map[string]any) map[string]any {
-	m := st.s.bases.bare(sch, fmt.Sprintf("studio checkpoint %s/%v", r.ID, cp["id"]))
-	st.s.fit.overlay(sch, m, cp)
+	m := st.s.bases.Bare(sch, fmt.Sprintf("studio checkpoint %s/%v", r.ID, cp["id"]))
+	st.s.fit.Overlay(sch, m, cp)
 	return m
 }
 
@@ -669,7 +669,7 @@ func (st *studios) session(req *handler.Request, l *studioLife) (int, error) {
 			return i, nil
 		}
 	}
-	return 0, fail(errMissing, "studio %q has no checkpoint %q", req.PathParams[st.c.param], id)
+	return 0, Fail(ErrMissing, "studio %q has no checkpoint %q", req.PathParams[st.c.param], id)
 }
 
 func (st *studios) checkpointOp(req *handler.Request) (*handler.Response, error) {
@@ -681,21 +681,21 @@ func (st *studios) checkpointOp(req *handler.Request) (*handler.Response, error)
 	if err != nil {
 		return nil, err
 	}
-	return success(req.Op, st.entry(successSchema(req.Op), r, st.checkpoint(l, i, r, d, req.Now))), nil
+	return Success(req.Op, st.entry(SuccessSchema(req.Op), r, st.checkpoint(l, i, r, d, req.Now))), nil
 }
 
 // renameOp renames a checkpoint. The service's documentation: a name is
 // unique within its studio (a taken one is the 409 the operation
 // declares), and spaces in it become underscores.
 func (st *studios) renameOp(req *handler.Request) (*handler.Response, error) {
-	body, err := requestObject(req)
+	body, err := RequestObject(req)
 	if err != nil {
 		return nil, err
 	}
 	name, _ := body["name"].(string)
 	name = strings.ReplaceAll(strings.TrimSpace(name), " ", "_")
 	if name == "" {
-		return nil, fail(errBadInput, "a checkpoint needs a name")
+		return nil, Fail(ErrBadInput, "a checkpoint needs a name")
 	}
 	var at int
 	r, d, err := st.change(req, func(d *itemData, l *studioLife) error {
@@ -706,12 +706,12 @@ func (st *studios) renameOp(req *handler.Request) (*handler.Response, error) {
 		studioName, _ := d.Fields["name"].(string)
 		for j := range l.Sessions {
 			if j != i && l.checkpointName(j, studioName) == name {
-				return fail(errDuplicate, "A checkpoint with name '%s' already exists", name)
+				return Fail(ErrDuplicate, "A checkpoint with name '%s' already exists", name)
 			}
 		}
 		at = i
 		if l.Sessions[i].Name == name {
-			return errUnchanged
+			return ErrUnchanged
 		}
 		l.Sessions[i].Name = name
 		return nil
@@ -723,7 +723,7 @@ func (st *studios) renameOp(req *handler.Request) (*handler.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	return success(req.Op, st.entry(successSchema(req.Op), r, st.checkpoint(l, at, r, d, req.Now))), nil
+	return Success(req.Op, st.entry(SuccessSchema(req.Op), r, st.checkpoint(l, at, r, d, req.Now))), nil
 }
 
 // statusAt is a studio's status at now, for the views the copy cache

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/wmsmock/wmsmock/mock/apierror"
+	"github.com/wmsmock/wmsmock/mock/resources/resourcestest"
 	"github.com/wmsmock/wmsmock/mock/spec"
 )
 
@@ -27,17 +28,17 @@ type studioFixture struct {
 
 func newStudioFixture(t *testing.T, load func(testing.TB) *spec.Document) *studioFixture {
 	f := newFixture(t, load(t), true)
-	ces := list(f.ok("GET", "/compute-envs", "").body, "computeEnvs")
+	ces := list(f.OK("GET", "/compute-envs", "").Body, "computeEnvs")
 	if len(ces) == 0 {
 		t.Fatal("the seeded account has no compute environment")
 	}
-	check := answerCheck(f.doc, f.prof)
+	check := resourcestest.AnswerCheck(f.doc, f.prof)
 	sf := &studioFixture{fixture: f, ce: fmt.Sprint(get(ces[0], "id"))}
 	sf.check = func(method, target string, r result) {
 		t.Helper()
-		op, _ := f.route(method, strings.SplitN(target, "?", 2)[0])
-		if problems := check(baseOf(successSchema(op)), r.raw); problems != nil {
-			t.Errorf("%s %s does not pass its answer check: %s\n%s", method, target, strings.Join(problems, "; "), r.raw)
+		op, _ := f.Route(method, strings.SplitN(target, "?", 2)[0])
+		if problems := check(baseOf(SuccessSchema(op)), r.Raw); problems != nil {
+			t.Errorf("%s %s does not pass its answer check: %s\n%s", method, target, strings.Join(problems, "; "), r.Raw)
 		}
 	}
 	return sf
@@ -46,9 +47,9 @@ func newStudioFixture(t *testing.T, load func(testing.TB) *spec.Document) *studi
 // do calls and holds the answer to its schema.
 func (f *studioFixture) do(method, target, body string) map[string]any {
 	f.t.Helper()
-	r := f.ok(method, target, body)
+	r := f.OK(method, target, body)
 	f.check(method, target, r)
-	return r.body
+	return r.Body
 }
 
 // create adds a studio named name with query q ("" or "?autoStart=false")
@@ -88,8 +89,8 @@ func (f *studioFixture) status(id string) (string, string) {
 
 func (f *studioFixture) wantStatus(id, want string, since time.Time) {
 	f.t.Helper()
-	if got, at := f.status(id); got != want || at != stamp(since) {
-		f.t.Errorf("at +%s: studio is %s since %s, want %s since %s", f.clk.Now().Sub(t0), got, at, want, stamp(since))
+	if got, at := f.status(id); got != want || at != Stamp(since) {
+		f.t.Errorf("at +%s: studio is %s since %s, want %s since %s", f.clk.Now().Sub(t0), got, at, want, Stamp(since))
 	}
 }
 
@@ -173,8 +174,8 @@ func TestStudioLifeOnTheClock(t *testing.T) {
 				t.Error("the start of a stopped studio submitted no job")
 			}
 			f.wantStatus(id, "starting", again)
-			if got := get(f.do("GET", "/studios/"+id, ""), "lastStarted"); got != stamp(again) {
-				t.Errorf("lastStarted %v, want %s", got, stamp(again))
+			if got := get(f.do("GET", "/studios/"+id, ""), "lastStarted"); got != Stamp(again) {
+				t.Errorf("lastStarted %v, want %s", got, Stamp(again))
 			}
 			f.clk.Advance(studioStartingFor)
 			f.wantStatus(id, "running", again.Add(studioStartingFor))
@@ -217,11 +218,11 @@ func TestStudioStopWritesCheckpoint(t *testing.T) {
 			f := newStudioFixture(t, load)
 			id := f.create("saver", "")
 			cps := f.checkpoints(id)
-			if len(cps) != 1 || get(cps[0], "status") != "interim" || get(cps[0], "dateCreated") != stamp(t0) {
+			if len(cps) != 1 || get(cps[0], "status") != "interim" || get(cps[0], "dateCreated") != Stamp(t0) {
 				t.Fatalf("a started studio's checkpoints: %v; want one interim, made at the start", cps)
 			}
 			f.clk.Advance(12 * time.Minute)
-			if got := get(f.checkpoints(id)[0], "dateSaved"); got != stamp(t0.Add(10*time.Minute)) {
+			if got := get(f.checkpoints(id)[0], "dateSaved"); got != Stamp(t0.Add(10*time.Minute)) {
 				t.Errorf("running 12 minutes, the checkpoint was last saved %v, want at 10 minutes", got)
 			}
 			f.job(id, "stop")
@@ -233,7 +234,7 @@ func TestStudioStopWritesCheckpoint(t *testing.T) {
 			}
 			first := cps[0]
 			for path, want := range map[string]any{
-				"status": "finalized", "dateSaved": stamp(stopped), "dateCreated": stamp(t0), "name": "saver_1",
+				"status": "finalized", "dateSaved": Stamp(stopped), "dateCreated": Stamp(t0), "name": "saver_1",
 			} {
 				if got := get(first, path); got != want {
 					t.Errorf("the stopped session's checkpoint: %s = %v, want %v", path, got, want)
@@ -263,9 +264,9 @@ func TestStudioStopWritesCheckpoint(t *testing.T) {
 				if got := get(f.do("GET", "/studios/"+id+"/checkpoints/"+cid, ""), "name"); got != "before_upgrade" {
 					t.Errorf("renamed to %q, the checkpoint reads %v", "before upgrade", got)
 				}
-				f.refused(apierror.Conflict, "PUT", "/studios/"+id+"/checkpoints/"+fmt.Sprint(get(cps[0], "id")), `{"name":"before_upgrade"}`)
+				f.Refused(apierror.Conflict, "PUT", "/studios/"+id+"/checkpoints/"+fmt.Sprint(get(cps[0], "id")), `{"name":"before_upgrade"}`)
 			}
-			f.refused(apierror.Forbidden, "GET", "/studios/"+id+"/checkpoints/999999", "")
+			f.Refused(apierror.Forbidden, "GET", "/studios/"+id+"/checkpoints/999999", "")
 		})
 	}
 }
@@ -357,12 +358,12 @@ func TestStudioReadsBack(t *testing.T) {
 			}
 			f.clk.Advance(studioStartingFor)
 			f.wantStatus(id, "running", f.clk.Now())
-			if r := f.ok("DELETE", "/studios/"+id, ""); r.status != 204 {
-				t.Errorf("delete of a running studio: %d, want 204", r.status)
+			if r := f.OK("DELETE", "/studios/"+id, ""); r.Status != 204 {
+				t.Errorf("delete of a running studio: %d, want 204", r.Status)
 			}
-			f.refused(apierror.Forbidden, "GET", "/studios/"+id, "")
-			f.refused(apierror.Forbidden, "PUT", "/studios/"+id+"/stop", "")
-			f.refused(apierror.Forbidden, "GET", "/studios/"+id+"/checkpoints", "")
+			f.Refused(apierror.Forbidden, "GET", "/studios/"+id, "")
+			f.Refused(apierror.Forbidden, "PUT", "/studios/"+id+"/stop", "")
+			f.Refused(apierror.Forbidden, "GET", "/studios/"+id+"/checkpoints", "")
 		})
 	}
 }

@@ -1,12 +1,9 @@
-package resources
+package resources_test
 
 import (
-	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"strings"
 	"testing"
 
@@ -15,6 +12,8 @@ import (
 	"github.com/wmsmock/wmsmock/mock/apierror"
 	"github.com/wmsmock/wmsmock/mock/callgen"
 	"github.com/wmsmock/wmsmock/mock/handler"
+	"github.com/wmsmock/wmsmock/mock/resources"
+	"github.com/wmsmock/wmsmock/mock/resources/resourcestest"
 	"github.com/wmsmock/wmsmock/mock/spec"
 	"github.com/wmsmock/wmsmock/mock/synth"
 	"github.com/wmsmock/wmsmock/profile"
@@ -39,7 +38,7 @@ func TestEveryHandledOperation(t *testing.T) {
 		{"embedded", embeddedDoc, profile.Default()},
 		{"embedded/omit", embeddedDoc, omit},
 		{"published", func(tb testing.TB) *spec.Document {
-			if raceEnabled {
+			if resourcestest.RaceEnabled {
 				// The published half compiles some 250 operations' schemas:
 				// a minute under the race detector, for code the embedded
 				// half already runs there. The plain run covers it.
@@ -61,15 +60,15 @@ func TestEveryHandledOperation(t *testing.T) {
 			// it, since compiling it for a large answer schema was most of
 			// a first call's time.
 			validated := 0
-			counted := func(f *fixture, dp *Deps) {
+			counted := func(f *fixture, dp *resources.Deps) {
 				dp.Check = func(s *base.Schema, b []byte) []string { validated++; return check(s, b) }
 			}
-			f := newFixture(t, doc, true, withProfile(d.prof), counted)
+			f := newFixture(t, doc, withProfile(d.prof), counted)
 			gen := synth.New(synth.WithSeed(7))
 			nulls := 0
 			succeeded, refused := 0, 0
 			for _, op := range doc.Operations {
-				h := f.handler(op)
+				h := f.Handler(op)
 				if h == nil {
 					continue
 				}
@@ -77,10 +76,10 @@ func TestEveryHandledOperation(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%s: building a call: %v", op.ID, err)
 				}
-				vars := pathParams(op, call.Path)
+				vars := resourcestest.PathParams(op, call.Path)
 				req := &handler.Request{HTTP: httptest.NewRequest(op.Method, "/x", nil), Version: "1", Op: op,
 					PathParams: vars, Query: call.Query, Body: call.Body, TokenID: 1, Now: f.clk.Now(), Key: op.ID}
-				before, synthd := validated, f.synthd
+				before, synthd := validated, f.Synthd
 				resp, err := h(req)
 				if op.Method == http.MethodGet && validated > before {
 					t.Errorf("%s: a read asked the validator %d times", op.ID, validated-before)
@@ -93,15 +92,15 @@ func TestEveryHandledOperation(t *testing.T) {
 					refused++
 					continue
 				}
-				if f.synthd > synthd {
+				if f.Synthd > synthd {
 					continue // answered by the fallback (synthesis), not this package
 				}
 				succeeded++
 				if resp.Status != op.Success.Status {
 					t.Errorf("%s: status %d, the document's success is %d", op.ID, resp.Status, op.Success.Status)
 				}
-				if sch := successSchema(op); sch != nil && resp.Body != nil {
-					raw := encode(t, resp)
+				if sch := resources.SuccessSchema(op); sch != nil && resp.Body != nil {
+					raw := resourcestest.Encode(t, resp)
 					if problems := check(sch.Base, raw); problems != nil {
 						t.Errorf("%s: the answer does not fit the document: %s", op.ID, strings.Join(problems, "; "))
 					}
@@ -119,34 +118,4 @@ func TestEveryHandledOperation(t *testing.T) {
 			t.Logf("%d succeeded, %d refused; %d null members", succeeded, refused, nulls)
 		})
 	}
-}
-
-// pathParams reads the path parameters of a call made for op, unescaped
-// as the pipeline hands them over.
-func pathParams(op *spec.Operation, path string) map[string]string {
-	vars := map[string]string{}
-	tsegs := strings.Split(strings.Trim(op.Path, "/"), "/")
-	segs := strings.Split(strings.Trim(path, "/"), "/")
-	for i, ts := range tsegs {
-		if i < len(segs) && strings.HasPrefix(ts, "{") {
-			v, err := url.PathUnescape(segs[i])
-			if err != nil {
-				v = segs[i]
-			}
-			vars[strings.Trim(ts, "{}")] = v
-		}
-	}
-	return vars
-}
-
-func encode(t *testing.T, resp *handler.Response) []byte {
-	t.Helper()
-	if resp.Raw != nil {
-		return resp.Raw
-	}
-	b, err := json.Marshal(resp.Body)
-	if err != nil {
-		t.Fatal(fmt.Errorf("encoding: %w", err))
-	}
-	return b
 }

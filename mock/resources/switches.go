@@ -54,7 +54,7 @@ func (c *collection) switchOp(set func(*itemData)) handler.Func {
 		if err := c.change(coll, r.ID, req.Now, set); err != nil {
 			return nil, err
 		}
-		return success(req.Op, nil), nil
+		return Success(req.Op, nil), nil
 	}
 }
 
@@ -67,7 +67,7 @@ func (c *collection) primaryOp(req *handler.Request) (*handler.Response, error) 
 		return nil, err
 	}
 	if d.Fields["status"] == disabledStatus {
-		return nil, fail(errBadInput, "compute environment %s is disabled and cannot be primary", r.ID)
+		return nil, Fail(ErrBadInput, "compute environment %s is disabled and cannot be primary", r.ID)
 	}
 	// The context's primary list holds the ones marked before; a few at
 	// most, since each mark unmarks the others.
@@ -87,5 +87,5 @@ func (c *collection) primaryOp(req *handler.Request) (*handler.Response, error) 
 	if err := c.change(coll, r.ID, req.Now, func(d *itemData) { d.Fields["primary"] = true }); err != nil {
 		return nil, err
 	}
-	return success(req.Op, nil), nil
+	return Success(req.Op, nil), nil
 }

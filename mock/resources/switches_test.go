@@ -16,20 +16,20 @@ func TestComputeEnvSwitches(t *testing.T) {
 	f := newFixture(t, publishedDoc(t), true)
 	create := func(name string) string {
 		body := fmt.Sprintf(`{"computeEnv":{"name":%q,"platform":"aws-batch","config":{"region":"eu-west-1","workDir":"s3://b/w"}}}`, name)
-		return fmt.Sprint(f.ok("POST", "/compute-envs", body).body["computeEnvId"])
+		return fmt.Sprint(f.OK("POST", "/compute-envs", body).Body["computeEnvId"])
 	}
 	a, b := create("ce-a"), create("ce-b")
 	f.clk.Advance(f.prof.ComputeEnvs.CreatingFor)
 	read := func(id string) (status, primary any) {
-		ce := f.ok("GET", "/compute-envs/"+id, "").body
+		ce := f.OK("GET", "/compute-envs/"+id, "").Body
 		return get(ce, "computeEnv.status"), get(ce, "computeEnv.primary")
 	}
 
-	f.ok("POST", "/compute-envs/"+a+"/primary", `{}`)
+	f.OK("POST", "/compute-envs/"+a+"/primary", `{}`)
 	if _, p := read(a); p != true {
 		t.Errorf("after primary: %s primary = %v, want true", a, p)
 	}
-	f.ok("POST", "/compute-envs/"+b+"/primary", `{}`)
+	f.OK("POST", "/compute-envs/"+b+"/primary", `{}`)
 	if _, p := read(a); p == true {
 		t.Errorf("%s is still primary after %s was made primary", a, b)
 	}
@@ -37,19 +37,19 @@ func TestComputeEnvSwitches(t *testing.T) {
 		t.Errorf("after primary: %s primary = %v, want true", b, p)
 	}
 
-	f.ok("POST", "/compute-envs/"+b+"/disable", `{}`)
+	f.OK("POST", "/compute-envs/"+b+"/disable", `{}`)
 	if s, p := read(b); s != "DISABLED" || p == true {
 		t.Errorf("disabled: status %v, primary %v; want DISABLED and not primary", s, p)
 	}
-	for _, e := range list(f.ok("GET", "/compute-envs", "").body, "computeEnvs") {
+	for _, e := range list(f.OK("GET", "/compute-envs", "").Body, "computeEnvs") {
 		if fmt.Sprint(get(e, "id")) == b && get(e, "status") != "DISABLED" {
 			t.Errorf("the list shows the disabled environment as %v", get(e, "status"))
 		}
 	}
-	f.refused(apierror.BadRequest, "POST", "/compute-envs/"+b+"/primary", `{}`)
-	f.ok("POST", "/compute-envs/"+b+"/enable", `{}`)
+	f.Refused(apierror.BadRequest, "POST", "/compute-envs/"+b+"/primary", `{}`)
+	f.OK("POST", "/compute-envs/"+b+"/enable", `{}`)
 	if s, _ := read(b); s != "AVAILABLE" {
 		t.Errorf("enabled again: status %v, want AVAILABLE", s)
 	}
-	f.refused(apierror.Forbidden, "POST", "/compute-envs/nosuchce/disable", `{}`)
+	f.Refused(apierror.Forbidden, "POST", "/compute-envs/nosuchce/disable", `{}`)
 }

@@ -26,15 +26,15 @@ func (s *Service) registerTokens() {
 // tokenJSON renders a token for the AccessToken schema. A token never used
 // has a null lastUsed where the schema allows it, and none otherwise.
 func (s *Service) tokenJSON(sch *spec.Schema, t auth.Token) map[string]any {
-	m := s.bases.object(sch, "token/"+strconv.FormatInt(t.ID, 10))
+	m := s.bases.Object(sch, "token/"+strconv.FormatInt(t.ID, 10))
 	var lastUsed any
 	if t.LastUsed != nil {
-		lastUsed = stamp(*t.LastUsed)
+		lastUsed = Stamp(*t.LastUsed)
 	}
-	s.fit.overlay(sch, m, map[string]any{
+	s.fit.Overlay(sch, m, map[string]any{
 		"id":          t.ID,
 		"name":        t.Name,
-		"dateCreated": stamp(t.Created),
+		"dateCreated": Stamp(t.Created),
 		"lastUsed":    lastUsed,
 		"basicAuth":   nil,
 	})
@@ -42,8 +42,8 @@ func (s *Service) tokenJSON(sch *spec.Schema, t auth.Token) map[string]any {
 }
 
 func (s *Service) listTokens(req *handler.Request) (*handler.Response, error) {
-	sch := successSchema(req.Op)
-	root := s.bases.object(sch, "tokens")
+	sch := SuccessSchema(req.Op)
+	root := s.bases.Object(sch, "tokens")
 	key, item := sch.ListShape()
 	if key == "" {
 		return nil, fmt.Errorf("resources: %s has no list of tokens in its answer", req.Op.ID)
@@ -60,47 +60,47 @@ func (s *Service) listTokens(req *handler.Request) (*handler.Response, error) {
 		list = append(list, s.tokenJSON(item, t))
 	}
 	root[key] = list
-	return success(req.Op, root), nil
+	return Success(req.Op, root), nil
 }
 
 func (s *Service) createToken(req *handler.Request) (*handler.Response, error) {
-	body, err := requestObject(req)
+	body, err := RequestObject(req)
 	if err != nil {
 		return nil, err
 	}
 	name, _ := body["name"].(string)
 	if strings.TrimSpace(name) == "" {
-		return nil, fail(errBadInput, "a token needs a name")
+		return nil, Fail(ErrBadInput, "a token needs a name")
 	}
 	tok, value, err := s.d.Tokens.Create(name)
 	switch {
 	case errors.Is(err, auth.ErrDuplicateName):
-		return nil, fail(errDuplicate, "An access token with name '%s' already exists", name)
+		return nil, Fail(ErrDuplicate, "An access token with name '%s' already exists", name)
 	case errors.Is(err, auth.ErrInvalidName):
-		return nil, fail(errBadInput, "invalid token name %q", name)
+		return nil, Fail(ErrBadInput, "invalid token name %q", name)
 	case err != nil:
 		return nil, err
 	}
-	sch := successSchema(req.Op)
-	root := s.bases.object(sch, "token created/"+strconv.FormatInt(tok.ID, 10))
+	sch := SuccessSchema(req.Op)
+	root := s.bases.Object(sch, "token created/"+strconv.FormatInt(tok.ID, 10))
 	root["accessKey"] = value
 	if ts := sch.Prop("token"); ts != nil {
 		root["token"] = s.tokenJSON(ts, tok)
 	}
-	return success(req.Op, root), nil
+	return Success(req.Op, root), nil
 }
 
 func (s *Service) deleteToken(req *handler.Request) (*handler.Response, error) {
 	id, err := strconv.ParseInt(req.PathParams["tokenId"], 10, 64)
 	if err != nil {
-		return nil, fail(errBadInput, "tokenId %q is not a number", req.PathParams["tokenId"])
+		return nil, Fail(ErrBadInput, "tokenId %q is not a number", req.PathParams["tokenId"])
 	}
 	if err := s.d.Tokens.Delete(id); errors.Is(err, auth.ErrNotFound) {
-		return nil, fail(errMissing, "no token with id %d", id)
+		return nil, Fail(ErrMissing, "no token with id %d", id)
 	} else if err != nil {
 		return nil, err
 	}
-	return success(req.Op, nil), nil
+	return Success(req.Op, nil), nil
 }
 
 // deleteAllTokens removes every token the user created. The tokens the fake
@@ -110,5 +110,5 @@ func (s *Service) deleteAllTokens(req *handler.Request) (*handler.Response, erro
 	if _, err := s.d.Tokens.DeleteAll(); err != nil {
 		return nil, err
 	}
-	return success(req.Op, nil), nil
+	return Success(req.Op, nil), nil
 }

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/wmsmock/wmsmock/internal/jsonvalue"
+
 	"github.com/wmsmock/wmsmock/mock/handler"
 	"github.com/wmsmock/wmsmock/mock/store"
 )
@@ -32,7 +34,7 @@ func (s *Service) describeUser(req *handler.Request) (*handler.Response, error) 
 		return nil, handler.ErrSynthesize
 	}
 	if asked := req.PathParams["userId"]; asked != fmt.Sprint(id) {
-		return nil, fail(errMissing, "no user %q: the fake holds user %v", asked, id)
+		return nil, Fail(ErrMissing, "no user %q: the fake holds user %v", asked, id)
 	}
 	return s.userInfo(req)
 }
@@ -51,21 +53,21 @@ func (s *Service) userInfo(req *handler.Request) (*handler.Response, error) {
 	if err := json.Unmarshal(r.Data, &fields); err != nil {
 		return nil, err
 	}
-	sch := successSchema(req.Op)
-	root := s.bases.object(sch, "user-info")
-	if u, us := s.bases.child(sch, root, "user", "user-info"); us != nil {
-		s.fit.overlay(us, u, fields)
+	sch := SuccessSchema(req.Op)
+	root := s.bases.Object(sch, "user-info")
+	if u, us := s.bases.Child(sch, root, "user", "user-info"); us != nil {
+		s.fit.Overlay(us, u, fields)
 		root["user"] = u
 	}
-	s.fit.set(sch, root, "needConsent", false)
+	s.fit.Set(sch, root, "needConsent", false)
 	// The user's default workspace is one the fake holds, as the seed
 	// names it, or none.
 	var def any
-	if ws, ok := intOf(fields["defaultWorkspaceId"]); ok && s.workspaceExists(ws) == nil {
+	if ws, ok := jsonvalue.Int(fields["defaultWorkspaceId"]); ok && s.workspaceExists(ws) == nil {
 		def = ws
 	}
-	s.fit.set(sch, root, "defaultWorkspaceId", def)
-	return success(req.Op, root), nil
+	s.fit.Set(sch, root, "defaultWorkspaceId", def)
+	return Success(req.Op, root), nil
 }
 
 // maxUserWorkspaces bounds the organizations, and the workspaces of each,
@@ -84,13 +86,13 @@ func (s *Service) userWorkspaces(req *handler.Request) (*handler.Response, error
 	if err := s.userExists(req.PathParams["userId"]); err != nil {
 		return nil, err
 	}
-	sch := successSchema(req.Op)
+	sch := SuccessSchema(req.Op)
 	key, entry := sch.ListShape()
 	if key == "" {
 		return nil, fmt.Errorf("resources: %s has no list in its answer", req.Op.ID)
 	}
 	orgs, wss := s.namedBy("orgId"), s.namedBy("workspaceId")
-	root := s.bases.bare(sch, "user workspaces")
+	root := s.bases.Bare(sch, "user workspaces")
 	var orgEntries, wsEntries []any
 	if orgs != nil {
 		recs, err := listSome(s.d.Store, orgs.listPath)
@@ -108,8 +110,8 @@ func (s *Service) userWorkspaces(req *handler.Request) (*handler.Response, error
 				roles = append(roles, role)
 			}
 			orgID := orgs.idValue(r.ID)
-			e := s.bases.bare(entry, "user workspaces entry")
-			s.fit.overlay(entry, e, map[string]any{"orgId": orgID, "workspaceId": nil, "roles": roles, "orgName": nil})
+			e := s.bases.Bare(entry, "user workspaces entry")
+			s.fit.Overlay(entry, e, map[string]any{"orgId": orgID, "workspaceId": nil, "roles": roles, "orgName": nil})
 			orgEntries = append(orgEntries, e)
 			if wss == nil || !wss.indexed() {
 				continue
@@ -128,15 +130,15 @@ func (s *Service) userWorkspaces(req *handler.Request) (*handler.Response, error
 				if role == "owner" {
 					wroles = []any{"owner"}
 				}
-				e := s.bases.bare(entry, "user workspaces entry")
-				s.fit.overlay(entry, e, map[string]any{"orgId": orgID, "workspaceId": wss.idValue(w.ID), "roles": wroles,
+				e := s.bases.Bare(entry, "user workspaces entry")
+				s.fit.Overlay(entry, e, map[string]any{"orgId": orgID, "workspaceId": wss.idValue(w.ID), "roles": wroles,
 					"workspaceName": nil, "orgName": nil, "visibility": visibility})
 				wsEntries = append(wsEntries, e)
 			}
 		}
 	}
 	root[key] = append(append([]any{}, orgEntries...), wsEntries...)
-	return success(req.Op, root), nil
+	return Success(req.Op, root), nil
 }
 
 // seededUser reads the seeded user's id and name.
@@ -145,7 +147,7 @@ func (s *Service) seededUser() (id any, name string, ok bool) {
 	if err != nil {
 		return nil, "", false
 	}
-	u, err := s.users.Do(decodedKey{r.ID, s.hash.bytes(r.Data)}, func() (seeded, error) {
+	u, err := s.users.Do(headKey{UserCollection, r.ID, s.fingerprint(r.Data)}, func() (seeded, error) {
 		var u seeded
 		return u, json.Unmarshal(r.Data, &u)
 	})

@@ -55,7 +55,7 @@ func (s *Service) registerVersions() {
 func (c *collection) version(coll string, r store.Record, d *itemData) map[string]any {
 	v := map[string]any{
 		"id": c.versionID(coll, r, d), "isDefault": true, "hash": versionHash(d.Fields["launch"]),
-		"dateCreated": stamp(r.Created), "lastUpdated": stamp(r.Updated), "name": nil,
+		"dateCreated": Stamp(r.Created), "lastUpdated": Stamp(r.Updated), "name": nil,
 		"creatorUserId": nil, "creatorUserName": nil, "creatorFirstName": nil, "creatorLastName": nil, "creatorAvatarUrl": nil,
 	}
 	if w, ok := d.Fields["version"].(map[string]any); ok && w["name"] != nil {
@@ -91,9 +91,9 @@ func (c *collection) versionsOp(req *handler.Request) (*handler.Response, error)
 	if err != nil {
 		return nil, err
 	}
-	sch := successSchema(req.Op)
+	sch := SuccessSchema(req.Op)
 	key, entry := sch.ListShape()
-	root := c.s.bases.bare(sch, "versions")
+	root := c.s.bases.Bare(sch, "versions")
 	var entries []any
 	if req.Query.Get("isPublished") != "false" && (req.Query.Get("search") == "" || c.versionMatches(coll, r, d, req.Query.Get("search"))) {
 		entries = append(entries, c.renderItem(entry, coll, r, d, req.Now))
@@ -101,13 +101,13 @@ func (c *collection) versionsOp(req *handler.Request) (*handler.Response, error)
 	if key != "" {
 		root[key] = append([]any{}, entries...)
 	}
-	c.s.fit.set(sch, root, "totalSize", int64(len(entries)))
-	return success(req.Op, root), nil
+	c.s.fit.Set(sch, root, "totalSize", int64(len(entries)))
+	return Success(req.Op, root), nil
 }
 
 func (c *collection) versionMatches(coll string, r store.Record, d *itemData, search string) bool {
 	name, _ := c.version(coll, r, d)["name"].(string)
-	return lowerContains(name, strings.TrimSpace(search))
+	return LowerContains(name, strings.TrimSpace(search))
 }
 
 // validateVersionOp answers whether a version name is free: 409 when the
@@ -118,9 +118,9 @@ func (c *collection) validateVersionOp(req *handler.Request) (*handler.Response,
 		return nil, err
 	}
 	if name := req.Query.Get("name"); name != "" && c.version(coll, r, d)["name"] == name {
-		return nil, fail(errDuplicate, "A version with name '%s' already exists", name)
+		return nil, Fail(ErrDuplicate, "A version with name '%s' already exists", name)
 	}
-	return success(req.Op, nil), nil
+	return Success(req.Op, nil), nil
 }
 
 // versionOp runs h for the version the path names, which must be the
@@ -132,7 +132,7 @@ func (c *collection) versionOp(h handler.Func) handler.Func {
 			return nil, err
 		}
 		if id := req.PathParams["versionId"]; id != c.versionID(coll, r, d) {
-			return nil, fail(errMissing, "no version %q of %s", id, r.ID)
+			return nil, Fail(ErrMissing, "no version %q of %s", id, r.ID)
 		}
 		return h(req)
 	}
@@ -146,16 +146,16 @@ func (c *collection) manageOp(req *handler.Request) (*handler.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	body, err := requestObject(req)
+	body, err := RequestObject(req)
 	if err != nil {
 		return nil, err
 	}
 	if def, ok := body["isDefault"].(bool); ok && !def {
-		return nil, fail(errDuplicate, "Cannot unset default flag on the current default version")
+		return nil, Fail(ErrDuplicate, "Cannot unset default flag on the current default version")
 	}
 	name, _ := body["name"].(string)
 	if name == "" {
-		return success(req.Op, nil), nil
+		return Success(req.Op, nil), nil
 	}
 	_, err = c.s.d.Store.Update(coll, r.ID, func(rec *store.Record) error {
 		cur, err := decodeItem(*rec)
@@ -170,5 +170,5 @@ func (c *collection) manageOp(req *handler.Request) (*handler.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	return success(req.Op, nil), nil
+	return Success(req.Op, nil), nil
 }

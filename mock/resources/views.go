@@ -31,7 +31,7 @@ func (s *Service) registerViews() {
 			if op.Method != "GET" || !below || strings.Contains(rest, "{") {
 				continue
 			}
-			if _, taken := s.handlers[op]; taken || !c.showsWritten(successSchema(op)) {
+			if _, taken := s.handlers[op]; taken || !c.showsWritten(SuccessSchema(op)) {
 				continue
 			}
 			s.handle(op, c.viewOp(rest))
@@ -65,7 +65,7 @@ func (c *collection) showsWritten(sch *spec.Schema) bool {
 // writtenSchema is the schema of the item's values in op's body: the
 // member named like the item when the body wraps it, else the body.
 func (c *collection) writtenSchema(op *spec.Operation) *spec.Schema {
-	sch := requestSchema(op)
+	sch := RequestSchema(op)
 	if c.itemKey != "" {
 		if p := sch.Prop(c.itemKey); p.IsObject() {
 			return p
@@ -83,17 +83,17 @@ func (c *collection) viewOp(rest string) handler.Func {
 			return nil, err
 		}
 		if v := req.Query.Get("versionId"); v != "" && c.versioned && v != c.versionID(coll, r, d) {
-			return nil, fail(errMissing, "no version %q of %s", v, r.ID)
+			return nil, Fail(ErrMissing, "no version %q of %s", v, r.ID)
 		}
-		sch := successSchema(req.Op)
+		sch := SuccessSchema(req.Op)
 		// Even a seeded record's view starts empty: the seed says nothing
 		// of what it shows (a pipeline's launch settings), and generated
 		// settings would launch runs nobody asked for (resume: true, a
 		// session, a run name); what the record implies is derived below.
-		m := c.s.bases.bare(sch, recordKey(coll, r, d)+"/"+rest)
+		m := c.s.bases.Bare(sch, recordKey(coll, r, d)+"/"+rest)
 		c.s.showWritten(sch, m, d)
 		c.s.launchDerived(sch, m, d, req.Now)
-		return success(req.Op, m), nil
+		return Success(req.Op, m), nil
 	}
 }
 
@@ -105,8 +105,8 @@ func (s *Service) showWritten(sch *spec.Schema, m map[string]any, d *itemData) {
 	derivedFields := derive(d.Fields)
 	s.showRefs(sch, m, derivedFields)
 	s.showRefs(sch, m, d.Fields)
-	s.fit.merge(sch, m, derivedFields, 0)
-	s.fit.merge(sch, m, d.Fields, 0)
+	s.fit.Merge(sch, m, derivedFields, 0)
+	s.fit.Merge(sch, m, d.Fields, 0)
 	// References written inside an object (a pipeline's launch names its
 	// compute environment) show as what they name there too. Only such
 	// objects are copied: the rest of the view is left as merged.
@@ -211,17 +211,17 @@ func (s *Service) showRefs(sch *spec.Schema, m map[string]any, fields map[string
 			}
 			if c := s.namedBy(k); c != nil {
 				if _, d, err := c.find(fmtID(v)); err == nil {
-					s.fit.merge(obj, ref, d.Fields, 0)
+					s.fit.Merge(obj, ref, d.Fields, 0)
 				}
 			}
-			if !s.fit.set(obj, ref, "id", v) {
+			if !s.fit.Set(obj, ref, "id", v) {
 				continue
 			}
 			var shown any = ref
 			if many {
 				shown = []any{ref}
 			}
-			s.fit.set(sch, m, name, shown)
+			s.fit.Set(sch, m, name, shown)
 		}
 	}
 }
@@ -244,7 +244,7 @@ func (s *Service) launchDerived(sch *spec.Schema, m map[string]any, d *itemData,
 	}
 	written, _ := d.Fields["launch"].(map[string]any)
 	if repo, ok := d.Fields["repository"]; ok && (written == nil || written["pipeline"] == nil) {
-		s.fit.set(lsch, launch, "pipeline", repo)
+		s.fit.Set(lsch, launch, "pipeline", repo)
 	}
 	var ceID any
 	if ce, ok := launch["computeEnv"].(map[string]any); ok {
@@ -268,7 +268,7 @@ func (s *Service) launchDerived(sch *spec.Schema, m map[string]any, d *itemData,
 	}
 	if h, ok := s.heldBy("computeEnvId", ceID, nil, now); ok {
 		if cfg, ok := h.view["config"].(map[string]any); ok && cfg["workDir"] != nil {
-			s.fit.set(lsch, launch, "workDir", cfg["workDir"])
+			s.fit.Set(lsch, launch, "workDir", cfg["workDir"])
 		}
 	}
 }

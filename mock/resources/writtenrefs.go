@@ -48,7 +48,7 @@ func (s *Service) checkRefsIn(c *collection, fields map[string]any, ws *int64, n
 				continue // names nothing: an unset id, as a form-built body sends one
 			}
 			if err := named.visible(fmtID(id), ws, now); err != nil {
-				return fail(errMissing, "%s names %v, which is not held in %s: %v", k, id, contextName(ws), err)
+				return Fail(ErrMissing, "%s names %v, which is not held in %s: %v", k, id, contextName(ws), err)
 			}
 		}
 	}

@@ -18,37 +18,37 @@ func TestWrittenReferencesNameHeldRecords(t *testing.T) {
 	for name, load := range map[string]func(testing.TB) *spec.Document{"embedded": embeddedDoc, "published": publishedDoc} {
 		t.Run(name, func(t *testing.T) {
 			f := newFixture(t, load(t), true)
-			ce := list(f.ok("GET", "/compute-envs?workspaceId=2001", "").body, "computeEnvs")
+			ce := list(f.OK("GET", "/compute-envs?workspaceId=2001", "").Body, "computeEnvs")
 			if len(ce) == 0 {
 				t.Fatal("no seeded compute environment in workspace 2001")
 			}
 			held := fmt.Sprint(get(ce[0], "id"))
-			pipelines := func() int { return len(list(f.ok("GET", "/pipelines?workspaceId=2001", "").body, "pipelines")) }
+			pipelines := func() int { return len(list(f.OK("GET", "/pipelines?workspaceId=2001", "").Body, "pipelines")) }
 			before := pipelines()
 			body := func(name, ce string) string {
 				return `{"name":"` + name + `","launch":{"pipeline":"https://github.com/nf-core/rnaseq","computeEnvId":"` + ce + `"}}`
 			}
-			f.refused(apierror.Forbidden, "POST", "/pipelines?workspaceId=2001", body("nowhere", "nosuchce"))
-			f.refused(apierror.Forbidden, "POST", "/pipelines", body("elsewhere", held)) // held in 2001, not in the personal context
+			f.Refused(apierror.Forbidden, "POST", "/pipelines?workspaceId=2001", body("nowhere", "nosuchce"))
+			f.Refused(apierror.Forbidden, "POST", "/pipelines", body("elsewhere", held)) // held in 2001, not in the personal context
 			if n := pipelines(); n != before {
 				t.Errorf("refused creates stored pipelines: %d listed, %d before", n, before)
 			}
-			made := f.ok("POST", "/pipelines?workspaceId=2001", body("here", held)).body
+			made := f.OK("POST", "/pipelines?workspaceId=2001", body("here", held)).Body
 			id := fmt.Sprint(get(made, "pipeline.pipelineId"))
 			if got := get(made, "pipeline.computeEnv.id"); got != held {
 				t.Errorf("the pipeline's compute environment is %v; want %s", got, held)
 			}
 			if !slices.ContainsFunc(f.doc.Operations, func(op *spec.Operation) bool { return op.Path == "/pipelines/{pipelineId}/launch" }) {
-				f.refused(apierror.Forbidden, "PUT", "/pipelines/"+id+"?workspaceId=2001", body("here", "nosuchce"))
+				f.Refused(apierror.Forbidden, "PUT", "/pipelines/"+id+"?workspaceId=2001", body("here", "nosuchce"))
 				return // the document has no view of a pipeline's launch settings
 			}
 			// The launch's compute environment is a copy of the record it
 			// names, and what nobody wrote in the launch reads null.
-			launch := get(f.ok("GET", "/pipelines/"+id+"/launch?workspaceId=2001", "").body, "launch")
+			launch := get(f.OK("GET", "/pipelines/"+id+"/launch?workspaceId=2001", "").Body, "launch")
 			if got := get(launch, "computeEnv.id"); got != held {
 				t.Errorf("the pipeline's launch runs on %v; want %s", got, held)
 			}
-			record := get(f.ok("GET", "/compute-envs/"+held+"?workspaceId=2001", "").body, "computeEnv")
+			record := get(f.OK("GET", "/compute-envs/"+held+"?workspaceId=2001", "").Body, "computeEnv")
 			for _, k := range []string{"name", "platform", "status"} {
 				if get(launch, "computeEnv."+k) != get(record, k) {
 					t.Errorf("the launch's computeEnv.%s = %v; the record's is %v", k, get(launch, "computeEnv."+k), get(record, k))
@@ -59,13 +59,13 @@ func TestWrittenReferencesNameHeldRecords(t *testing.T) {
 					t.Errorf("the launch's %s = %v, which nobody wrote", k, v)
 				}
 			}
-			f.refused(apierror.Forbidden, "PUT", "/pipelines/"+id+"?workspaceId=2001", body("here", "nosuchce"))
-			if got := get(f.ok("GET", "/pipelines/"+id+"/launch?workspaceId=2001", "").body, "launch.computeEnv.id"); got != held {
+			f.Refused(apierror.Forbidden, "PUT", "/pipelines/"+id+"?workspaceId=2001", body("here", "nosuchce"))
+			if got := get(f.OK("GET", "/pipelines/"+id+"/launch?workspaceId=2001", "").Body, "launch.computeEnv.id"); got != held {
 				t.Errorf("after a refused update the launch runs on %v; want %s", got, held)
 			}
 			// An empty id names nothing, like null: nothing to look up.
-			f.ok("POST", "/pipelines?workspaceId=2001", body("unset", ""))
-			f.refused(apierror.Forbidden, "POST", "/compute-envs?workspaceId=2001",
+			f.OK("POST", "/pipelines?workspaceId=2001", body("unset", ""))
+			f.Refused(apierror.Forbidden, "POST", "/compute-envs?workspaceId=2001",
 				`{"computeEnv":{"name":"ce-x","platform":"aws-batch","credentialsId":"nosuchcreds","config":{"region":"eu-west-1","workDir":"s3://b/w"}}}`)
 		})
 	}

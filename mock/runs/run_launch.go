@@ -1,4 +1,4 @@
-package resources
+package runs
 
 import (
 	"encoding/hex"
@@ -8,8 +8,10 @@ import (
 
 	"github.com/wmsmock/wmsmock/internal/workflow"
 	"github.com/wmsmock/wmsmock/mock/handler"
+	"github.com/wmsmock/wmsmock/mock/resources"
 	"github.com/wmsmock/wmsmock/mock/spec"
 	"github.com/wmsmock/wmsmock/mock/store"
+	"github.com/wmsmock/wmsmock/mock/synth"
 )
 
 // launchBody is what a launch reads from its request. Decoding into it is
@@ -48,7 +50,7 @@ var launchKept = map[string]bool{
 func readLaunch(raw []byte) (*launchBody, error) {
 	var b launchBody
 	typed := json.Unmarshal(raw, &b) == nil
-	body, err := decodeObject(raw)
+	body, err := resources.DecodeObject(raw)
 	if err != nil {
 		return nil, err
 	}
@@ -56,7 +58,7 @@ func readLaunch(raw []byte) (*launchBody, error) {
 	extra := map[string]any{}
 	for k, v := range l {
 		if !launchKept[k] && v != nil {
-			extra[k] = dropNulls(v, 0)
+			extra[k] = resources.DropNulls(v, 0)
 		}
 	}
 	if len(extra) > 0 {
@@ -104,17 +106,17 @@ func (w *runs) launch(req *handler.Request) (*handler.Response, error) {
 	l := &body.Launch
 	pipeline := strings.TrimSpace(l.Pipeline)
 	if pipeline == "" {
-		return nil, fail(errBadInput, "launch.pipeline is missing")
+		return nil, resources.Fail(resources.ErrBadInput, "launch.pipeline is missing")
 	}
-	ws, given, err := workspaceOf(req.Query)
+	ws, given, err := resources.WorkspaceOf(req.Query)
 	if err != nil {
 		return nil, err
 	}
-	refs, err := w.s.checkLaunch(req, l.ComputeEnvID, ws, given) // launchrefs.go
+	computeEnvID, err := w.k.CheckLaunch(req, l.ComputeEnvID, ws, given) // the kernel's launchrefs.go
 	if err != nil {
 		return nil, err
 	}
-	prof := w.s.d.Profile.Workflows
+	prof := w.k.Profile.Workflows
 	wf := &workflow.Run{
 		RunName:        strings.TrimSpace(l.RunName),
 		Pipeline:       pipeline,
@@ -122,7 +124,7 @@ func (w *runs) launch(req *handler.Request) (*handler.Response, error) {
 		Revision:       l.Revision,
 		CommitID:       l.CommitID,
 		WorkDir:        l.WorkDir,
-		ComputeEnvID:   refs.computeEnvID,
+		ComputeEnvID:   computeEnvID,
 		ConfigText:     l.ConfigText,
 		ParamsText:     l.ParamsText,
 		SessionID:      l.SessionID,
@@ -132,29 +134,29 @@ func (w *runs) launch(req *handler.Request) (*handler.Response, error) {
 		Submit:         req.Now.UTC(),
 		SubmittedFor:   prof.SubmittedFor,
 		RunningFor:     prof.RunningFor,
-		UserName:       w.s.userName(), // the seeded user's (user.yaml)
+		UserName:       w.k.UserName(), // the seeded user's (user.yaml)
 		Launch:         body.extra,
 	}
 	givenName := wf.RunName
 	givenSession := wf.SessionID
 	// The run name and outcome may depend on the id, so the record is
 	// finished once the id is chosen.
-	rec, err := insertRecord(w.s.d.Store, WorkflowsCollection,
-		func() (string, error) { return w.s.ids.next(14), nil },
+	rec, err := resources.InsertRecord(w.k.Store, resources.WorkflowsCollection,
+		func() (string, error) { return w.k.NewID(14), nil },
 		func(id string) (store.Record, error) {
 			wf.RunName, wf.SessionID = givenName, givenSession
 			if wf.RunName == "" {
-				wf.RunName = runName(w.s, id)
+				wf.RunName = runName(w.k.Gen, id)
 			}
 			if wf.SessionID == "" {
-				wf.SessionID = sessionID(w.s, id)
+				wf.SessionID = sessionID(w.k.Gen, id)
 			}
-			wf.EndStatus = w.s.d.Profile.Workflows.EndStatus(wf.RunName)
+			wf.EndStatus = w.k.Profile.Workflows.EndStatus(wf.RunName)
 			data := wf.AppendJSON(make([]byte, 0, 512))
 			// The run as built is what a read would decode: the store's
 			// index (fileRun) and the first describe take it from here.
 			built := *wf
-			w.decoded.Put(decodedKey{id, w.s.hash.bytes(data)}, &built)
+			w.decoded.Put(decodedKey{id, w.hash.bytes(data)}, &built)
 			return store.Record{Created: wf.Submit, Updated: wf.Submit, Data: data}, nil
 		})
 	if err != nil {
@@ -162,7 +164,7 @@ func (w *runs) launch(req *handler.Request) (*handler.Response, error) {
 	}
 	// The rest of the answer depends only on the request, like any
 	// synthesized answer, so repeated launches reuse one base.
-	return success(req.Op, w.s.bases.withField(successSchema(req.Op), "launched/"+req.Key, "workflowId", rec.ID)), nil
+	return resources.Success(req.Op, w.k.Bases.WithField(resources.SuccessSchema(req.Op), "launched/"+req.Key, "workflowId", rec.ID)), nil
 }
 
 // projectName is what the service shows for a pipeline: the repository
@@ -188,13 +190,13 @@ var (
 )
 
 // runName makes up a run name the way Nextflow does (adjective_scientist).
-func runName(s *Service, id string) string {
-	r := s.d.Gen.Rand("run name/" + id)
+func runName(gen *synth.Generator, id string) string {
+	r := gen.Rand("run name/" + id)
 	return nameAdjectives[r.IntN(len(nameAdjectives))] + "_" + nameScientists[r.IntN(len(nameScientists))]
 }
 
-func sessionID(s *Service, id string) string {
-	r := s.d.Gen.Rand("session/" + id)
+func sessionID(gen *synth.Generator, id string) string {
+	r := gen.Rand("session/" + id)
 	b := make([]byte, 16)
 	for i := range b {
 		b[i] = byte(r.UintN(256))
@@ -250,8 +252,7 @@ func (w *runs) computeEnv(wf *workflow.Run, now time.Time) (map[string]any, bool
 	if wf.ComputeEnvID == "" {
 		return nil, false
 	}
-	h, ok := w.s.heldBy("computeEnvId", wf.ComputeEnvID, nil, now)
-	return h.view, ok
+	return w.k.HeldBy("computeEnvId", wf.ComputeEnvID, nil, now)
 }
 
 // workDir is a run's work directory: the one its launch gave, else the one
@@ -274,7 +275,7 @@ func launchExtra(wf *workflow.Run) map[string]any {
 	if len(wf.Launch) == 0 {
 		return nil
 	}
-	m, err := decodeObject(wf.Launch)
+	m, err := resources.DecodeObject(wf.Launch)
 	if err != nil {
 		return nil
 	}
@@ -292,15 +293,15 @@ func (w *runs) launchView(param string) handler.Func {
 		if err != nil {
 			return nil, err
 		}
-		sch := successSchema(req.Op)
-		root := w.s.bases.bare(sch, "launch of a run")
+		sch := resources.SuccessSchema(req.Op)
+		root := w.k.Bases.Bare(sch, "launch of a run")
 		obj, osch := root, sch
 		if inner := sch.Prop("launch"); inner.IsObject() {
-			obj, osch = w.s.bases.bare(inner, "launch of a run"), inner
+			obj, osch = w.k.Bases.Bare(inner, "launch of a run"), inner
 			root["launch"] = obj
 		}
-		w.s.fit.merge(osch, obj, w.launchFields(x, osch, req.Now), 0)
-		return success(req.Op, root), nil
+		w.k.Fit.Merge(osch, obj, w.launchFields(x, osch, req.Now), 0)
+		return resources.Success(req.Op, root), nil
 	}
 }
 
@@ -320,7 +321,7 @@ func (w *runs) launchFields(x *run, sch *spec.Schema, now time.Time) map[string]
 	for k, v := range map[string]any{
 		"id": x.id, "pipeline": opt(wf.Pipeline), "revision": opt(wf.Revision), "commitId": opt(wf.CommitID),
 		"workDir": opt(w.workDir(wf, now)), "configText": opt(wf.ConfigText), "paramsText": opt(wf.ParamsText),
-		"sessionId": opt(wf.SessionID), "resume": wf.Resume, "dateCreated": stamp(wf.Submit),
+		"sessionId": opt(wf.SessionID), "resume": wf.Resume, "dateCreated": resources.Stamp(wf.Submit),
 	} {
 		f[k] = v
 	}
@@ -333,8 +334,8 @@ func (w *runs) launchFields(x *run, sch *spec.Schema, now time.Time) map[string]
 	}
 	f["computeEnv"] = nil
 	if wf.ComputeEnvID != "" {
-		if h, ok := w.s.heldBy("computeEnvId", wf.ComputeEnvID, sch.Prop("computeEnv"), now); ok {
-			f["computeEnv"] = h.view
+		if view, ok := w.k.HeldBy("computeEnvId", wf.ComputeEnvID, sch.Prop("computeEnv"), now); ok {
+			f["computeEnv"] = view
 		}
 	}
 	return f

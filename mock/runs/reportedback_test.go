@@ -1,4 +1,4 @@
-package resources
+package runs
 
 import (
 	"encoding/json"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/wmsmock/wmsmock/internal/testenv"
+	"github.com/wmsmock/wmsmock/mock/resources/resourcestest"
 	"github.com/wmsmock/wmsmock/mock/spec"
 )
 
@@ -32,10 +33,10 @@ func TestReportedRunReadsBackAsReported(t *testing.T) {
 	for name, load := range docs {
 		t.Run(name, func(t *testing.T) {
 			f := newFixture(t, load(t), true)
-			id := fmt.Sprint(f.ok("POST", "/trace/create", `{"runName":"back","sessionId":"s-1","workflowId":null,"instant":1}`).body["workflowId"])
+			id := fmt.Sprint(f.OK("POST", "/trace/create", `{"runName":"back","sessionId":"s-1","workflowId":null,"instant":1}`).Body["workflowId"])
 			params := map[string]any{"input": "samplesheet.csv", "max_cpus": json.Number("4"), "skip_qc": true, "genomes": []any{"GRCh38"}}
 			pb, _ := json.Marshal(params)
-			f.ok("PUT", "/trace/"+id+"/begin", `{"workflow":{"params":`+string(pb)+`,"runName":"back","sessionId":"s-1"},"processNames":["ALIGN"],"instant":2}`)
+			f.OK("PUT", "/trace/"+id+"/begin", `{"workflow":{"params":`+string(pb)+`,"runName":"back","sessionId":"s-1"},"processNames":["ALIGN"],"instant":2}`)
 			tasks := []string{
 				`{"taskId":1,"status":"COMPLETED","process":"ALIGN","exit":0,"executor":"local","cpus":2,"realtime":1000,"pcpu":150,"memory":100,"peakRss":50}`,
 				`{"taskId":2,"status":"FAILED","process":"ALIGN","exit":137,"errorAction":"RETRY","executor":"local"}`,
@@ -45,24 +46,24 @@ func TestReportedRunReadsBackAsReported(t *testing.T) {
 			}
 			progress := `{"succeeded":2,"failed":1,"cached":1,"running":1,"peakRunning":7,"peakCpus":14,"peakMemory":123,` +
 				`"processes":[{"index":0,"name":"ALIGN","peakRunning":3,"peakCpus":6,"peakMemory":45}]}`
-			f.ok("PUT", "/trace/"+id+"/progress", `{"tasks":[`+join(tasks)+`],"progress":`+progress+`,"instant":3}`)
-			f.ok("PUT", "/trace/"+id+"/complete", `{"workflow":{"success":false,"exitStatus":1,"params":`+string(pb)+
+			f.OK("PUT", "/trace/"+id+"/progress", `{"tasks":[`+join(tasks)+`],"progress":`+progress+`,"instant":3}`)
+			f.OK("PUT", "/trace/"+id+"/complete", `{"workflow":{"success":false,"exitStatus":1,"params":`+string(pb)+
 				`,"stats":{"succeedCount":99,"computeTimeFmt":"from nextflow"}},"metrics":[],"progress":`+progress+`,"instant":4}`)
 
 			for n, want := range map[int]any{1: json.Number("0"), 2: json.Number("137"), 3: json.Number("0"), 4: json.Number("0"), 5: nil} {
-				task := f.ok("GET", fmt.Sprintf("/workflow/%s/task/%d", id, n), "").body
+				task := f.OK("GET", fmt.Sprintf("/workflow/%s/task/%d", id, n), "").Body
 				if got := get(task, "task.exitStatus"); fmt.Sprint(got) != fmt.Sprint(want) {
 					t.Errorf("task %d: exitStatus = %v, Nextflow reported exit %v", n, got, want)
 				}
 			}
-			d := f.ok("GET", "/workflow/"+id, "").body
+			d := f.OK("GET", "/workflow/"+id, "").Body
 			if got := normalizeNumbers(get(d, "workflow.params")); !reflect.DeepEqual(got, normalizeNumbers(params)) {
 				t.Errorf("workflow.params = %v, begin sent %v", got, params)
 			}
 			if got := get(d, "workflow.stats.computeTimeFmt"); got == "from nextflow" {
 				t.Errorf("workflow.stats echoes Nextflow's own statistics: %v", get(d, "workflow.stats"))
 			}
-			p := f.ok("GET", "/workflow/"+id+"/progress", "").body
+			p := f.OK("GET", "/workflow/"+id+"/progress", "").Body
 			for path, want := range map[string]string{
 				"progress.workflowProgress.peakTasks": "7", "progress.workflowProgress.peakCpus": "14",
 				"progress.workflowProgress.peakMemory": "123", "progress.workflowProgress.executors": "[local awsbatch]",
@@ -112,13 +113,13 @@ func normalizeNumbers(v any) any {
 // tasks, in the shape Nextflow's completion reports them; before the end
 // it has none.
 func TestLaunchedRunMetrics(t *testing.T) {
-	f := newFixture(t, publishedDoc(t), true)
-	id := fmt.Sprint(f.ok("POST", "/workflow/launch", `{"launch":{"pipeline":"https://github.com/nf-core/rnaseq","computeEnvId":"5Fq2Xw8RtLmN3p"}}`).body["workflowId"])
-	if m := list(f.ok("GET", "/workflow/"+id+"/metrics", "").body, "metrics"); len(m) != 0 {
+	f := newFixture(t, resourcestest.PublishedDoc(t), true)
+	id := fmt.Sprint(f.OK("POST", "/workflow/launch", `{"launch":{"pipeline":"https://github.com/nf-core/rnaseq","computeEnvId":"5Fq2Xw8RtLmN3p"}}`).Body["workflowId"])
+	if m := list(f.OK("GET", "/workflow/"+id+"/metrics", "").Body, "metrics"); len(m) != 0 {
 		t.Errorf("a run just launched has metrics: %v", m)
 	}
 	f.clk.Advance(24 * time.Hour)
-	m := list(f.ok("GET", "/workflow/"+id+"/metrics", "").body, "metrics")
+	m := list(f.OK("GET", "/workflow/"+id+"/metrics", "").Body, "metrics")
 	if len(m) == 0 {
 		t.Fatal("an ended run has no metrics")
 	}

@@ -1,4 +1,4 @@
-package resources
+package runs
 
 import (
 	"encoding/json"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/wmsmock/wmsmock/internal/workflow"
 	"github.com/wmsmock/wmsmock/mock/handler"
+	"github.com/wmsmock/wmsmock/mock/resources"
 	"github.com/wmsmock/wmsmock/mock/spec"
 	"github.com/wmsmock/wmsmock/mock/store"
 )
@@ -28,24 +29,24 @@ type reportedRuns struct{ w *runs }
 // run record keeps).
 func (k reportedRuns) render(x *run, sch *spec.Schema, purpose string, now time.Time) (map[string]any, error) {
 	t, id, wf := k.w, x.id, x.wf
-	root := t.s.bases.bare(sch, "workflow/"+id+"/"+purpose)
+	root := t.k.Bases.Bare(sch, "workflow/"+id+"/"+purpose)
 	v := wf.At(now)
 	if wsch := sch.Prop("workflow"); wsch != nil {
-		obj := t.s.bases.bare(wsch, "workflow/"+id+"/"+purpose)
+		obj := t.k.Bases.Bare(wsch, "workflow/"+id+"/"+purpose)
 		if purpose != "entry" {
-			d, err := readDetails(t.s.d.Store, id)
+			d, err := readDetails(t.k.Store, id)
 			if err != nil {
 				return nil, err
 			}
-			t.s.fit.overlay(wsch, obj, d.Workflow)
+			t.k.Fit.Overlay(wsch, obj, d.Workflow)
 		}
-		t.s.fit.overlay(wsch, obj, wf.Trace.Fields)
-		t.s.fit.overlay(wsch, obj, k.runFields(id, wf, v))
+		t.k.Fit.Overlay(wsch, obj, wf.Trace.Fields)
+		t.k.Fit.Overlay(wsch, obj, k.runFields(id, wf, v))
 		if workflow.Final(v.Status) {
 			if _, reported := obj["stats"]; !reported {
-				if st, sts := t.s.bases.child(wsch, obj, "stats", "workflow/"+id); sts != nil {
-					t.s.fit.overlay(sts, st, loadStats(wf.Trace.Total))
-					t.s.fit.set(wsch, obj, "stats", st)
+				if st, sts := t.k.Bases.Child(wsch, obj, "stats", "workflow/"+id); sts != nil {
+					t.k.Fit.Overlay(sts, st, loadStats(wf.Trace.Total))
+					t.k.Fit.Set(wsch, obj, "stats", st)
 				}
 			}
 		}
@@ -54,7 +55,7 @@ func (k reportedRuns) render(x *run, sch *spec.Schema, purpose string, now time.
 	if ps := sch.Prop("progress"); ps != nil {
 		root["progress"] = k.progress(x, ps, v, purpose != "entry")
 	}
-	t.s.fit.overlay(sch, root, contextFields(wf.WorkspaceID))
+	t.k.Fit.Overlay(sch, root, contextFields(wf.WorkspaceID))
 	return root, nil
 }
 
@@ -63,8 +64,8 @@ func (k reportedRuns) render(x *run, sch *spec.Schema, purpose string, now time.
 func (k reportedRuns) runFields(id string, wf *workflow.Run, v workflow.View) map[string]any {
 	tr := wf.Trace
 	f := map[string]any{
-		"id": id, "ownerId": k.w.s.ownerID(), "status": v.Status, "runName": wf.RunName, "projectName": wf.ProjectName,
-		"submit": stamp(wf.Submit), "dateCreated": stamp(wf.Submit), "lastUpdated": stamp(v.LastUpdated),
+		"id": id, "ownerId": k.w.k.OwnerID(), "status": v.Status, "runName": wf.RunName, "projectName": wf.ProjectName,
+		"submit": resources.Stamp(wf.Submit), "dateCreated": resources.Stamp(wf.Submit), "lastUpdated": resources.Stamp(v.LastUpdated),
 		"start": nil, "complete": nil, "duration": nil, "deleted": false,
 	}
 	if wf.SessionID != "" {
@@ -77,11 +78,11 @@ func (k reportedRuns) runFields(id string, wf *workflow.Run, v workflow.View) ma
 		f["repository"] = wf.Pipeline
 	}
 	if v.Start != nil {
-		f["start"] = stamp(*v.Start)
+		f["start"] = resources.Stamp(*v.Start)
 	}
 	switch {
 	case v.Complete != nil:
-		f["complete"] = stamp(*v.Complete)
+		f["complete"] = resources.Stamp(*v.Complete)
 		if tr.Duration != nil && tr.Ended != "" {
 			f["duration"] = *tr.Duration
 		} else if v.Start != nil {
@@ -144,36 +145,36 @@ func (k reportedRuns) progress(x *run, sch *spec.Schema, v workflow.View, perPro
 	t, id, wf := k.w, x.id, x.wf
 	key := "reported progress/" + id
 	tr := wf.Trace
-	m := t.s.bases.bare(sch, key)
+	m := t.k.Bases.Bare(sch, key)
 	dates := func(f map[string]any) map[string]any {
-		f["dateCreated"], f["lastUpdated"] = stamp(wf.Submit), stamp(v.LastUpdated)
+		f["dateCreated"], f["lastUpdated"] = resources.Stamp(wf.Submit), resources.Stamp(v.LastUpdated)
 		return f
 	}
 	if wps := sch.Prop("workflowProgress"); wps != nil {
-		wp := t.s.bases.bare(wps, key)
+		wp := t.k.Bases.Bare(wps, key)
 		fields := dates(loadFieldsOf(tr.Total))
 		executors := make([]any, len(tr.Executors))
 		for i, e := range tr.Executors {
 			executors[i] = e
 		}
 		fields["executors"] = executors
-		t.s.fit.overlay(wps, wp, fields)
+		t.k.Fit.Overlay(wps, wp, fields)
 		m["workflowProgress"] = wp
 	}
 	if pp := sch.Prop("processesProgress"); pp.IsArray() {
 		list := []any{}
 		if item := pp.Items(); perProcess {
 			for i, p := range tr.Processes {
-				e := t.s.bases.bare(item, key+"/process/"+strconv.Itoa(i))
+				e := t.k.Bases.Bare(item, key+"/process/"+strconv.Itoa(i))
 				fields := dates(loadFieldsOf(p.Load))
 				fields["process"] = p.Process
-				t.s.fit.overlay(item, e, fields)
+				t.k.Fit.Overlay(item, e, fields)
 				list = append(list, e)
 			}
 		}
 		m["processesProgress"] = list
 	}
-	t.s.fit.set(sch, m, "totalProcesses", int64(len(tr.Processes)))
+	t.k.Fit.Set(sch, m, "totalProcesses", int64(len(tr.Processes)))
 	return m
 }
 
@@ -181,8 +182,8 @@ func (k reportedRuns) progress(x *run, sch *spec.Schema, v workflow.View, perPro
 // was reported, plus what the schema requires. Every task shares one
 // frame: what the frame holds (taskId, status) every task reports.
 func (k reportedRuns) renderTask(sch *spec.Schema, task map[string]any) map[string]any {
-	m := k.w.s.bases.bare(sch, "reported task")
-	k.w.s.fit.overlay(sch, m, task)
+	m := k.w.k.Bases.Bare(sch, "reported task")
+	k.w.k.Fit.Overlay(sch, m, task)
 	return m
 }
 
@@ -192,17 +193,17 @@ func (k reportedRuns) renderTask(sch *spec.Schema, task map[string]any) map[stri
 // the start is read as the (total-n)-th from the end.
 func (k reportedRuns) tasks(x *run, req *handler.Request) (*handler.Response, error) {
 	t, run := k.w, x.id
-	l, err := t.s.listing(req, "tasks")
+	l, err := t.k.Listing(req, "tasks")
 	if err != nil {
 		return nil, err
 	}
-	pg, sch, key, entry := l.Page, l.sch, l.key, l.item
+	pg, sch, key, entry := l.Page, l.Schema, l.Key, l.Item
 	limit := pg.Max
 	if pg.All {
-		limit = t.s.d.Profile.Paging.MaxLimit
+		limit = t.k.Profile.Paging.MaxLimit
 	}
 	q := store.Query{List: taskList(run), Contains: strings.ToLower(strings.TrimSpace(req.Query.Get("search")))}
-	_, total, err := t.s.d.Store.Page(TasksCollection, q)
+	_, total, err := t.k.Store.Page(resources.TasksCollection, q)
 	if err != nil {
 		return nil, err
 	}
@@ -214,7 +215,7 @@ func (k reportedRuns) tasks(x *run, req *handler.Request) (*handler.Response, er
 	}
 	var recs []store.Record
 	if q.Limit > 0 {
-		if recs, _, err = t.s.d.Store.Page(TasksCollection, q); err != nil {
+		if recs, _, err = t.k.Store.Page(resources.TasksCollection, q); err != nil {
 			return nil, err
 		}
 	}
@@ -226,23 +227,23 @@ func (k reportedRuns) tasks(x *run, req *handler.Request) (*handler.Response, er
 		}
 		// Clients poll a run's tasks; a task is rendered again only when
 		// its record has changed.
-		key := taskRenderKey{entry, r.ID, r.Seq, t.s.hash.bytes(r.Data)}
+		key := taskRenderKey{entry, r.ID, r.Seq, t.hash.bytes(r.Data)}
 		items[at], err = renderOnce(t.taskRenders, key, func() (any, error) {
 			task, err := decodeTask(r)
 			if err != nil {
 				return nil, err
 			}
-			m := wrapTask(t.s.bases, entry, func(s *spec.Schema) map[string]any { return k.renderTask(s, task) })
-			t.s.fit.complete(entry, m)
+			m := wrapTask(t.k.Bases, entry, func(s *spec.Schema) map[string]any { return k.renderTask(s, task) })
+			t.k.Fit.Complete(entry, m)
 			return m, nil
 		})
 		if err != nil {
 			return nil, err
 		}
 	}
-	root := t.s.bases.bare(sch, "tasks/"+run)
-	t.s.fit.set(sch, root, "total", int64(total))
-	t.s.fit.set(sch, root, "totalSize", int64(total))
+	root := t.k.Bases.Bare(sch, "tasks/"+run)
+	t.k.Fit.Set(sch, root, "total", int64(total))
+	t.k.Fit.Set(sch, root, "totalSize", int64(total))
 	body, err := withArray(root, key, items)
 	if err != nil {
 		return nil, err
@@ -252,9 +253,9 @@ func (k reportedRuns) tasks(x *run, req *handler.Request) (*handler.Response, er
 
 // task answers one reported task, as it was reported.
 func (k reportedRuns) task(x *run, sch *spec.Schema, n int64, _ time.Time) (map[string]any, error) {
-	rec, err := k.w.s.d.Store.Get(TasksCollection, taskKey(x.id, n))
+	rec, err := k.w.k.Store.Get(resources.TasksCollection, taskKey(x.id, n))
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, fail(errMissing, "run %s has no task %d", x.id, n)
+		return nil, resources.Fail(resources.ErrMissing, "run %s has no task %d", x.id, n)
 	}
 	if err != nil {
 		return nil, err
@@ -263,13 +264,13 @@ func (k reportedRuns) task(x *run, sch *spec.Schema, n int64, _ time.Time) (map[
 	if err != nil {
 		return nil, err
 	}
-	return wrapTask(k.w.s.bases, sch, func(s *spec.Schema) map[string]any { return k.renderTask(s, task) }), nil
+	return wrapTask(k.w.k.Bases, sch, func(s *spec.Schema) map[string]any { return k.renderTask(s, task) }), nil
 }
 
 // metrics are those the run's completion reported, one per process; a
 // run that has not completed has none.
 func (k reportedRuns) metrics(x *run, item *spec.Schema) ([]any, error) {
-	d, err := readDetails(k.w.s.d.Store, x.id)
+	d, err := readDetails(k.w.k.Store, x.id)
 	if err != nil {
 		return nil, err
 	}
@@ -279,8 +280,8 @@ func (k reportedRuns) metrics(x *run, item *spec.Schema) ([]any, error) {
 		if !ok {
 			continue
 		}
-		e := k.w.s.bases.bare(item, fmt.Sprintf("metrics/%s/%d", x.id, i))
-		k.w.s.fit.overlay(item, e, fields)
+		e := k.w.k.Bases.Bare(item, fmt.Sprintf("metrics/%s/%d", x.id, i))
+		k.w.k.Fit.Overlay(item, e, fields)
 		out = append(out, e)
 	}
 	return out, nil
@@ -292,23 +293,23 @@ func (k reportedRuns) metrics(x *run, item *spec.Schema) ([]any, error) {
 func (k reportedRuns) log(*run, time.Time) []string { return []string{} }
 
 func (k reportedRuns) frame(_ *run, sch *spec.Schema, key string) map[string]any {
-	return k.w.s.bases.bare(sch, key)
+	return k.w.k.Bases.Bare(sch, key)
 }
 
 // forget removes what a deleted run's reports left: its detail
 // record and its tasks. It costs the run's own tasks, a page at a time.
 func (k reportedRuns) forget(x *run) error {
 	t, run := k.w, x.id
-	if err := t.s.d.Store.Delete(TraceDetailsCollection, run); err != nil && !errors.Is(err, store.ErrNotFound) {
+	if err := t.k.Store.Delete(resources.TraceDetailsCollection, run); err != nil && !errors.Is(err, store.ErrNotFound) {
 		return err
 	}
 	for {
-		recs, _, err := t.s.d.Store.Page(TasksCollection, store.Query{List: taskList(run), Limit: 500})
+		recs, _, err := t.k.Store.Page(resources.TasksCollection, store.Query{List: taskList(run), Limit: 500})
 		if err != nil || len(recs) == 0 {
 			return err
 		}
 		for _, r := range recs {
-			if err := t.s.d.Store.Delete(TasksCollection, r.ID); err != nil && !errors.Is(err, store.ErrNotFound) {
+			if err := t.k.Store.Delete(resources.TasksCollection, r.ID); err != nil && !errors.Is(err, store.ErrNotFound) {
 				return err
 			}
 		}
@@ -317,7 +318,7 @@ func (k reportedRuns) forget(x *run) error {
 
 // readDetails reads a run's detail record; a run without one has none.
 func readDetails(st store.Store, id string) (*traceDetails, error) {
-	r, err := st.Get(TraceDetailsCollection, id)
+	r, err := st.Get(resources.TraceDetailsCollection, id)
 	if errors.Is(err, store.ErrNotFound) {
 		return &traceDetails{}, nil
 	}

@@ -1,4 +1,4 @@
-package resources
+package runs
 
 import (
 	"bytes"
@@ -11,14 +11,9 @@ import (
 
 	"github.com/wmsmock/wmsmock/internal/jsonvalue"
 	"github.com/wmsmock/wmsmock/internal/workflow"
+	"github.com/wmsmock/wmsmock/mock/resources"
 	"github.com/wmsmock/wmsmock/mock/store"
 )
-
-// TasksCollection holds the tasks clients report, one record each, with
-// the id "<workflowId>/<taskId>". The store files them in one ordered list
-// per run (see fileTask), in the order of their taskIds, so a page of a
-// run's tasks costs the page, whatever the run's size.
-const TasksCollection = "tasks"
 
 // taskKey is a reported task's record id.
 func taskKey(run string, task int64) string { return run + "/" + strconv.FormatInt(task, 10) }
@@ -96,7 +91,7 @@ func recordFacts(data []byte) (*[len(factKeys)]any, error) {
 // factsFrom builds a task's facts from its members (get returns nil for
 // one it does not have).
 func factsFrom(get func(string) any) *workflow.TaskFacts {
-	n := func(k string) int64 { v, _ := intOf(get(k)); return v }
+	n := func(k string) int64 { v, _ := jsonvalue.Int(get(k)); return v }
 	pcpu, _ := floatOf(get("pcpu"))
 	return &workflow.TaskFacts{
 		Process: textOf(get("process")), Executor: textOf(get("executor")), Status: strings.ToUpper(textOf(get("status"))), ErrorAction: strings.ToUpper(textOf(get("errorAction"))),
@@ -112,7 +107,7 @@ func factsFrom(get func(string) any) *workflow.TaskFacts {
 // name are copied as they were stored, never decoded.
 func (t *reports) storeTask(run string, task int64, fields map[string]any, now time.Time) (workflow.Change, error) {
 	var c workflow.Change
-	err := upsert(t.s.d.Store, TasksCollection, taskKey(run, task), func(r *store.Record) error {
+	err := store.Upsert(t.k.Store, resources.TasksCollection, taskKey(run, task), func(r *store.Record) error {
 		old, err := recordFacts(r.Data)
 		if err != nil {
 			return fmt.Errorf("resources: task %s: %w", r.ID, err)

@@ -1,4 +1,4 @@
-package resources
+package runs
 
 import (
 	"fmt"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/wmsmock/wmsmock/internal/workflow"
 	"github.com/wmsmock/wmsmock/mock/handler"
+	"github.com/wmsmock/wmsmock/mock/resources"
 	"github.com/wmsmock/wmsmock/mock/spec"
 )
 
@@ -30,16 +31,16 @@ type plannedRuns struct{ w *runs }
 // element of the list answer.
 func (p plannedRuns) render(x *run, sch *spec.Schema, purpose string, now time.Time) (map[string]any, error) {
 	w, r, wf := p.w, x.rec, x.wf
-	fr := w.s.bases.frames(wf.Seeded)
+	fr := w.k.Bases.Frames(wf.Seeded)
 	key := "workflow/" + r.ID + "/" + purpose
-	root := fr.object(sch, key)
-	w.s.refs.FixRecord(root, &wf.WorkspaceID, nil) // mock/refs
+	root := fr.Object(sch, key)
+	w.k.Refs.FixRecord(root, &wf.WorkspaceID, nil) // mock/refs
 	v := wf.At(now)
 	// The run itself is built under its id alone, so the list and
 	// describe show the same run.
 	if wsch := sch.Prop("workflow"); wsch != nil {
-		obj := fr.object(wsch, "workflow/"+r.ID)
-		w.s.fit.overlay(wsch, obj, p.workflowFields(x, v, now))
+		obj := fr.Object(wsch, "workflow/"+r.ID)
+		w.k.Fit.Overlay(wsch, obj, p.workflowFields(x, v, now))
 		p.details(fr, wsch, obj, r.ID, wf, v)
 		root["workflow"] = obj
 	}
@@ -47,14 +48,14 @@ func (p plannedRuns) render(x *run, sch *spec.Schema, purpose string, now time.T
 		root["progress"] = p.progress(x, ps, v, purpose != "entry")
 	}
 	p.headJob(fr, sch, root, r.ID, v)
-	w.s.fit.overlay(sch, root, contextFields(wf.WorkspaceID))
-	w.s.fit.overlay(sch, root, w.launched(wf, now))
+	w.k.Fit.Overlay(sch, root, contextFields(wf.WorkspaceID))
+	w.k.Fit.Overlay(sch, root, w.launched(wf, now))
 	return root, nil
 }
 
 // headJob makes the answer's head job (jobInfo, next to the run or in
 // it) say what the run's status says; its ids stay as synthesized.
-func (p plannedRuns) headJob(fr framer, sch *spec.Schema, root map[string]any, id string, v workflow.View) {
+func (p plannedRuns) headJob(fr resources.Framer, sch *spec.Schema, root map[string]any, id string, v workflow.View) {
 	j := v.HeadJob()
 	var code, msg any
 	if j.ExitCode != nil {
@@ -71,9 +72,9 @@ func (p plannedRuns) headJob(fr framer, sch *spec.Schema, root map[string]any, i
 		if at.obj == nil || at.sch == nil {
 			continue
 		}
-		if job, js := fr.child(at.sch, at.obj, "jobInfo", "workflow/"+id); js != nil && job != nil {
-			p.w.s.fit.overlay(js, job, fields)
-			p.w.s.fit.set(at.sch, at.obj, "jobInfo", job)
+		if job, js := fr.Child(at.sch, at.obj, "jobInfo", "workflow/"+id); js != nil && job != nil {
+			p.w.k.Fit.Overlay(js, job, fields)
+			p.w.k.Fit.Set(at.sch, at.obj, "jobInfo", job)
 		}
 	}
 }
@@ -95,7 +96,7 @@ func (p plannedRuns) workflowFields(x *run, v workflow.View, now time.Time) map[
 		if t == nil {
 			return nil
 		}
-		return stamp(*t)
+		return resources.Stamp(*t)
 	}
 	cmd := "nextflow run " + wf.Pipeline + " -name " + wf.RunName
 	if wf.Revision != "" {
@@ -105,9 +106,9 @@ func (p plannedRuns) workflowFields(x *run, v workflow.View, now time.Time) map[
 		cmd += " -resume"
 	}
 	f := map[string]any{
-		"id": id, "ownerId": p.w.s.ownerID(), "status": v.Status, "runName": wf.RunName,
+		"id": id, "ownerId": p.w.k.OwnerID(), "status": v.Status, "runName": wf.RunName,
 		"projectName": wf.ProjectName, "commandLine": cmd, "scriptName": "main.nf",
-		"submit": stamp(wf.Submit), "dateCreated": stamp(wf.Submit), "lastUpdated": stamp(v.LastUpdated),
+		"submit": resources.Stamp(wf.Submit), "dateCreated": resources.Stamp(wf.Submit), "lastUpdated": resources.Stamp(v.LastUpdated),
 		"start": at(v.Start), "complete": at(v.Complete),
 		"revision": opt(wf.Revision), "commitId": opt(wf.CommitID), "resume": wf.Resume,
 		"deleted": false, "userName": wf.UserName, "launchId": id, // a run's launch goes by its id (held.go)
@@ -160,15 +161,15 @@ func (p plannedRuns) workflowFields(x *run, v workflow.View, now time.Time) map[
 // statistics of a finished run come from its task counts, and the manifest
 // and Nextflow version from what was launched, where synthesis alone would
 // give a succeeded run failed tasks, or another pipeline's home page.
-func (p plannedRuns) details(fr framer, sch *spec.Schema, obj map[string]any, id string, wf *workflow.Run, v workflow.View) {
+func (p plannedRuns) details(fr resources.Framer, sch *spec.Schema, obj map[string]any, id string, wf *workflow.Run, v workflow.View) {
 	key := "workflow/" + id
 	if workflow.Final(v.Status) {
-		if st, sts := fr.child(sch, obj, "stats", key); sts != nil {
-			p.w.s.fit.overlay(sts, st, statsFields(workflow.CountsAt(v, workflow.PlanFor(id).Total)))
-			p.w.s.fit.set(sch, obj, "stats", st)
+		if st, sts := fr.Child(sch, obj, "stats", key); sts != nil {
+			p.w.k.Fit.Overlay(sts, st, statsFields(workflow.CountsAt(v, workflow.PlanFor(id).Total)))
+			p.w.k.Fit.Set(sch, obj, "stats", st)
 		}
 	}
-	if m, ms := fr.child(sch, obj, "manifest", key); ms != nil {
+	if m, ms := fr.Child(sch, obj, "manifest", key); ms != nil {
 		fields := map[string]any{"name": wf.ProjectName, "mainScript": "main.nf", "nextflowVersion": "!>=" + workflow.NextflowVersion[:5]}
 		if strings.Contains(wf.Pipeline, "://") {
 			fields["homePage"] = wf.Pipeline
@@ -176,14 +177,14 @@ func (p plannedRuns) details(fr framer, sch *spec.Schema, obj map[string]any, id
 		if wf.Revision != "" {
 			fields["defaultBranch"] = wf.Revision
 		}
-		p.w.s.fit.overlay(ms, m, fields)
-		p.w.s.fit.set(sch, obj, "manifest", m)
+		p.w.k.Fit.Overlay(ms, m, fields)
+		p.w.k.Fit.Set(sch, obj, "manifest", m)
 	}
-	if n, ns := fr.child(sch, obj, "nextflow", key); ns != nil {
-		p.w.s.fit.overlay(ns, n, map[string]any{"version": workflow.NextflowVersion, "build": strconv.Itoa(workflow.NextflowBuild)})
-		p.w.s.fit.set(sch, obj, "nextflow", n)
+	if n, ns := fr.Child(sch, obj, "nextflow", key); ns != nil {
+		p.w.k.Fit.Overlay(ns, n, map[string]any{"version": workflow.NextflowVersion, "build": strconv.Itoa(workflow.NextflowBuild)})
+		p.w.k.Fit.Set(sch, obj, "nextflow", n)
 	}
-	p.w.s.fit.set(sch, obj, "nextflowVersion", workflow.NextflowVersion)
+	p.w.k.Fit.Set(sch, obj, "nextflowVersion", workflow.NextflowVersion)
 }
 
 // statsFields gives a finished run's task statistics from its task counts.
@@ -214,15 +215,15 @@ func statsFields(c workflow.Counts) map[string]any {
 // that shows a run's progress shows the same numbers.
 func (p plannedRuns) progress(x *run, sch *spec.Schema, v workflow.View, perProcess bool) map[string]any {
 	w, id := p.w, x.id
-	fr := w.s.bases.frames(x.wf.Seeded)
+	fr := w.k.Bases.Frames(x.wf.Seeded)
 	key := "progress/" + id
-	m := fr.object(sch, key)
+	m := fr.Object(sch, key)
 	plan := workflow.PlanFor(id)
 	c := workflow.CountsAt(v, plan.Total)
-	if wp, wps := fr.child(sch, m, "workflowProgress", key); wps != nil {
+	if wp, wps := fr.Child(sch, m, "workflowProgress", key); wps != nil {
 		fields := loadFields(c)
-		fields["dateCreated"], fields["lastUpdated"] = stamp(v.Submit), stamp(v.LastUpdated)
-		w.s.fit.overlay(wps, wp, fields)
+		fields["dateCreated"], fields["lastUpdated"] = resources.Stamp(v.Submit), resources.Stamp(v.LastUpdated)
+		w.k.Fit.Overlay(wps, wp, fields)
 		m["workflowProgress"] = wp
 	}
 	if pp := sch.Prop("processesProgress"); pp.IsArray() && !perProcess {
@@ -254,16 +255,16 @@ func (p plannedRuns) progress(x *run, sch *spec.Schema, v workflow.View, perProc
 			if len(statuses) == 0 {
 				continue
 			}
-			e := fr.object(item, key+"/process/"+strconv.Itoa(i))
+			e := fr.Object(item, key+"/process/"+strconv.Itoa(i))
 			fields := loadFields(pc)
 			fields["process"] = proc
-			fields["dateCreated"], fields["lastUpdated"] = stamp(v.Submit), stamp(v.LastUpdated)
-			w.s.fit.overlay(item, e, fields)
+			fields["dateCreated"], fields["lastUpdated"] = resources.Stamp(v.Submit), resources.Stamp(v.LastUpdated)
+			w.k.Fit.Overlay(item, e, fields)
 			list = append(list, e)
 		}
 		m["processesProgress"] = list
 	}
-	w.s.fit.set(sch, m, "totalProcesses", int64(len(plan.Processes())))
+	w.k.Fit.Set(sch, m, "totalProcesses", int64(len(plan.Processes())))
 	return m
 }
 
@@ -286,29 +287,29 @@ func loadFields(c workflow.Counts) map[string]any {
 // tasks answers a page of the tasks the run has got to.
 func (p plannedRuns) tasks(x *run, req *handler.Request) (*handler.Response, error) {
 	w, r, wf := p.w, x.rec, x.wf
-	l, err := w.s.listing(req, "tasks")
+	l, err := w.k.Listing(req, "tasks")
 	if err != nil {
 		return nil, err
 	}
-	pg, sch, key, item := l.Page, l.sch, l.key, l.item
+	pg, sch, key, item := l.Page, l.Schema, l.Key, l.Item
 	all := p.plannedTasks(r.ID, wf, req.Now)
 	if search := req.Query.Get("search"); search != "" {
-		all = slices.DeleteFunc(all, func(t plannedTask) bool { return !lowerContains(t.name, search) })
+		all = slices.DeleteFunc(all, func(t plannedTask) bool { return !resources.LowerContains(t.name, search) })
 	}
-	page, _ := Slice(all, pg)
+	page, _ := resources.Slice(all, pg)
 	// Tasks come wrapped ({"task": {...}}) in the service's answer; a
 	// document that lists them bare is served bare.
 	items := make([]any, 0, len(page))
 	for _, t := range page {
-		items = append(items, wrapTask(w.s.bases, item, func(s *spec.Schema) map[string]any {
+		items = append(items, wrapTask(w.k.Bases, item, func(s *spec.Schema) map[string]any {
 			return p.renderPlanned(s, r.ID, wf, req.Now, t)
 		}))
 	}
-	root := w.s.bases.frames(wf.Seeded).object(sch, "tasks/"+r.ID)
+	root := w.k.Bases.Frames(wf.Seeded).Object(sch, "tasks/"+r.ID)
 	root[key] = items
-	w.s.fit.set(sch, root, "total", int64(len(all)))
-	w.s.fit.set(sch, root, "totalSize", int64(len(all)))
-	return success(req.Op, root), nil
+	w.k.Fit.Set(sch, root, "total", int64(len(all)))
+	w.k.Fit.Set(sch, root, "totalSize", int64(len(all)))
+	return resources.Success(req.Op, root), nil
 }
 
 // plannedTask is one task of a launched run's plan, in the state the run
@@ -338,8 +339,8 @@ func (p plannedRuns) plannedTasks(id string, wf *workflow.Run, now time.Time) []
 
 // renderPlanned lays one planned task over a task schema.
 func (p plannedRuns) renderPlanned(sch *spec.Schema, id string, wf *workflow.Run, now time.Time, t plannedTask) map[string]any {
-	m := p.w.s.bases.frames(wf.Seeded).object(sch, fmt.Sprintf("task/%s/%d", id, t.n))
-	p.w.s.fit.overlay(sch, m, p.taskFields(wf, wf.At(now), workflow.PlanFor(id).Total, t.n, t.process, t.name, t.status))
+	m := p.w.k.Bases.Frames(wf.Seeded).Object(sch, fmt.Sprintf("task/%s/%d", id, t.n))
+	p.w.k.Fit.Overlay(sch, m, p.taskFields(wf, wf.At(now), workflow.PlanFor(id).Total, t.n, t.process, t.name, t.status))
 	return m
 }
 
@@ -365,10 +366,10 @@ func (p plannedRuns) taskFields(wf *workflow.Run, v workflow.View, total, n int,
 	if v.Start != nil {
 		slot := wf.RunningFor / time.Duration(total+1)
 		submit := v.Start.Add(slot * time.Duration(n-1))
-		f["submit"] = stamp(submit)
-		f["dateCreated"] = stamp(submit)
+		f["submit"] = resources.Stamp(submit)
+		f["dateCreated"] = resources.Stamp(submit)
 		if status != "NEW" {
-			f["start"] = stamp(submit.Add(time.Second))
+			f["start"] = resources.Stamp(submit.Add(time.Second))
 		} else {
 			f["start"] = nil
 		}
@@ -378,8 +379,8 @@ func (p plannedRuns) taskFields(wf *workflow.Run, v workflow.View, total, n int,
 			if status == "ABORTED" && v.Complete != nil {
 				end = *v.Complete
 			}
-			f["complete"] = stamp(end)
-			f["lastUpdated"] = stamp(end)
+			f["complete"] = resources.Stamp(end)
+			f["lastUpdated"] = resources.Stamp(end)
 			f["duration"] = end.Sub(submit).Milliseconds()
 			f["realtime"] = end.Sub(submit.Add(time.Second)).Milliseconds()
 		}
@@ -391,9 +392,9 @@ func (p plannedRuns) taskFields(wf *workflow.Run, v workflow.View, total, n int,
 func (p plannedRuns) task(x *run, sch *spec.Schema, n int64, now time.Time) (map[string]any, error) {
 	tasks := p.plannedTasks(x.id, x.wf, now)
 	if n > int64(len(tasks)) {
-		return nil, fail(errMissing, "run %s has no task %d", x.id, n)
+		return nil, resources.Fail(resources.ErrMissing, "run %s has no task %d", x.id, n)
 	}
-	return wrapTask(p.w.s.bases, sch, func(s *spec.Schema) map[string]any {
+	return wrapTask(p.w.k.Bases, sch, func(s *spec.Schema) map[string]any {
 		return p.renderPlanned(s, x.id, x.wf, now, tasks[n-1])
 	}), nil
 }
@@ -405,7 +406,7 @@ func (p plannedRuns) task(x *run, sch *spec.Schema, n int64, now time.Time) (map
 // the same resources (see loadFields), so each figure is the same at every
 // quantile, and its labels name the process's first and last task.
 func (p plannedRuns) metrics(x *run, item *spec.Schema) ([]any, error) {
-	v := x.wf.At(p.w.s.d.Clock.Now())
+	v := x.wf.At(p.w.k.Clock.Now())
 	out := []any{}
 	if !workflow.Final(v.Status) {
 		return out, nil
@@ -415,7 +416,7 @@ func (p plannedRuns) metrics(x *run, item *spec.Schema) ([]any, error) {
 		"cpu": 90, "mem": gib / 2, "vmem": gib, "time": 90_000, "reads": 150 << 20, "writes": 60 << 20,
 		"cpuUsage": 45, "memUsage": 12.5,
 	}
-	tasks := p.plannedTasks(x.id, x.wf, p.w.s.d.Clock.Now())
+	tasks := p.plannedTasks(x.id, x.wf, p.w.k.Clock.Now())
 	for _, proc := range workflow.PlanFor(x.id).Processes() {
 		var names []string
 		for _, t := range tasks {
@@ -432,8 +433,8 @@ func (p plannedRuns) metrics(x *run, item *spec.Schema) ([]any, error) {
 			e[fig] = map[string]any{"mean": val, "min": val, "q1": val, "q2": val, "q3": val, "max": val,
 				"minLabel": first, "q1Label": first, "q2Label": first, "q3Label": last, "maxLabel": last}
 		}
-		m := p.w.s.bases.bare(item, "metrics")
-		p.w.s.fit.overlay(item, m, e)
+		m := p.w.k.Bases.Bare(item, "metrics")
+		p.w.k.Fit.Overlay(item, m, e)
 		out = append(out, m)
 	}
 	return out, nil
@@ -448,5 +449,5 @@ func (p plannedRuns) forget(*run) error { return nil }
 func (p plannedRuns) log(x *run, now time.Time) []string { return x.wf.LogAt(x.id, now) }
 
 func (p plannedRuns) frame(x *run, sch *spec.Schema, key string) map[string]any {
-	return p.w.s.bases.frames(x.wf.Seeded).object(sch, key)
+	return p.w.k.Bases.Frames(x.wf.Seeded).Object(sch, key)
 }

@@ -1,4 +1,4 @@
-package resources
+package runs
 
 import (
 	"encoding/binary"
@@ -68,9 +68,8 @@ func (w *runs) render(x *run, sch *spec.Schema, purpose string, now time.Time) (
 	if x.wf.SchedRunID != nil {
 		sched = *x.wf.SchedRunID
 	}
-	w.s.fit.set(sch, m, "schedRunId", sched)
-	w.s.copyIn(sch, m, now, 0, 0)
-	w.s.fit.complete(sch, m)
+	w.k.Fit.Set(sch, m, "schedRunId", sched)
+	w.k.Finish(sch, m, now)
 	return m, nil
 }
 
@@ -79,7 +78,7 @@ func (w *runs) renderKeyOf(x *run, sch *spec.Schema, purpose string, now time.Ti
 	return renderKey{schema: sch, purpose: purpose, id: x.id, seq: x.rec.Seq, hash: x.hash,
 		status: v.Status, start: unixOrZero(v.Start), complete: unixOrZero(v.Complete),
 		lastUpdated: v.LastUpdated.Unix(), counts: workflow.CountsAt(v, workflow.PlanFor(x.id).Total),
-		refs: w.s.refs.Generation()} // the call's handler has synced the index
+		refs: w.k.Refs.Generation()} // the call's handler has synced the index
 }
 
 // pageKey finds a cached list answer; listPage holds it with the render

@@ -1,6 +1,10 @@
-package resources
+package runs
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/wmsmock/wmsmock/mock/resources"
+)
 
 // The runs the fake starts, launched or seeded, carry the seeded user's
 // name as it is written in the seed (user.yaml), not a name of the
@@ -9,23 +13,23 @@ func TestRunsCarryTheSeededUser(t *testing.T) {
 	doc := embeddedDoc(t)
 	const launch = `{"launch":{"pipeline":"https://github.com/nextflow-io/hello"}}`
 	f := newFixture(t, doc, false)
-	err := f.svc.Seed(&Seed{
+	err := f.svc.Seed(&resources.Seed{
 		User:      map[string]any{"id": 7, "userName": "grace"},
-		Workflows: []WorkflowSeed{{ID: "4SeededRun0001", RunName: "seeded", Pipeline: "https://github.com/nextflow-io/hello"}},
+		Workflows: []resources.WorkflowSeed{{ID: "4SeededRun0001", RunName: "seeded", Pipeline: "https://github.com/nextflow-io/hello"}},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	launched, _ := f.ok("POST", "/workflow/launch", launch).body["workflowId"].(string)
+	launched, _ := f.OK("POST", "/workflow/launch", launch).Body["workflowId"].(string)
 	for _, id := range []string{"4SeededRun0001", launched} {
-		if got := get(f.ok("GET", "/workflow/"+id, "").body, "workflow.userName"); got != "grace" {
+		if got := get(f.OK("GET", "/workflow/"+id, "").Body, "workflow.userName"); got != "grace" {
 			t.Errorf("run %s: userName %v, want the seeded user's, grace", id, got)
 		}
 	}
 
 	bare := newFixture(t, doc, false)
-	id, _ := bare.ok("POST", "/workflow/launch", launch).body["workflowId"].(string)
-	if got := get(bare.ok("GET", "/workflow/"+id, "").body, "workflow.userName"); got != "wmsmock" {
+	id, _ := bare.OK("POST", "/workflow/launch", launch).Body["workflowId"].(string)
+	if got := get(bare.OK("GET", "/workflow/"+id, "").Body, "workflow.userName"); got != "wmsmock" {
 		t.Errorf("without a seeded user: userName %v, want wmsmock", got)
 	}
 }

@@ -1,4 +1,4 @@
-package resources
+package runs
 
 import (
 	"fmt"
@@ -14,6 +14,8 @@ import (
 	"github.com/wmsmock/wmsmock/internal/nftrace"
 	"github.com/wmsmock/wmsmock/internal/testenv"
 	"github.com/wmsmock/wmsmock/mock/apierror"
+	"github.com/wmsmock/wmsmock/mock/resources"
+	"github.com/wmsmock/wmsmock/mock/resources/resourcestest"
 	"github.com/wmsmock/wmsmock/mock/spec"
 	"github.com/wmsmock/wmsmock/mock/store"
 	"github.com/wmsmock/wmsmock/mock/store/redisstore"
@@ -26,7 +28,7 @@ import (
 // is that the handlers take what the service takes.
 
 func withStore(st store.Store) fixtureOption {
-	return func(f *fixture, d *Deps) { f.store, d.Store = st, st }
+	return func(f *fixture, d *resources.Deps) { f.store, d.Store = st, st }
 }
 
 // redisStore is a store on an in-process Redis.
@@ -41,11 +43,11 @@ func redisStore(t *testing.T) store.Store {
 // send hands a call of the client to the handlers, as the server would
 // once it has authenticated and routed it.
 func (f *fixture) send(c nftrace.Call) (int, []byte, error) {
-	r := f.call(c.Method, c.Path, string(c.Body))
-	if r.err != nil {
-		return 0, nil, r.err
+	r := f.Call(c.Method, c.Path, string(c.Body))
+	if r.Err != nil {
+		return 0, nil, r.Err
 	}
-	return r.status, r.raw, nil
+	return r.Status, r.Raw, nil
 }
 
 // advance is the fixture's clock, for the replay.
@@ -105,13 +107,13 @@ func TestNextflowRuns(t *testing.T) {
 	}
 	for _, d := range docs {
 		t.Run(d.name, func(t *testing.T) {
-			if d.name == "published" && raceEnabled {
+			if d.name == "published" && resourcestest.RaceEnabled {
 				t.Skip("the published schema's answers are checked without -race only (its validator takes a minute to build under the race detector); the embedded half runs the same handlers there")
 			}
 			doc := d.doc(t)
 			for _, s := range stores {
 				t.Run(s.name, func(t *testing.T) {
-					if s.name == "redis" && raceEnabled {
+					if s.name == "redis" && resourcestest.RaceEnabled {
 						t.Skip("under -race the handlers run on memory only; the Redis store has race tests of its own")
 					}
 					f := newFixture(t, doc, true, withStore(s.new(t)))
@@ -120,8 +122,8 @@ func TestNextflowRuns(t *testing.T) {
 						replayRun(t, f, helloRun("angry_hopper", func(r *nftrace.Run) { r.Fail = true }))
 					})
 					t.Run("launched", func(t *testing.T) {
-						l := f.ok("POST", "/workflow/launch", `{"launch":{"pipeline":"https://github.com/nextflow-io/hello","runName":"tower_launched"}}`)
-						launched := fmt.Sprint(l.body["workflowId"])
+						l := f.OK("POST", "/workflow/launch", `{"launch":{"pipeline":"https://github.com/nextflow-io/hello","runName":"tower_launched"}}`)
+						launched := fmt.Sprint(l.Body["workflowId"])
 						id := replayRun(t, f, helloRun("tower_launched", func(r *nftrace.Run) { r.WorkflowID = launched }))
 						if id != launched {
 							t.Errorf("the launched run %s was reported on as %s", launched, id)
@@ -138,7 +140,7 @@ func TestNextflowRuns(t *testing.T) {
 // however long it has been since its launch.
 func TestReportedRunIsNotSimulated(t *testing.T) {
 	f := newFixture(t, embeddedDoc(t), false)
-	id := fmt.Sprint(f.ok("POST", "/workflow/launch", `{"launch":{"pipeline":"https://github.com/nextflow-io/hello"}}`).body["workflowId"])
+	id := fmt.Sprint(f.OK("POST", "/workflow/launch", `{"launch":{"pipeline":"https://github.com/nextflow-io/hello"}}`).Body["workflowId"])
 	run := helloRun("attached", func(r *nftrace.Run) { r.WorkflowID = id })
 	steps := run.Steps()
 	for _, st := range steps[:2] { // create, begin
@@ -146,17 +148,17 @@ func TestReportedRunIsNotSimulated(t *testing.T) {
 			t.Fatalf("%s: %d %v %s", st.Name, code, err, body)
 		}
 	}
-	status := func() string { return fmt.Sprint(get(f.ok("GET", "/workflow/"+id, "").body, "workflow.status")) }
+	status := func() string { return fmt.Sprint(get(f.OK("GET", "/workflow/"+id, "").Body, "workflow.status")) }
 	// The simulation would have ended the run after 2m30s; the client
 	// keeps it alive with heartbeats, and it stays RUNNING.
 	for range 10 {
 		f.clk.Advance(time.Minute)
-		f.ok("PUT", "/trace/"+id+"/heartbeat", `{"progress":{"running":0},"instant":1}`)
+		f.OK("PUT", "/trace/"+id+"/heartbeat", `{"progress":{"running":0},"instant":1}`)
 		if s := status(); s != "RUNNING" {
-			t.Fatalf("a reported run reads %s after %v", s, f.clk.Now().Sub(t0))
+			t.Fatalf("a reported run reads %s after %v", s, f.clk.Now().Sub(resourcestest.T0))
 		}
 	}
-	tasks := f.ok("GET", "/workflow/"+id+"/tasks", "").body
+	tasks := f.OK("GET", "/workflow/"+id+"/tasks", "").Body
 	if n := len(list(tasks, "tasks")); n != 0 {
 		t.Errorf("a reported run with no task reported lists %d tasks (the simulation's plan)", n)
 	}
@@ -171,14 +173,14 @@ func TestSilentRunIsUnknown(t *testing.T) {
 	if limit != 190*time.Second {
 		t.Fatalf("workflows.unknown_after is %v, want the service's 190s", limit)
 	}
-	created := f.ok("POST", "/trace/create", `{"runName":"quiet_one","sessionId":"s-1","projectName":"nextflow-io/hello","workflowId":null}`)
-	id := fmt.Sprint(created.body["workflowId"])
-	describe := func() map[string]any { return f.ok("GET", "/workflow/"+id, "").body }
+	created := f.OK("POST", "/trace/create", `{"runName":"quiet_one","sessionId":"s-1","projectName":"nextflow-io/hello","workflowId":null}`)
+	id := fmt.Sprint(created.Body["workflowId"])
+	describe := func() map[string]any { return f.OK("GET", "/workflow/"+id, "").Body }
 	f.clk.Advance(time.Hour)
 	if s := get(describe(), "workflow.status"); s != "SUBMITTED" {
 		t.Fatalf("a run created but never begun reads %v", s)
 	}
-	f.ok("PUT", "/trace/"+id+"/begin", `{"workflow":{"start":"2026-03-01T13:00:00Z","complete":null},"processNames":["a"]}`)
+	f.OK("PUT", "/trace/"+id+"/begin", `{"workflow":{"start":"2026-03-01T13:00:00Z","complete":null},"processNames":["a"]}`)
 	began := f.clk.Now()
 	f.clk.Advance(limit)
 	if s := get(describe(), "workflow.status"); s != "RUNNING" {
@@ -189,17 +191,17 @@ func TestSilentRunIsUnknown(t *testing.T) {
 	if s := get(d, "workflow.status"); s != "UNKNOWN" {
 		t.Fatalf("silent for longer than the limit: %v", s)
 	}
-	if lu := get(d, "workflow.lastUpdated"); lu != stamp(began.Add(limit)) {
-		t.Errorf("an UNKNOWN run's lastUpdated is %v, want when it was marked (%s)", lu, stamp(began.Add(limit)))
+	if lu := get(d, "workflow.lastUpdated"); lu != resources.Stamp(began.Add(limit)) {
+		t.Errorf("an UNKNOWN run's lastUpdated is %v, want when it was marked (%s)", lu, resources.Stamp(began.Add(limit)))
 	}
 	if get(d, "workflow.complete") != nil {
 		t.Errorf("an UNKNOWN run has a complete time: %v", get(d, "workflow.complete"))
 	}
-	f.ok("PUT", "/trace/"+id+"/heartbeat", `{}`)
+	f.OK("PUT", "/trace/"+id+"/heartbeat", `{}`)
 	if s := get(describe(), "workflow.status"); s != "RUNNING" {
 		t.Fatalf("after a heartbeat: %v", s)
 	}
-	f.ok("PUT", "/trace/"+id+"/complete", `{"workflow":{"success":true,"exitStatus":0,"errorMessage":null}}`)
+	f.OK("PUT", "/trace/"+id+"/complete", `{"workflow":{"success":true,"exitStatus":0,"errorMessage":null}}`)
 	f.clk.Advance(24 * time.Hour)
 	if s := get(describe(), "workflow.status"); s != "SUCCEEDED" {
 		t.Fatalf("a completed run, a day later: %v", s)
@@ -209,10 +211,10 @@ func TestSilentRunIsUnknown(t *testing.T) {
 	p := f.prof.Clone()
 	p.Workflows.UnknownAfter = 0
 	g := newFixture(t, embeddedDoc(t), false, withProfile(p))
-	id = fmt.Sprint(g.ok("POST", "/trace/create", `{"runName":"patient"}`).body["workflowId"])
-	g.ok("PUT", "/trace/"+id+"/begin", `{"workflow":{}}`)
+	id = fmt.Sprint(g.OK("POST", "/trace/create", `{"runName":"patient"}`).Body["workflowId"])
+	g.OK("PUT", "/trace/"+id+"/begin", `{"workflow":{}}`)
 	g.clk.Advance(30 * 24 * time.Hour)
-	if s := get(g.ok("GET", "/workflow/"+id, "").body, "workflow.status"); s != "RUNNING" {
+	if s := get(g.OK("GET", "/workflow/"+id, "").Body, "workflow.status"); s != "RUNNING" {
 		t.Errorf("with unknown_after 0, a silent run reads %v", s)
 	}
 }
@@ -231,29 +233,29 @@ func TestTaskUpserts(t *testing.T) {
 	}{
 		{"memory", embeddedDoc, func(*testing.T) store.Store { return store.NewMemory() }},
 		{"redis", embeddedDoc, redisStore},
-		{"published", publishedDoc, func(*testing.T) store.Store { return store.NewMemory() }},
+		{"published", resourcestest.PublishedDoc, func(*testing.T) store.Store { return store.NewMemory() }},
 	} {
 		t.Run(s.name, func(t *testing.T) {
 			f := newFixture(t, s.doc(t), false, withStore(s.new(t)))
-			id := fmt.Sprint(f.ok("POST", "/trace/create", `{"runName":"upserts"}`).body["workflowId"])
-			f.ok("PUT", "/trace/"+id+"/begin", `{"workflow":{"runName":"upserts"},"processNames":["ALIGN","SORT"]}`)
+			id := fmt.Sprint(f.OK("POST", "/trace/create", `{"runName":"upserts"}`).Body["workflowId"])
+			f.OK("PUT", "/trace/"+id+"/begin", `{"workflow":{"runName":"upserts"},"processNames":["ALIGN","SORT"]}`)
 			report := func(tasks ...string) {
 				t.Helper()
-				f.ok("PUT", "/trace/"+id+"/progress", `{"tasks":[`+strings.Join(tasks, ",")+`],"progress":{}}`)
+				f.OK("PUT", "/trace/"+id+"/progress", `{"tasks":[`+strings.Join(tasks, ",")+`],"progress":{}}`)
 			}
 			report(`{"taskId":3,"status":"NEW","process":"SORT","name":"SORT (1)","cpus":2,"memory":1000}`,
 				`{"taskId":1,"status":"RUNNING","process":"ALIGN","name":"ALIGN (1)","cpus":4,"memory":2000,"nativeId":777,"tag":"s\"1 <é> & \\x"}`,
 				`{"taskId":2,"status":"SUBMITTED","process":"ALIGN","name":"ALIGN (2)","cpus":4}`)
 			counters := func(want map[string]int64) {
 				t.Helper()
-				p := f.ok("GET", "/workflow/"+id+"/progress", "").body
+				p := f.OK("GET", "/workflow/"+id+"/progress", "").Body
 				for path, n := range want {
 					if got := nftrace.Field(p, "progress."+path); got != float64(n) {
 						t.Errorf("%s = %v, want %d", path, got, n)
 					}
 				}
 			}
-			procs := list(f.ok("GET", "/workflow/"+id+"/progress", "").body, "progress.processesProgress")
+			procs := list(f.OK("GET", "/workflow/"+id+"/progress", "").Body, "progress.processesProgress")
 			if len(procs) != 2 || get(procs[0], "process") != "ALIGN" || get(procs[1], "process") != "SORT" {
 				t.Fatalf("processes: %v", procs)
 			}
@@ -271,7 +273,7 @@ func TestTaskUpserts(t *testing.T) {
 				"workflowProgress.cpuTime": 4000, "workflowProgress.cpuLoad": 500, "workflowProgress.memoryRss": 300,
 				"processesProgress.0.succeeded": 1, "processesProgress.0.failed": 1, "processesProgress.0.running": 0,
 				"processesProgress.1.running": 1, "processesProgress.1.pending": 0})
-			tasks := list(f.ok("GET", "/workflow/"+id+"/tasks", "").body, "tasks")
+			tasks := list(f.OK("GET", "/workflow/"+id+"/tasks", "").Body, "tasks")
 			if len(tasks) != 3 {
 				t.Fatalf("%d tasks listed, want 3: %v", len(tasks), tasks)
 			}
@@ -280,7 +282,7 @@ func TestTaskUpserts(t *testing.T) {
 					t.Errorf("task %d: %v %v, want taskId %d %s", i, get(tasks[i], "task.taskId"), got, i+1, want)
 				}
 			}
-			one := f.ok("GET", "/workflow/"+id+"/task/1", "").body
+			one := f.OK("GET", "/workflow/"+id+"/task/1", "").Body
 			if get(one, "task.cpus") != float64(4) || get(one, "task.nativeId") != "777" || get(one, "task.name") != "ALIGN (1)" ||
 				get(one, "task.tag") != "s\"1 <é> & \\x" {
 				t.Errorf("task 1 lost what an earlier report said: %v", one)
@@ -292,13 +294,13 @@ func TestTaskUpserts(t *testing.T) {
 			// field: one record, read through the list's page and on its own
 			// (the store keeps tasks packed, and rebuilds both).
 			for i := range tasks {
-				alone := f.ok("GET", fmt.Sprintf("/workflow/%s/task/%d", id, i+1), "").body
+				alone := f.OK("GET", fmt.Sprintf("/workflow/%s/task/%d", id, i+1), "").Body
 				if listed, described := get(tasks[i], "task"), get(alone, "task"); !reflect.DeepEqual(listed, described) {
 					t.Errorf("task %d listed as %v, described as %v", i+1, listed, described)
 				}
 			}
-			f.refused(apierror.Forbidden, "GET", "/workflow/"+id+"/task/4", "")
-			f.refused(apierror.Forbidden, "GET", "/workflow/"+id+"/task/x", "")
+			f.Refused(apierror.Forbidden, "GET", "/workflow/"+id+"/task/4", "")
+			f.Refused(apierror.Forbidden, "GET", "/workflow/"+id+"/task/x", "")
 		})
 	}
 }
@@ -308,49 +310,49 @@ func TestTaskUpserts(t *testing.T) {
 // workspace, get the missing-resource answer.
 func TestTraceRefusals(t *testing.T) {
 	f := newFixture(t, embeddedDoc(t), true)
-	id := fmt.Sprint(f.ok("POST", "/trace/create", `{"runName":"r"}`).body["workflowId"])
-	f.refused(apierror.BadRequest, "PUT", "/trace/"+id+"/progress", `{"tasks":[{"taskId":1,"status":"NEW"},{"status":"NEW"}]}`)
-	f.refused(apierror.BadRequest, "PUT", "/trace/"+id+"/progress", `{"tasks":[7]}`)
-	f.refused(apierror.BadRequest, "PUT", "/trace/"+id+"/progress", `{"tasks":`)
-	if n := len(list(f.ok("GET", "/workflow/"+id+"/tasks", "").body, "tasks")); n != 0 {
+	id := fmt.Sprint(f.OK("POST", "/trace/create", `{"runName":"r"}`).Body["workflowId"])
+	f.Refused(apierror.BadRequest, "PUT", "/trace/"+id+"/progress", `{"tasks":[{"taskId":1,"status":"NEW"},{"status":"NEW"}]}`)
+	f.Refused(apierror.BadRequest, "PUT", "/trace/"+id+"/progress", `{"tasks":[7]}`)
+	f.Refused(apierror.BadRequest, "PUT", "/trace/"+id+"/progress", `{"tasks":`)
+	if n := len(list(f.OK("GET", "/workflow/"+id+"/tasks", "").Body, "tasks")); n != 0 {
 		t.Errorf("a refused batch stored %d tasks", n)
 	}
 	for _, op := range []string{"begin", "progress", "heartbeat", "complete"} {
-		f.refused(apierror.Forbidden, "PUT", "/trace/noSuchRun0000/"+op, `{}`)
-		f.refused(apierror.Forbidden, "PUT", "/trace/"+id+"/"+op+"?workspaceId=2001", `{}`)
+		f.Refused(apierror.Forbidden, "PUT", "/trace/noSuchRun0000/"+op, `{}`)
+		f.Refused(apierror.Forbidden, "PUT", "/trace/"+id+"/"+op+"?workspaceId=2001", `{}`)
 	}
-	f.refused(apierror.Forbidden, "POST", "/trace/create", `{"workflowId":"noSuchRun0000"}`)
-	f.refused(apierror.Forbidden, "POST", "/trace/create?workspaceId=999999", `{"runName":"nowhere"}`)
-	f.refused(apierror.BadRequest, "POST", "/trace/create?workspaceId=x", `{}`)
+	f.Refused(apierror.Forbidden, "POST", "/trace/create", `{"workflowId":"noSuchRun0000"}`)
+	f.Refused(apierror.Forbidden, "POST", "/trace/create?workspaceId=999999", `{"runName":"nowhere"}`)
+	f.Refused(apierror.BadRequest, "POST", "/trace/create?workspaceId=x", `{}`)
 	// A run in a workspace is created there, and found only there.
-	ws := fmt.Sprint(f.ok("POST", "/trace/create?workspaceId=2001", `{"runName":"in_ws"}`).body["workflowId"])
-	f.ok("GET", "/workflow/"+ws+"?workspaceId=2001", "")
-	f.refused(apierror.Forbidden, "GET", "/workflow/"+ws+"?workspaceId=2002", "")
-	f.refused(apierror.Forbidden, "POST", "/trace/create?workspaceId=2002", `{"workflowId":"`+ws+`"}`)
+	ws := fmt.Sprint(f.OK("POST", "/trace/create?workspaceId=2001", `{"runName":"in_ws"}`).Body["workflowId"])
+	f.OK("GET", "/workflow/"+ws+"?workspaceId=2001", "")
+	f.Refused(apierror.Forbidden, "GET", "/workflow/"+ws+"?workspaceId=2002", "")
+	f.Refused(apierror.Forbidden, "POST", "/trace/create?workspaceId=2002", `{"workflowId":"`+ws+`"}`)
 }
 
 // Deleting a reported run removes its tasks and details with it.
 func TestDeleteReportedRun(t *testing.T) {
 	f := newFixture(t, embeddedDoc(t), false)
-	id := fmt.Sprint(f.ok("POST", "/trace/create", `{"runName":"doomed"}`).body["workflowId"])
-	f.ok("PUT", "/trace/"+id+"/begin", `{"workflow":{"configText":"x = 1"}}`)
+	id := fmt.Sprint(f.OK("POST", "/trace/create", `{"runName":"doomed"}`).Body["workflowId"])
+	f.OK("PUT", "/trace/"+id+"/begin", `{"workflow":{"configText":"x = 1"}}`)
 	var tasks []string
 	for i := 1; i <= 1200; i++ {
 		tasks = append(tasks, fmt.Sprintf(`{"taskId":%d,"status":"COMPLETED","process":"p"}`, i))
 	}
 	for i := 0; i < len(tasks); i += 100 {
-		f.ok("PUT", "/trace/"+id+"/progress", `{"tasks":[`+strings.Join(tasks[i:i+100], ",")+`]}`)
+		f.OK("PUT", "/trace/"+id+"/progress", `{"tasks":[`+strings.Join(tasks[i:i+100], ",")+`]}`)
 	}
-	f.refused(apierror.BadRequest, "DELETE", "/workflow/"+id, "")
-	f.ok("DELETE", "/workflow/"+id+"?force=true", "")
-	_, n, err := f.store.Page(TasksCollection, store.Query{List: taskList(id), Limit: 1})
+	f.Refused(apierror.BadRequest, "DELETE", "/workflow/"+id, "")
+	f.OK("DELETE", "/workflow/"+id+"?force=true", "")
+	_, n, err := f.store.Page(resources.TasksCollection, store.Query{List: taskList(id), Limit: 1})
 	if err != nil || n != 0 {
 		t.Errorf("after the delete, the run's list holds %d tasks (%v)", n, err)
 	}
-	if _, err := f.store.Get(TraceDetailsCollection, id); err == nil {
+	if _, err := f.store.Get(resources.TraceDetailsCollection, id); err == nil {
 		t.Error("the run's details outlived it")
 	}
-	f.refused(apierror.Forbidden, "GET", "/workflow/"+id+"/task/1", "")
+	f.Refused(apierror.Forbidden, "GET", "/workflow/"+id+"/task/1", "")
 }
 
 // Values a client sends in another type than the schema's are shown in
@@ -358,16 +360,16 @@ func TestDeleteReportedRun(t *testing.T) {
 // service's form, whatever offset or precision they came in.
 func TestReportedValuesNormalized(t *testing.T) {
 	f := newFixture(t, embeddedDoc(t), false)
-	id := fmt.Sprint(f.ok("POST", "/trace/create", `{"runName":"typed","sessionId":null,"workflowId":null,"instant":1772366400000}`).body["workflowId"])
-	f.ok("PUT", "/trace/"+id+"/begin", `{"workflow":{"start":"2026-03-01T13:00+01:00","nextflow":{"version":"24.10.4","build":5934,"timestamp":"2024-12-09T18:04:22Z"},"resume":"false","commandLine":null}}`)
-	f.ok("PUT", "/trace/"+id+"/progress", `{"tasks":[{"taskId":"1","status":"RUNNING","nativeId":4242,"submit":1772366401234,"start":"2026-03-01T13:00:02.5+01:00","tag":null}]}`)
-	d := f.ok("GET", "/workflow/"+id, "").body
+	id := fmt.Sprint(f.OK("POST", "/trace/create", `{"runName":"typed","sessionId":null,"workflowId":null,"instant":1772366400000}`).Body["workflowId"])
+	f.OK("PUT", "/trace/"+id+"/begin", `{"workflow":{"start":"2026-03-01T13:00+01:00","nextflow":{"version":"24.10.4","build":5934,"timestamp":"2024-12-09T18:04:22Z"},"resume":"false","commandLine":null}}`)
+	f.OK("PUT", "/trace/"+id+"/progress", `{"tasks":[{"taskId":"1","status":"RUNNING","nativeId":4242,"submit":1772366401234,"start":"2026-03-01T13:00:02.5+01:00","tag":null}]}`)
+	d := f.OK("GET", "/workflow/"+id, "").Body
 	for path, want := range map[string]any{"workflow.start": "2026-03-01T12:00:00Z", "workflow.nextflow.build": "5934", "workflow.status": "RUNNING"} {
 		if got := get(d, path); got != want {
 			t.Errorf("%s = %v, want %v", path, got, want)
 		}
 	}
-	task := f.ok("GET", "/workflow/"+id+"/task/1", "").body
+	task := f.OK("GET", "/workflow/"+id+"/task/1", "").Body
 	for path, want := range map[string]any{"task.nativeId": "4242", "task.submit": "2026-03-01T12:00:01Z", "task.start": "2026-03-01T12:00:02Z"} {
 		if got := get(task, path); got != want {
 			t.Errorf("%s = %v, want %v", path, got, want)
@@ -394,20 +396,20 @@ func TestReportedValuesNormalized(t *testing.T) {
 // tasks are reported again.
 func TestRunAnnouncedAgainKeepsItsTasks(t *testing.T) {
 	f := newFixture(t, embeddedDoc(t), false)
-	id := fmt.Sprint(f.ok("POST", "/workflow/launch", `{"launch":{"pipeline":"https://github.com/nextflow-io/hello"}}`).body["workflowId"])
+	id := fmt.Sprint(f.OK("POST", "/workflow/launch", `{"launch":{"pipeline":"https://github.com/nextflow-io/hello"}}`).Body["workflowId"])
 	create := `{"runName":"again","sessionId":"s","workflowId":"` + id + `"}`
-	f.ok("POST", "/trace/create", create)
-	f.ok("PUT", "/trace/"+id+"/begin", `{"workflow":{"start":"2026-03-01T12:00:00Z"},"processNames":["p"]}`)
-	f.ok("PUT", "/trace/"+id+"/progress", `{"tasks":[{"taskId":1,"status":"COMPLETED","process":"p"},{"taskId":2,"status":"RUNNING","process":"p"}]}`)
-	if got := f.ok("POST", "/trace/create", create).body["workflowId"]; got != id {
+	f.OK("POST", "/trace/create", create)
+	f.OK("PUT", "/trace/"+id+"/begin", `{"workflow":{"start":"2026-03-01T12:00:00Z"},"processNames":["p"]}`)
+	f.OK("PUT", "/trace/"+id+"/progress", `{"tasks":[{"taskId":1,"status":"COMPLETED","process":"p"},{"taskId":2,"status":"RUNNING","process":"p"}]}`)
+	if got := f.OK("POST", "/trace/create", create).Body["workflowId"]; got != id {
 		t.Fatalf("announced again: %v, want %s", got, id)
 	}
-	if s := get(f.ok("GET", "/workflow/"+id, "").body, "workflow.status"); s != "SUBMITTED" {
+	if s := get(f.OK("GET", "/workflow/"+id, "").Body, "workflow.status"); s != "SUBMITTED" {
 		t.Errorf("announced again: %v, want SUBMITTED", s)
 	}
-	f.ok("PUT", "/trace/"+id+"/begin", `{"workflow":{},"processNames":["p"]}`)
-	f.ok("PUT", "/trace/"+id+"/progress", `{"tasks":[{"taskId":2,"status":"COMPLETED","process":"p"},{"taskId":3,"status":"NEW","process":"p"}]}`)
-	p := f.ok("GET", "/workflow/"+id+"/progress", "").body
+	f.OK("PUT", "/trace/"+id+"/begin", `{"workflow":{},"processNames":["p"]}`)
+	f.OK("PUT", "/trace/"+id+"/progress", `{"tasks":[{"taskId":2,"status":"COMPLETED","process":"p"},{"taskId":3,"status":"NEW","process":"p"}]}`)
+	p := f.OK("GET", "/workflow/"+id+"/progress", "").Body
 	for path, want := range map[string]float64{
 		"progress.workflowProgress.succeeded": 2, "progress.workflowProgress.running": 0, "progress.workflowProgress.pending": 1,
 		"progress.processesProgress.0.succeeded": 2, "progress.totalProcesses": 1,

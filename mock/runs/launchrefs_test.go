@@ -1,4 +1,4 @@
-package resources
+package runs
 
 import (
 	"fmt"
@@ -14,13 +14,13 @@ func TestLaunchRunsOnThePrimaryEnvironment(t *testing.T) {
 	f := newFixture(t, embeddedDoc(t), true)
 	const ws = "?workspaceId=2001"
 	// Start from a workspace with no environment of its own.
-	for _, ce := range list(f.ok("GET", "/compute-envs"+ws, "").body, "computeEnvs") {
-		f.ok("DELETE", "/compute-envs/"+fmt.Sprint(get(ce, "id"))+ws, "")
+	for _, ce := range list(f.OK("GET", "/compute-envs"+ws, "").Body, "computeEnvs") {
+		f.OK("DELETE", "/compute-envs/"+fmt.Sprint(get(ce, "id"))+ws, "")
 	}
 	f.clk.Advance(time.Hour)
 	create := func(ws string, primary bool) string {
 		body := fmt.Sprintf(`{"computeEnv":{"name":"ce-%d","platform":"local-platform","config":{"workDir":"/tmp/w"},"primary":%t}}`, time.Now().UnixNano(), primary)
-		id, _ := f.ok("POST", "/compute-envs"+ws, body).body["computeEnvId"].(string)
+		id, _ := f.OK("POST", "/compute-envs"+ws, body).Body["computeEnvId"].(string)
 		if id == "" {
 			t.Fatalf("create in %q answered no computeEnvId", ws)
 		}
@@ -29,7 +29,7 @@ func TestLaunchRunsOnThePrimaryEnvironment(t *testing.T) {
 	}
 	runsOn := func(ws string) string {
 		t.Helper()
-		id, _ := f.ok("POST", "/workflow/launch"+ws, `{"launch":{"pipeline":"https://github.com/nf-core/rnaseq"}}`).body["workflowId"].(string)
+		id, _ := f.OK("POST", "/workflow/launch"+ws, `{"launch":{"pipeline":"https://github.com/nf-core/rnaseq"}}`).Body["workflowId"].(string)
 		return f.storedRun(id).ComputeEnvID
 	}
 	// Another context's environments, primary or not, are not candidates.
@@ -50,13 +50,13 @@ func TestLaunchRunsOnThePrimaryEnvironment(t *testing.T) {
 	if got := runsOn(ws); got != newest {
 		t.Fatalf("two primaries: runs on %s, want the newest %s", got, newest)
 	}
-	f.ok("DELETE", "/compute-envs/"+newest+ws, "")
-	f.ok("DELETE", "/compute-envs/"+oldest+ws, "")
+	f.OK("DELETE", "/compute-envs/"+newest+ws, "")
+	f.OK("DELETE", "/compute-envs/"+oldest+ws, "")
 	f.clk.Advance(time.Hour) // both deletions finish
 	if got := runsOn(ws); got != first {
 		t.Fatalf("newest primary deleted: runs on %s, want %s", got, first)
 	}
-	f.ok("DELETE", "/compute-envs/"+first+ws, "")
+	f.OK("DELETE", "/compute-envs/"+first+ws, "")
 	f.clk.Advance(time.Hour)
 	if got := runsOn(ws); got != later[0] {
 		t.Fatalf("no primary left, oldest deleted: runs on %q, want %s", got, later[0])

@@ -1,4 +1,4 @@
-package resources
+package runs
 
 import (
 	"encoding/json"
@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/wmsmock/wmsmock/internal/jsonvalue"
+	"github.com/wmsmock/wmsmock/mock/resources"
 	"github.com/wmsmock/wmsmock/mock/spec"
 )
 
@@ -24,7 +25,7 @@ import (
 // seconds) or as epoch milliseconds. What s does not describe is kept as
 // it came. v is changed in place where it is an object or a list.
 func normalizeReported(s *spec.Schema, v any, depth int) any {
-	if s == nil || depth > maxSchemaDepth*2 {
+	if s == nil || depth > resources.MaxSchemaDepth*2 {
 		return v
 	}
 	switch x := v.(type) {
@@ -55,7 +56,7 @@ func normalizeReported(s *spec.Schema, v any, depth int) any {
 	}
 	if s.Format == "date-time" {
 		if t, ok := timeOf(v); ok {
-			return stamp(t)
+			return resources.Stamp(t)
 		}
 		return v
 	}
@@ -80,26 +81,6 @@ func textOf(v any) string {
 		return strconv.FormatBool(x)
 	}
 	return ""
-}
-
-// intOf reads a reported value as a whole number: a number (truncated) or
-// text holding one.
-func intOf(v any) (int64, bool) {
-	switch x := v.(type) {
-	case json.Number:
-		if n, err := x.Int64(); err == nil {
-			return n, true
-		}
-		f, err := x.Float64()
-		return int64(f), err == nil
-	case string:
-		n, err := strconv.ParseInt(strings.TrimSpace(x), 10, 64)
-		return n, err == nil
-	}
-	if f, ok := jsonvalue.Number(v); ok {
-		return int64(f), true
-	}
-	return 0, false
 }
 
 // floatOf reads a reported value as a number, from a number or text.
@@ -157,25 +138,4 @@ func textsOf(v any) []string {
 		}
 	}
 	return out
-}
-
-// bare returns the synthesized base for s and key with only the members
-// s requires: the frame of an answer made of reported values, so that
-// nothing the client did not report (a made-up container, a cost) shows
-// up beside what it did.
-func (b *bases) bare(s *spec.Schema, key string) map[string]any {
-	if s == nil {
-		return map[string]any{}
-	}
-	v, _ := b.m.Do(baseKey{schema: s, key: key + "\x00bare"}, func() (any, error) {
-		m := b.object(s, key)
-		branch := branchOf(s, m, 0) // a oneOf's branch requires its own (its discriminator)
-		for k := range m {
-			if !s.Required(k) && !branch.Required(k) {
-				delete(m, k)
-			}
-		}
-		return m, nil
-	})
-	return jsonvalue.Clone(v).(map[string]any)
 }

@@ -1,4 +1,4 @@
-package resources
+package runs
 
 import (
 	"cmp"
@@ -7,8 +7,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wmsmock/wmsmock/internal/jsonvalue"
+
 	"github.com/wmsmock/wmsmock/internal/workflow"
 	"github.com/wmsmock/wmsmock/mock/handler"
+	"github.com/wmsmock/wmsmock/mock/resources"
 	"github.com/wmsmock/wmsmock/mock/spec"
 	"github.com/wmsmock/wmsmock/mock/store"
 )
@@ -33,11 +36,6 @@ import (
 // write per task, and one write of the run record with the counters moved
 // by the tasks' changes.
 
-// TraceDetailsCollection holds, per reported run (by its id), what only a
-// describe shows: the reported workflow in full, its process names, and
-// the metrics of its completion.
-const TraceDetailsCollection = "trace-details"
-
 // traceDetails is a run's detail record.
 type traceDetails struct {
 	Workflow     map[string]any `json:"workflow,omitempty"`
@@ -52,36 +50,34 @@ const maxShortField = 1 << 10
 
 // reports takes the trace calls of one document.
 type reports struct {
-	s *Service
+	k *resources.Kit
 	w *runs
 }
 
-func (s *Service) registerReports() {
-	if s.runs == nil {
-		return
-	}
-	t := &reports{s: s, w: s.runs}
-	s.handle(s.op("POST", "/trace/create"), t.announce)
-	s.handle(s.op("PUT", "/trace/{workflowId}/begin"), t.begin)
-	s.handle(s.op("PUT", "/trace/{workflowId}/progress"), t.takeTasks)
-	s.handle(s.op("PUT", "/trace/{workflowId}/heartbeat"), t.heartbeat)
-	s.handle(s.op("PUT", "/trace/{workflowId}/complete"), t.complete)
+func (w *runs) registerReports() {
+	t := &reports{k: w.k, w: w}
+	k := w.k
+	k.Handle(k.Op("POST", "/trace/create"), t.announce)
+	k.Handle(k.Op("PUT", "/trace/{workflowId}/begin"), t.begin)
+	k.Handle(k.Op("PUT", "/trace/{workflowId}/progress"), t.takeTasks)
+	k.Handle(k.Op("PUT", "/trace/{workflowId}/heartbeat"), t.heartbeat)
+	k.Handle(k.Op("PUT", "/trace/{workflowId}/complete"), t.complete)
 }
 
 // announce announces a run: a new one in the caller's context, or, when
 // the body names a run the caller can see (one the fake launched), that
 // run, which its reports drive from now on.
 func (t *reports) announce(req *handler.Request) (*handler.Response, error) {
-	body, err := requestObject(req)
+	body, err := resources.RequestObject(req)
 	if err != nil {
 		return nil, err
 	}
-	ws, given, err := workspaceOf(req.Query)
+	ws, given, err := resources.WorkspaceOf(req.Query)
 	if err != nil {
 		return nil, err
 	}
 	if given {
-		if err := t.s.workspaceExists(ws); err != nil {
+		if err := t.k.WorkspaceExists(ws); err != nil {
 			return nil, err
 		}
 	}
@@ -97,16 +93,16 @@ func (t *reports) announce(req *handler.Request) (*handler.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	sch := successSchema(req.Op)
-	root := t.s.bases.bare(sch, "trace/create")
-	t.s.fit.set(sch, root, "workflowId", id)
-	t.s.fit.set(sch, root, "watchUrl", t.watchURL(req, id, wf))
-	if m, ms := t.s.bases.child(sch, root, "metadata", "trace/create"); ms != nil {
+	sch := resources.SuccessSchema(req.Op)
+	root := t.k.Bases.Bare(sch, "trace/create")
+	t.k.Fit.Set(sch, root, "workflowId", id)
+	t.k.Fit.Set(sch, root, "watchUrl", t.watchURL(req, id, wf))
+	if m, ms := t.k.Bases.Child(sch, root, "metadata", "trace/create"); ms != nil {
 		clear(m)
-		t.s.fit.overlay(ms, m, t.createMetadata(wf))
-		t.s.fit.set(sch, root, "metadata", m)
+		t.k.Fit.Overlay(ms, m, t.createMetadata(wf))
+		t.k.Fit.Set(sch, root, "metadata", m)
 	}
-	return success(req.Op, root), nil
+	return resources.Success(req.Op, root), nil
 }
 
 // announced is what a create says about its run.
@@ -118,8 +114,8 @@ func (t *reports) attach(req *handler.Request, id string, a announced) (*workflo
 	if _, err := t.w.find(req, id); err != nil {
 		return nil, err
 	}
-	silence := t.s.d.Profile.Workflows.UnknownAfter
-	return updateRun(t.s.d.Store, id, req.Now, func(run *workflow.Run) error {
+	silence := t.k.Profile.Workflows.UnknownAfter
+	return updateRun(t.k.Store, id, req.Now, func(run *workflow.Run) error {
 		run.Announce(req.Now, silence)
 		run.RunName, run.SessionID = cmp.Or(a.name, run.RunName), cmp.Or(a.session, run.SessionID)
 		run.ProjectName, run.Pipeline = cmp.Or(a.project, run.ProjectName), cmp.Or(a.repo, run.Pipeline)
@@ -131,13 +127,13 @@ func (t *reports) attach(req *handler.Request, id string, a announced) (*workflo
 func (t *reports) start(req *handler.Request, ws int64, a announced) (string, *workflow.Run, error) {
 	wf := &workflow.Run{
 		RunName: a.name, ProjectName: a.project, Pipeline: cmp.Or(a.repo, a.project), SessionID: a.session,
-		WorkspaceID: ws, Submit: req.Now.UTC(), UserName: t.s.userName(),
-		Trace: workflow.NewTrace(req.Now, t.s.d.Profile.Workflows.UnknownAfter),
+		WorkspaceID: ws, Submit: req.Now.UTC(), UserName: t.k.UserName(),
+		Trace: workflow.NewTrace(req.Now, t.k.Profile.Workflows.UnknownAfter),
 	}
-	rec, err := insertRecord(t.s.d.Store, WorkflowsCollection,
-		func() (string, error) { return t.s.ids.next(14), nil },
+	rec, err := resources.InsertRecord(t.k.Store, resources.WorkflowsCollection,
+		func() (string, error) { return t.k.NewID(14), nil },
 		func(id string) (store.Record, error) {
-			wf.RunName = cmp.Or(a.name, runName(t.s, id))
+			wf.RunName = cmp.Or(a.name, runName(t.k.Gen, id))
 			return store.Record{Created: wf.Submit, Updated: wf.Submit, Data: wf.AppendJSON(nil)}, nil
 		})
 	return rec.ID, wf, err
@@ -160,7 +156,7 @@ func (t *reports) watchURL(req *handler.Request, id string, wf *workflow.Run) st
 // context (it fills the run's platform metadata from it).
 func (t *reports) createMetadata(wf *workflow.Run) map[string]any {
 	m := map[string]any{"userName": wf.UserName}
-	if id, ok := t.s.userID(); ok {
+	if id, ok := t.k.UserID(); ok {
 		m["userId"] = id
 	}
 	if wf.WorkspaceID != 0 {
@@ -179,8 +175,8 @@ func (t *reports) createMetadata(wf *workflow.Run) map[string]any {
 // that lost its create answer, or a run the fake seeded), and the report
 // keeps the run alive.
 func (t *reports) report(req *handler.Request, x *run, fn func(*workflow.Run) error) (*workflow.Run, error) {
-	return updateRun(t.s.d.Store, x.id, req.Now, func(wf *workflow.Run) error {
-		tr := wf.Reporting(req.Now, t.s.d.Profile.Workflows.UnknownAfter)
+	return updateRun(t.k.Store, x.id, req.Now, func(wf *workflow.Run) error {
+		tr := wf.Reporting(req.Now, t.k.Profile.Workflows.UnknownAfter)
 		if err := fn(wf); err != nil {
 			return err
 		}
@@ -195,11 +191,11 @@ func (t *reports) report(req *handler.Request, x *run, fn func(*workflow.Run) er
 // (its parameters, configuration, manifest, engine version, command
 // line, directories, container, profile, revision...) and its processes.
 func (t *reports) begin(req *handler.Request) (*handler.Response, error) {
-	body, err := requestObject(req)
+	body, err := resources.RequestObject(req)
 	if err != nil {
 		return nil, err
 	}
-	wsch := requestSchema(req.Op).Prop("workflow")
+	wsch := resources.RequestSchema(req.Op).Prop("workflow")
 	reported, _ := normalizeReported(wsch, body["workflow"], 0).(map[string]any)
 	names := textsOf(body["processNames"])
 	x, err := t.w.get(req)
@@ -268,7 +264,7 @@ func (t *reports) takeFields(wf *workflow.Run, wsch *spec.Schema, reported map[s
 
 // saveDetails changes a run's detail record, making it if need be.
 func (t *reports) saveDetails(id string, now time.Time, fn func(*traceDetails)) error {
-	return upsert(t.s.d.Store, TraceDetailsCollection, id, func(r *store.Record) error {
+	return store.Upsert(t.k.Store, resources.TraceDetailsCollection, id, func(r *store.Record) error {
 		var d traceDetails
 		if err := json.Unmarshal(r.Data, &d); err != nil {
 			return err
@@ -289,11 +285,11 @@ func (t *reports) saveDetails(id string, now time.Time, fn func(*traceDetails)) 
 // fields merged over what was reported before) and moves the run's
 // counters by each task's change of state.
 func (t *reports) takeTasks(req *handler.Request) (*handler.Response, error) {
-	body, err := requestObject(req)
+	body, err := resources.RequestObject(req)
 	if err != nil {
 		return nil, err
 	}
-	tsch := requestSchema(req.Op).Prop("tasks").Items()
+	tsch := resources.RequestSchema(req.Op).Prop("tasks").Items()
 	list, _ := body["tasks"].([]any)
 	type reportedTask struct {
 		id     int64
@@ -303,11 +299,11 @@ func (t *reports) takeTasks(req *handler.Request) (*handler.Response, error) {
 	for i, e := range list {
 		m, ok := e.(map[string]any)
 		if !ok {
-			return nil, fail(errBadInput, "tasks[%d] is not an object", i)
+			return nil, resources.Fail(resources.ErrBadInput, "tasks[%d] is not an object", i)
 		}
-		id, ok := intOf(m["taskId"])
+		id, ok := jsonvalue.Int(m["taskId"])
 		if !ok || id <= 0 {
-			return nil, fail(errBadInput, "tasks[%d] has no taskId", i)
+			return nil, resources.Fail(resources.ErrBadInput, "tasks[%d] has no taskId", i)
 		}
 		fields, _ := normalizeReported(tsch, m, 0).(map[string]any)
 		fields["taskId"] = id
@@ -346,7 +342,7 @@ const notYet = 2147483647
 // service's Task shows and Nextflow never sends: the exit code it reports
 // as "exit", once the task has ended (before, "exit" is notYet).
 func deriveExitStatus(task map[string]any) {
-	if exit, ok := intOf(task["exit"]); ok && exit != notYet {
+	if exit, ok := jsonvalue.Int(task["exit"]); ok && exit != notYet {
 		task["exitStatus"] = exit
 	}
 }
@@ -361,7 +357,7 @@ func reportedPeaks(v any) (workflow.Peaks, map[string]workflow.Peaks) {
 	}
 	peaks := func(m map[string]any) workflow.Peaks {
 		at := func(k string) *int64 {
-			if n, ok := intOf(m[k]); ok {
+			if n, ok := jsonvalue.Int(m[k]); ok {
 				return &n
 			}
 			return nil
@@ -386,7 +382,7 @@ func reportedPeaks(v any) (workflow.Peaks, map[string]workflow.Peaks) {
 
 // heartbeat keeps a run alive while its client has nothing to report.
 func (t *reports) heartbeat(req *handler.Request) (*handler.Response, error) {
-	body, err := requestObject(req)
+	body, err := resources.RequestObject(req)
 	if err != nil {
 		return nil, err
 	}
@@ -401,18 +397,18 @@ func (t *reports) heartbeat(req *handler.Request) (*handler.Response, error) {
 	}); err != nil {
 		return nil, err
 	}
-	return success(req.Op, t.s.bases.bare(successSchema(req.Op), "trace/heartbeat")), nil
+	return resources.Success(req.Op, t.k.Bases.Bare(resources.SuccessSchema(req.Op), "trace/heartbeat")), nil
 }
 
 // complete reports how the run ended: SUCCEEDED or FAILED as its success
 // (else its exit status and error message) says, with the workflow's
 // final state and the metrics of each process.
 func (t *reports) complete(req *handler.Request) (*handler.Response, error) {
-	body, err := requestObject(req)
+	body, err := resources.RequestObject(req)
 	if err != nil {
 		return nil, err
 	}
-	sch := requestSchema(req.Op)
+	sch := resources.RequestSchema(req.Op)
 	reported, _ := normalizeReported(sch.Prop("workflow"), body["workflow"], 0).(map[string]any)
 	metrics, _ := normalizeReported(sch.Prop("metrics"), body["metrics"], 0).([]any)
 	// Nextflow's own statistics of the run are not kept: the service
@@ -448,7 +444,7 @@ func (t *reports) complete(req *handler.Request) (*handler.Response, error) {
 			tr.Complete = &end
 		}
 		tr.Duration = nil
-		if d, ok := intOf(reported["duration"]); ok {
+		if d, ok := jsonvalue.Int(reported["duration"]); ok {
 			tr.Duration = &d
 		}
 		tr.Ended = outcome(reported)
@@ -471,7 +467,7 @@ func outcome(reported map[string]any) string {
 		}
 		return workflow.Failed
 	}
-	exit, hasExit := intOf(reported["exitStatus"])
+	exit, hasExit := jsonvalue.Int(reported["exitStatus"])
 	if textOf(reported["errorMessage"]) == "" && (!hasExit || exit == 0) {
 		return workflow.Succeeded
 	}
@@ -482,13 +478,13 @@ func outcome(reported map[string]any) string {
 // was taken (status OK) for the run, and begin's also says where to
 // watch it.
 func (t *reports) processed(req *handler.Request, wf *workflow.Run, watch bool) *handler.Response {
-	sch := successSchema(req.Op)
+	sch := resources.SuccessSchema(req.Op)
 	id := req.PathParams["workflowId"]
-	root := t.s.bases.bare(sch, "trace/"+req.Op.ID)
-	t.s.fit.set(sch, root, "status", "OK")
-	t.s.fit.set(sch, root, "workflowId", id)
+	root := t.k.Bases.Bare(sch, "trace/"+req.Op.ID)
+	t.k.Fit.Set(sch, root, "status", "OK")
+	t.k.Fit.Set(sch, root, "workflowId", id)
 	if watch {
-		t.s.fit.set(sch, root, "watchUrl", t.watchURL(req, id, wf))
+		t.k.Fit.Set(sch, root, "watchUrl", t.watchURL(req, id, wf))
 	}
-	return success(req.Op, root)
+	return resources.Success(req.Op, root)
 }

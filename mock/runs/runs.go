@@ -1,4 +1,4 @@
-package resources
+package runs
 
 import (
 	"encoding/json"
@@ -12,6 +12,8 @@ import (
 	"github.com/wmsmock/wmsmock/internal/memo"
 	"github.com/wmsmock/wmsmock/internal/workflow"
 	"github.com/wmsmock/wmsmock/mock/handler"
+	"github.com/wmsmock/wmsmock/mock/refs"
+	"github.com/wmsmock/wmsmock/mock/resources"
 	"github.com/wmsmock/wmsmock/mock/spec"
 	"github.com/wmsmock/wmsmock/mock/store"
 )
@@ -35,12 +37,11 @@ import (
 // advancing a fake clock moves every run at once, a restart resumes runs
 // where the clock says they are, and tests never wait.
 
-// WorkflowsCollection is the store collection holding workflow runs.
-const WorkflowsCollection = "workflows"
-
 // runs holds the run operations of one document.
 type runs struct {
-	s       *Service
+	k *resources.Kit
+	// hash fingerprints records and render keys (rendercache.go).
+	hash    hasher
 	renders *memo.Map[renderKey, json.RawMessage]
 	// decoded holds read-only decodings of stored runs, keyed by id and
 	// content hash, so reading one run does not decode it on every call.
@@ -81,7 +82,7 @@ type runKind interface {
 	// tasks answers a page of the run's tasks.
 	tasks(x *run, req *handler.Request) (*handler.Response, error)
 	// task answers task n (wrapped as the answer schema sch wraps it), or
-	// errMissing when the run has no such task.
+	// ErrMissing when the run has no such task.
 	task(x *run, sch *spec.Schema, n int64, now time.Time) (map[string]any, error)
 	// frame is the frame of an answer about the run that is not the run
 	// itself (its progress): what of it the fake may make up.
@@ -119,7 +120,7 @@ type runFiling struct {
 // runs already (launch puts it there), so filing it decodes nothing.
 func (w *runs) fileRun(r store.Record) ([]string, string) {
 	var f runFiling
-	if wf, ok := w.decoded.Get(decodedKey{r.ID, w.s.hash.bytes(r.Data)}); ok {
+	if wf, ok := w.decoded.Get(decodedKey{r.ID, w.hash.bytes(r.Data)}); ok {
 		f = runFiling{RunName: wf.RunName, ProjectName: wf.ProjectName, WorkspaceID: wf.WorkspaceID}
 	} else if json.Unmarshal(r.Data, &f) != nil {
 		return nil, "" // not a run: listed nowhere
@@ -127,9 +128,15 @@ func (w *runs) fileRun(r store.Record) ([]string, string) {
 	return []string{runList(f.WorkspaceID)}, strings.ToLower(f.RunName) + "\x00" + strings.ToLower(f.ProjectName)
 }
 
-func (s *Service) registerRuns() {
-	c := s.d.Caches
-	w := &runs{s: s,
+// Register is the runs part of a service: a Part, which reaches the
+// kernel only through the Kit, so that it can live in a package of its
+// own (mock/runs). It claims the
+// operations on runs and the trace calls that report them, files the runs
+// and their tasks in the store, checks the run ids paths name, tells the
+// reference index of the runs, and seeds the seed's runs.
+func Register(k *resources.Kit) error {
+	c := k.Caches
+	w := &runs{k: k, hash: newHasher(),
 		renders:     memo.NewIn[renderKey, json.RawMessage](c, "run renderings", 16),
 		decoded:     memo.NewIn[decodedKey, *workflow.Run](c, "decoded runs", 16),
 		pages:       memo.NewIn[pageKey, listPage](c, "run list pages", 1),
@@ -137,20 +144,60 @@ func (s *Service) registerRuns() {
 		taskRenders: memo.NewIn[taskRenderKey, json.RawMessage](c, "task renderings", 8),
 	}
 	w.planned, w.reported = plannedRuns{w}, reportedRuns{w}
-	s.runs = w
-	s.handle(s.op("POST", "/workflow/launch"), w.launch)
-	s.handle(s.op("GET", "/workflow"), w.list)
-	s.handle(s.op("GET", "/workflow/{workflowId}"), w.describe)
-	s.handle(s.op("DELETE", "/workflow/{workflowId}"), w.remove)
-	s.handle(s.op("PATCH", "/workflow/{workflowId}"), w.update)
-	s.handle(s.op("POST", "/workflow/{workflowId}/cancel"), w.cancel)
-	s.handle(s.op("GET", "/workflow/{workflowId}/progress"), w.progressOp)
-	s.handle(s.op("GET", "/workflow/{workflowId}/log"), w.logOp)
-	s.handle(s.op("GET", "/workflow/{workflowId}/tasks"), w.tasksOp)
-	s.handle(s.op("GET", "/workflow/{workflowId}/task/{taskId}"), w.taskOp)
-	s.handle(s.op("GET", "/workflow/{workflowId}/metrics"), w.metricsOp)
-	s.handle(s.op("GET", "/workflow/{workflowId}/launch"), w.launchView("workflowId"))
-	s.handle(s.op("GET", "/launch/{launchId}"), w.launchView("launchId"))
+	k.Handle(k.Op("POST", "/workflow/launch"), w.launch)
+	k.Handle(k.Op("GET", "/workflow"), w.list)
+	k.Handle(k.Op("GET", "/workflow/{workflowId}"), w.describe)
+	k.Handle(k.Op("DELETE", "/workflow/{workflowId}"), w.remove)
+	k.Handle(k.Op("PATCH", "/workflow/{workflowId}"), w.update)
+	k.Handle(k.Op("POST", "/workflow/{workflowId}/cancel"), w.cancel)
+	k.Handle(k.Op("GET", "/workflow/{workflowId}/progress"), w.progressOp)
+	k.Handle(k.Op("GET", "/workflow/{workflowId}/log"), w.logOp)
+	k.Handle(k.Op("GET", "/workflow/{workflowId}/tasks"), w.tasksOp)
+	k.Handle(k.Op("GET", "/workflow/{workflowId}/task/{taskId}"), w.taskOp)
+	k.Handle(k.Op("GET", "/workflow/{workflowId}/metrics"), w.metricsOp)
+	k.Handle(k.Op("GET", "/workflow/{workflowId}/launch"), w.launchView("workflowId"))
+	k.Handle(k.Op("GET", "/launch/{launchId}"), w.launchView("launchId"))
+	w.registerReports()
+	// A run's launch shares its id, so a launchId names a run too.
+	k.Holds(w.exists, "workflowId", "launchId")
+	k.FillsRefs(w.fillRefs)
+	k.Seeds(w.seed)
+	// The store files runs by workspace, in list order, as they are
+	// written (see fileRun).
+	if err := k.Store.Index(resources.WorkflowsCollection, w.fileRun); err != nil {
+		return err
+	}
+	// Reported tasks are filed per run, in taskId order (see fileTask),
+	// and kept packed: a big pipeline reports hundreds of thousands, each
+	// with the same member names.
+	if err := k.Store.Pack(resources.TasksCollection); err != nil {
+		return err
+	}
+	return k.Store.Index(resources.TasksCollection, fileTask)
+}
+
+// runContext reads a run's workspace, from the decoded runs when the run
+// is there (a run just launched is: see launch).
+func (w *runs) runContext(r store.Record) (int64, bool) {
+	if wf, ok := w.decoded.Get(decodedKey{r.ID, w.hash.bytes(r.Data)}); ok {
+		return wf.WorkspaceID, true
+	}
+	var ws struct {
+		WorkspaceID int64 `json:"workspaceId"`
+	}
+	err := json.Unmarshal(r.Data, &ws)
+	return ws.WorkspaceID, err == nil
+}
+
+// fillRefs tells the reference index where the runs' ids are.
+func (w *runs) fillRefs(b *refs.Build) error {
+	var aliases []string
+	// A run's launch goes by the run's id (see exists), so a launchId
+	// names one of the runs' launches.
+	if w.k.Op("GET", "/launch/{launchId}") != nil {
+		aliases = append(aliases, "launchId")
+	}
+	return b.Collection("workflowId", resources.WorkflowsCollection, w.runContext, aliases...)
 }
 
 func decodeWorkflow(r store.Record) (*workflow.Run, error) {
@@ -164,7 +211,7 @@ func decodeWorkflow(r store.Record) (*workflow.Run, error) {
 // read decodes a stored run for reading, from the cache when the record is
 // unchanged, and chooses its kind: the one place that does.
 func (w *runs) read(r store.Record) (*run, error) {
-	h := w.s.hash.bytes(r.Data)
+	h := w.hash.bytes(r.Data)
 	wf, err := w.decoded.Do(decodedKey{r.ID, h}, func() (*workflow.Run, error) { return decodeWorkflow(r) })
 	if err != nil {
 		return nil, err
@@ -192,9 +239,9 @@ func (w *runs) exists(req *handler.Request, id string) error {
 // find reads a run, or answers as the service does for one that does not
 // exist. A workspaceId that is not the run's is treated the same way.
 func (w *runs) find(req *handler.Request, id string) (*run, error) {
-	r, err := w.s.d.Store.Get(WorkflowsCollection, id)
+	r, err := w.k.Store.Get(resources.WorkflowsCollection, id)
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, fail(errMissing, "no workflow %q", id)
+		return nil, resources.Fail(resources.ErrMissing, "no workflow %q", id)
 	}
 	if err != nil {
 		return nil, err
@@ -203,22 +250,22 @@ func (w *runs) find(req *handler.Request, id string) (*run, error) {
 	if err != nil {
 		return nil, err
 	}
-	ws, given, err := workspaceOf(req.Query)
+	ws, given, err := resources.WorkspaceOf(req.Query)
 	if err != nil {
 		return nil, err
 	}
 	if given && ws != x.wf.WorkspaceID {
-		return nil, fail(errMissing, "workflow %q is not in workspace %d", id, ws)
+		return nil, resources.Fail(resources.ErrMissing, "workflow %q is not in workspace %d", id, ws)
 	}
 	return x, nil
 }
 
 // updateRun changes the stored run id with fn (decoded, changed,
 // encoded again, in the store's one read-modify-write) and returns the
-// run as written. A run that is gone answers errMissing.
+// run as written. A run that is gone answers ErrMissing.
 func updateRun(st store.Store, id string, now time.Time, fn func(*workflow.Run) error) (*workflow.Run, error) {
 	var out *workflow.Run
-	_, err := st.Update(WorkflowsCollection, id, func(r *store.Record) error {
+	_, err := st.Update(resources.WorkflowsCollection, id, func(r *store.Record) error {
 		wf, err := decodeWorkflow(*r)
 		if err != nil {
 			return err
@@ -230,34 +277,30 @@ func updateRun(st store.Store, id string, now time.Time, fn func(*workflow.Run) 
 		return nil
 	})
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, fail(errMissing, "no workflow %q", id)
+		return nil, resources.Fail(resources.ErrMissing, "no workflow %q", id)
 	}
 	return out, err
 }
-
-// errUnchanged, returned by an update's change, leaves the record as it
-// was without failing the call.
-var errUnchanged = errors.New("unchanged")
 
 func (w *runs) describe(req *handler.Request) (*handler.Response, error) {
 	x, err := w.get(req)
 	if err != nil {
 		return nil, err
 	}
-	b, err := w.cachedRender(x, successSchema(req.Op), "describe", req.Now)
+	b, err := w.cachedRender(x, resources.SuccessSchema(req.Op), "describe", req.Now)
 	if err != nil {
 		return nil, err
 	}
-	return success(req.Op, b), nil
+	return resources.Success(req.Op, b), nil
 }
 
 func (w *runs) list(req *handler.Request) (*handler.Response, error) {
-	l, err := w.s.listing(req, "workflows")
+	l, err := w.k.Listing(req, "workflows")
 	if err != nil {
 		return nil, err
 	}
-	pg, sch, key, item := l.Page, l.sch, l.key, l.item
-	ws, _, err := workspaceOf(req.Query) // none: the personal context, 0
+	pg, sch, key, item := l.Page, l.Schema, l.Key, l.Item
+	ws, _, err := resources.WorkspaceOf(req.Query) // none: the personal context, 0
 	if err != nil {
 		return nil, err
 	}
@@ -267,12 +310,12 @@ func (w *runs) list(req *handler.Request) (*handler.Response, error) {
 	search := strings.ToLower(strings.TrimSpace(req.Query.Get("search")))
 	limit := pg.Max
 	if pg.All { // a document without paging parameters: still a bounded page
-		limit = w.s.d.Profile.Paging.MaxLimit
+		limit = w.k.Profile.Paging.MaxLimit
 	}
 	var recs []store.Record
 	total := 0
 	if !strings.Contains(search, "\x00") {
-		recs, total, err = w.s.d.Store.Page(WorkflowsCollection, store.Query{List: runList(ws), Offset: pg.Offset, Limit: limit, Contains: search})
+		recs, total, err = w.k.Store.Page(resources.WorkflowsCollection, store.Query{List: runList(ws), Offset: pg.Offset, Limit: limit, Contains: search})
 		if err != nil {
 			return nil, err
 		}
@@ -291,11 +334,11 @@ func (w *runs) list(req *handler.Request) (*handler.Response, error) {
 		page[i] = x
 		keys[i] = w.renderKeyOf(x, item, "entry", req.Now)
 	}
-	pk := pageKey{sch, total, hasMore, w.s.hash.keys(keys)}
+	pk := pageKey{sch, total, hasMore, w.hash.keys(keys)}
 	if p, ok := w.pages.Get(pk); ok && slices.Equal(p.keys, keys) {
 		return &handler.Response{Status: req.Op.Success.Status, Raw: p.body, MediaType: req.Op.Success.MediaType}, nil
 	}
-	root := w.s.bases.frame(sch, "workflow list", key)
+	root := w.k.Bases.Frame(sch, "workflow list", key)
 	items := make([]json.RawMessage, 0, len(recs))
 	for i, x := range page {
 		b, err := renderOnce(w.renders, keys[i], func() (any, error) { return w.render(x, item, "entry", req.Now) })
@@ -304,8 +347,8 @@ func (w *runs) list(req *handler.Request) (*handler.Response, error) {
 		}
 		items = append(items, b)
 	}
-	w.s.fit.set(sch, root, "totalSize", int64(total))
-	w.s.fit.set(sch, root, "hasMore", hasMore)
+	w.k.Fit.Set(sch, root, "totalSize", int64(total))
+	w.k.Fit.Set(sch, root, "hasMore", hasMore)
 	body, err := withArray(root, key, items)
 	if err != nil {
 		return nil, err
@@ -320,18 +363,18 @@ func (w *runs) cancel(req *handler.Request) (*handler.Response, error) {
 		return nil, err
 	}
 	now := req.Now
-	_, err = updateRun(w.s.d.Store, x.id, now, func(wf *workflow.Run) error {
+	_, err = updateRun(w.k.Store, x.id, now, func(wf *workflow.Run) error {
 		// Cancelling a run that has already ended changes nothing.
 		if workflow.Final(wf.At(now).Status) {
-			return errUnchanged
+			return resources.ErrUnchanged
 		}
 		wf.Pinned, wf.PinnedAt = workflow.Cancelled, &now
 		return nil
 	})
-	if err != nil && !errors.Is(err, errUnchanged) {
+	if err != nil && !errors.Is(err, resources.ErrUnchanged) {
 		return nil, err
 	}
-	return success(req.Op, nil), nil
+	return resources.Success(req.Op, nil), nil
 }
 
 // update writes the run's extension values (schedRunId; a null or absent
@@ -342,7 +385,7 @@ func (w *runs) update(req *handler.Request) (*handler.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	body, err := requestObject(req)
+	body, err := resources.RequestObject(req)
 	if err != nil {
 		return nil, err
 	}
@@ -352,15 +395,15 @@ func (w *runs) update(req *handler.Request) (*handler.Response, error) {
 		sched = &v
 	case nil:
 	default:
-		return nil, fail(errBadInput, "schedRunId is not a string: %v", v)
+		return nil, resources.Fail(resources.ErrBadInput, "schedRunId is not a string: %v", v)
 	}
-	if _, err := updateRun(w.s.d.Store, x.id, req.Now, func(wf *workflow.Run) error {
+	if _, err := updateRun(w.k.Store, x.id, req.Now, func(wf *workflow.Run) error {
 		if (wf.SchedRunID == nil) == (sched == nil) && (sched == nil || *wf.SchedRunID == *sched) {
-			return errUnchanged
+			return resources.ErrUnchanged
 		}
 		wf.SchedRunID = sched
 		return nil
-	}); err != nil && !errors.Is(err, errUnchanged) {
+	}); err != nil && !errors.Is(err, resources.ErrUnchanged) {
 		return nil, err
 	}
 	return w.describe(req)
@@ -375,17 +418,17 @@ func (w *runs) remove(req *handler.Request) (*handler.Response, error) {
 	// value but "true" is no force (a value that is not a boolean at all
 	// has been refused by request validation already).
 	if status := x.wf.At(req.Now).Status; req.Query.Get("force") != "true" && !workflow.Final(status) {
-		return nil, fail(errActive, "workflow %q is %s: deleting it takes force=true", x.id, status)
+		return nil, resources.Fail(resources.ErrActive, "workflow %q is %s: deleting it takes force=true", x.id, status)
 	}
-	if err := w.s.d.Store.Delete(WorkflowsCollection, x.id); errors.Is(err, store.ErrNotFound) {
-		return nil, fail(errMissing, "no workflow %q", x.id)
+	if err := w.k.Store.Delete(resources.WorkflowsCollection, x.id); errors.Is(err, store.ErrNotFound) {
+		return nil, resources.Fail(resources.ErrMissing, "no workflow %q", x.id)
 	} else if err != nil {
 		return nil, err
 	}
 	if err := x.kind.forget(x); err != nil {
 		return nil, err
 	}
-	return success(req.Op, nil), nil
+	return resources.Success(req.Op, nil), nil
 }
 
 func (w *runs) progressOp(req *handler.Request) (*handler.Response, error) {
@@ -393,12 +436,12 @@ func (w *runs) progressOp(req *handler.Request) (*handler.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	sch := successSchema(req.Op)
+	sch := resources.SuccessSchema(req.Op)
 	root := x.kind.frame(x, sch, "progress/"+x.id)
 	if ps := sch.Prop("progress"); ps != nil {
 		root["progress"] = x.kind.progress(x, ps, x.wf.At(req.Now), true)
 	}
-	return success(req.Op, root), nil
+	return resources.Success(req.Op, root), nil
 }
 
 // logOp answers the run's console log: every entry so far, as a JSON list
@@ -412,7 +455,7 @@ func (w *runs) logOp(req *handler.Request) (*handler.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	sch := successSchema(req.Op)
+	sch := resources.SuccessSchema(req.Op)
 	root := x.kind.frame(x, sch, "log/"+x.id)
 	if ls := sch.Prop("log"); ls != nil {
 		lines := x.kind.log(x, req.Now)
@@ -421,13 +464,13 @@ func (w *runs) logOp(req *handler.Request) (*handler.Response, error) {
 			entries[i] = l
 		}
 		page := x.kind.frame(x, ls, "log/"+x.id+"/page")
-		w.s.fit.overlay(ls, page, map[string]any{
+		w.k.Fit.Overlay(ls, page, map[string]any{
 			"entries": entries, "pending": !workflow.Final(x.wf.At(req.Now).Status), "truncated": false,
 			"message": nil, "rewindToken": nil, "forwardToken": nil, "downloads": nil,
 		})
 		root["log"] = page
 	}
-	return success(req.Op, root), nil
+	return resources.Success(req.Op, root), nil
 }
 
 func (w *runs) tasksOp(req *handler.Request) (*handler.Response, error) {
@@ -448,11 +491,11 @@ func (w *runs) taskOp(req *handler.Request) (*handler.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	task, err := x.kind.task(x, successSchema(req.Op), n, req.Now)
+	task, err := x.kind.task(x, resources.SuccessSchema(req.Op), n, req.Now)
 	if err != nil {
 		return nil, err
 	}
-	return success(req.Op, task), nil
+	return resources.Success(req.Op, task), nil
 }
 
 // metricsOp answers the metrics of each process of a run.
@@ -461,8 +504,8 @@ func (w *runs) metricsOp(req *handler.Request) (*handler.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	sch := successSchema(req.Op)
-	root := w.s.bases.bare(sch, "metrics/"+x.id)
+	sch := resources.SuccessSchema(req.Op)
+	root := w.k.Bases.Bare(sch, "metrics/"+x.id)
 	if ms := sch.Prop("metrics"); ms != nil {
 		out := []any{}
 		if ms.IsArray() {
@@ -472,18 +515,18 @@ func (w *runs) metricsOp(req *handler.Request) (*handler.Response, error) {
 		}
 		root["metrics"] = out
 	}
-	return success(req.Op, root), nil
+	return resources.Success(req.Op, root), nil
 }
 
 // wrapTask puts a rendered task where the answer's entry keeps it: inside
 // {"task": ...} as the service answers, or bare for a document that
 // lists tasks bare.
-func wrapTask(b *bases, entry *spec.Schema, task func(*spec.Schema) map[string]any) map[string]any {
+func wrapTask(b *resources.Bases, entry *spec.Schema, task func(*spec.Schema) map[string]any) map[string]any {
 	inner := entry.Prop("task")
 	if inner == nil {
 		return task(entry)
 	}
-	outer := b.bare(entry, "task wrapper")
+	outer := b.Bare(entry, "task wrapper")
 	outer["task"] = task(inner)
 	return outer
 }
@@ -494,7 +537,7 @@ func taskID(req *handler.Request) (int64, error) {
 	v := req.PathParams["taskId"]
 	n, err := strconv.ParseInt(v, 10, 64)
 	if err != nil || n <= 0 {
-		return 0, fail(errMissing, "no task %q", v)
+		return 0, resources.Fail(resources.ErrMissing, "no task %q", v)
 	}
 	return n, nil
 }
@@ -520,7 +563,7 @@ func SetWorkflowStatus(st store.Store, id, status, endStatus string, now time.Ti
 		return err
 	}
 	_, err := updateRun(st, id, now, func(wf *workflow.Run) error { return wf.Force(status, endStatus, now) })
-	if errors.Is(err, errMissing) {
+	if errors.Is(err, resources.ErrMissing) {
 		return store.ErrNotFound
 	}
 	return err
@@ -528,7 +571,7 @@ func SetWorkflowStatus(st store.Store, id, status, endStatus string, now time.Ti
 
 // WorkflowStatus is a run's status at now, for the control API.
 func WorkflowStatus(st store.Store, id string, now time.Time) (string, error) {
-	r, err := st.Get(WorkflowsCollection, id)
+	r, err := st.Get(resources.WorkflowsCollection, id)
 	if err != nil {
 		return "", err
 	}

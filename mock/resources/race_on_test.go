@@ -1,5 +1,0 @@
-//go:build race
-
-package resources
-
-const raceEnabled = true
