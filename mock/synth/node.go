@@ -156,15 +156,6 @@ func (n *node) allowsNull() bool {
 	return n.types == 0 || n.types&tNull != 0 || n.nullable
 }
 
-func (n *node) isRequired(name string) bool {
-	for _, r := range n.required {
-		if r == name {
-			return true
-		}
-	}
-	return false
-}
-
 func (n *node) propNode(name string) (*node, bool) {
 	if p := n.declared(name); p != nil {
 		return p.node, true
