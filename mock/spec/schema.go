@@ -827,6 +827,12 @@ const (
 // branch, which IsObject reads). A part that is still being expanded (an
 // allOf cycle) adds nothing. Everything else n reaches is left for the
 // reader that asks for it.
+//
+// So in an allOf cycle the member expanded first merges the others and
+// the rest do not, and which is first depends on which a reader asks for
+// first; before expansion was lazy it depended on start-up's order
+// instead. A cycle of allOf is not a valid composition, so only the
+// bound matters there (TestSchemaCycles), not which member gets the merge.
 func (c *compiler) expand(n *Schema) {
 	if n == nil || n.state != stRaw {
 		return
