@@ -160,6 +160,7 @@ func TestBrokenFakesFailTheirScenarios(t *testing.T) {
 // passes; with StrictProfile those are failures; judged with the profile
 // the server runs on, everything passes.
 func TestProfileDifferencesAreNotContractFailures(t *testing.T) {
+	wholeRunOnly(t)
 	other, err := profile.Parse([]byte(`auth:
   missing: {status: 401, body: template, message: "Unauthorized"}
   bad_scheme: {status: 401, body: empty}
@@ -234,6 +235,7 @@ func sorted(s []string) []string {
 // differs from the profile is reported skipped with the difference, not
 // failed, so CI that reads the files does not fail a run that passed.
 func TestReportsShowDifferencesAsSkipped(t *testing.T) {
+	wholeRunOnly(t)
 	other, err := profile.Parse([]byte("unknown_route: {status: 404, body: empty}\n"))
 	if err != nil {
 		t.Fatal(err)
@@ -311,6 +313,7 @@ rate_limit:
 // default profile nothing fails and the run passes, the differences being
 // reported; judged by the fake's own profile, everything passes.
 func TestWholeSuiteOnAnotherProfile(t *testing.T) {
+	wholeRunOnly(t)
 	p, err := profile.Parse([]byte(aside))
 	if err != nil {
 		t.Fatal(err)

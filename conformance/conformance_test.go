@@ -11,6 +11,21 @@ import (
 	"github.com/wmsmock/wmsmock/conformance/inprocess"
 )
 
+// wholeRunOnly skips, under -race, a test that runs the judge over many
+// scenarios against fakes started for it to check what it reports (a
+// profile's differences, the output formats, a wrong setup): each run is
+// seconds of the fake's own work, three times slower under the race
+// detector, and together they were half this package's CI time there.
+// .ci/run runs them without -race; under it, TestConformance (every
+// scenario against the in-process fake) and the sampled
+// TestHabitsAreReportedNotFailed keep the judge's goroutines checked.
+func wholeRunOnly(t *testing.T) {
+	t.Helper()
+	if raceEnabled {
+		t.Skip("whole judge runs against fakes: .ci/run runs it without -race")
+	}
+}
+
 // TestConformance runs every scenario against the fake inside this process;
 // each scenario is a subtest, and all must pass.
 func TestConformance(t *testing.T) {

@@ -15,6 +15,7 @@ import (
 // counts are the summary's alone (godog's own would count a difference
 // from the profile as a failure).
 func TestProgressFormatsHaveNoSummary(t *testing.T) {
+	wholeRunOnly(t)
 	for _, c := range []struct{ format, want string }{
 		{"progress", "..."},
 		{"pretty", "Scenario: A call without a token is refused (authentication.feature)\n  passed    the Authorization header is"},

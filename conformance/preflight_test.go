@@ -18,6 +18,7 @@ import (
 // nothing listening, a base URL that is not the API (naming the one that
 // is, when it can be found), a refused token, tags that select nothing.
 func TestWrongSetupIsOneLine(t *testing.T) {
+	wholeRunOnly(t)
 	srv, err := mock.New()
 	if err != nil {
 		t.Fatal(err)

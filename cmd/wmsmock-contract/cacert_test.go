@@ -30,6 +30,7 @@ func startHTTPSFake(t *testing.T, opts ...mock.Option) (*mock.Server, string) {
 // conformance run and the health ping reach an HTTPS fake; without it the
 // ping fails on the certificate, not silently.
 func TestConformOverHTTPS(t *testing.T) {
+	wholeRunOnly(t)
 	t.Parallel() // paced on the real clock: let the others run meanwhile
 	srv, ca := startHTTPSFake(t)
 	var out, errOut bytes.Buffer
@@ -54,6 +55,7 @@ func TestConformOverHTTPS(t *testing.T) {
 // TestCalibrateCACert: calibrate refuses an HTTPS fake it does not trust
 // on the certificate, and reaches it with --ca-cert.
 func TestCalibrateCACert(t *testing.T) {
+	wholeRunOnly(t)
 	t.Parallel() // paced on the real clock: let the others run meanwhile
 	srv, ca := startHTTPSFake(t)
 	out := filepath.Join(t.TempDir(), "p.yaml")

@@ -19,6 +19,7 @@ import (
 // --strict-profile passes (TestConformProfile shows that strict fails on
 // a difference).
 func TestCalibrateThenConform(t *testing.T) {
+	wholeRunOnly(t)
 	t.Parallel() // paced on the real clock: let the others run meanwhile
 	const differs = `
 auth:

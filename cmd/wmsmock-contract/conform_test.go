@@ -32,6 +32,20 @@ func conformAgainst(t *testing.T, h http.Handler, extra ...string) (int, string,
 	return code, stdout.String(), stderr.String()
 }
 
+// wholeRunOnly skips, under -race, a test that runs a whole command
+// (conform, calibrate, fidelity, diff) against fakes started for it: each
+// is seconds of the fake's own work, three times slower under the race
+// detector, and together they were most of this package's CI time there.
+// .ci/run runs them without -race; under it, TestConformPassesAgainstTheFake
+// and TestConformPing keep the command's goroutines (progress, pacing, the
+// fake's server) checked.
+func wholeRunOnly(t *testing.T) {
+	t.Helper()
+	if raceEnabled {
+		t.Skip("a whole command run against fakes: .ci/run runs it without -race")
+	}
+}
+
 func TestConformPassesAgainstTheFake(t *testing.T) {
 	t.Parallel() // paced on the real clock: let the others run meanwhile
 	srv, err := mock.New()
@@ -60,6 +74,7 @@ func TestConformPassesAgainstTheFake(t *testing.T) {
 }
 
 func TestConformFailsAgainstABrokenServer(t *testing.T) {
+	wholeRunOnly(t)
 	t.Parallel() // paced on the real clock: let the others run meanwhile
 	srv, err := mock.New()
 	if err != nil {
@@ -119,6 +134,7 @@ func TestConformRefusesBadFlags(t *testing.T) {
 // when conform is not told its profile, fails with --strict-profile, and
 // passes without difference when told.
 func TestConformProfile(t *testing.T) {
+	wholeRunOnly(t)
 	t.Parallel() // paced on the real clock: let the others run meanwhile
 	const yaml = "rate_limit:\n  reject: {status: 503, body: empty}\n"
 	file := filepath.Join(t.TempDir(), "profile.yaml")
@@ -184,6 +200,7 @@ func TestConformPing(t *testing.T) {
 // through its admin endpoints, so however slowly this machine sends the
 // 21 calls they fall in one of its seconds.
 func TestConformBurstTriedAgain(t *testing.T) {
+	wholeRunOnly(t)
 	open, err := mock.New(mock.WithRateLimit(nil))
 	if err != nil {
 		t.Fatal(err)
@@ -220,6 +237,7 @@ func TestConformBurstTriedAgain(t *testing.T) {
 // fake's answers and names them; both commands read it. (Without it they
 // are listed, not failed: conformance.TestHabitsAreReportedNotFailed.)
 func TestConformStrictSchema(t *testing.T) {
+	wholeRunOnly(t)
 	t.Parallel() // paced on the real clock: let the others run meanwhile
 	on := env(map[string]string{"WMSMOCK_STRICT_SCHEMA": "true"})
 	c, err := parseConform([]string{"--base-url", "http://127.0.0.1:1/api", "--token", "t"}, on, io.Discard)

@@ -25,7 +25,7 @@ func runDiff(t *testing.T, args ...string) (int, string, string) {
 // TestDiffPublishedSelf: the published schema compared with itself has no
 // changes, and the command exits 0 even when failing on any review.
 func TestDiffPublishedSelf(t *testing.T) {
-	if diffRaceEnabled {
+	if raceEnabled {
 		t.Skip("the published schema is compared without -race")
 	}
 	p := testenv.PublishedSpec(t, "")
@@ -75,6 +75,7 @@ func TestDiffBadInput(t *testing.T) {
 // token list and not the workflow list; --fail-on breaking exits 1; flags
 // after the documents are read.
 func TestDiffScenariosAndCalls(t *testing.T) {
+	wholeRunOnly(t)
 	t.Parallel() // paced on the real clock: let the others run meanwhile
 	var doc map[string]any
 	if err := yaml.Unmarshal(fixtures.OpenAPI(), &doc); err != nil {
@@ -132,6 +133,7 @@ func TestDiffScenariosAndCalls(t *testing.T) {
 // serving OLD (here, OLD has no way to create a token) is named in the
 // report, and the command exits 1 even with no change at --fail-on.
 func TestDiffScenariosThatFail(t *testing.T) {
+	wholeRunOnly(t)
 	t.Parallel() // paced on the real clock: let the others run meanwhile
 	var doc map[string]any
 	if err := yaml.Unmarshal(fixtures.OpenAPI(), &doc); err != nil {

@@ -33,6 +33,7 @@ func startFake(t *testing.T, opts ...mock.Option) string {
 // all three reports; a fake compared with another on the same profile
 // agrees.
 func TestFidelity(t *testing.T) {
+	wholeRunOnly(t)
 	t.Parallel() // paced on the real clock: let the others run meanwhile
 	p, err := profile.Parse([]byte("unknown_route: {status: 404, body: template, message: Not found}\n"))
 	if err != nil {

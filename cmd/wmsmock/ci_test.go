@@ -19,7 +19,8 @@ import (
 // tests must then also run whole without -race, in .ci/run's list of
 // sweeps, or nothing in CI checks their other half. A test is such a test
 // when its body reads raceEnabled (or a package's own, as diffRaceEnabled)
-// or goes through one of the helpers that do (onDocuments, sample); the
+// or goes through one of the helpers that do (onDocuments, sample,
+// wholeRunOnly); the
 // sweeps' go test must also be given its package.
 func TestCIRunsWhatRaceSkips(t *testing.T) {
 	root := testenv.RepoRoot(t)
@@ -38,7 +39,7 @@ func TestCIRunsWhatRaceSkips(t *testing.T) {
 		"TestRandomComposedSchemas": true, // 30 random documents instead of 300
 		"TestConcurrentUse":         true, // auth: fewer goroutines
 	}
-	marks := regexp.MustCompile(`\b\w*[rR]aceEnabled\b|\bonDocuments\(|\bsample\(`)
+	marks := regexp.MustCompile(`\b\w*[rR]aceEnabled\b|\bonDocuments\(|\bsample\(|\bwholeRunOnly\(`)
 	fset := token.NewFileSet()
 	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {

@@ -9,9 +9,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pb33f/libopenapi/datamodel/high/base"
 	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
 
 	"github.com/wmsmock/wmsmock/internal/jsonvalue"
+	"github.com/wmsmock/wmsmock/mock/fit"
 	"github.com/wmsmock/wmsmock/mock/handler"
 	"github.com/wmsmock/wmsmock/mock/refs"
 	"github.com/wmsmock/wmsmock/mock/spec"
@@ -324,7 +326,7 @@ func enumHas(s *spec.Schema, values ...string) bool {
 	var enum []string
 	var walk func(*spec.Schema, int)
 	walk = func(s *spec.Schema, depth int) {
-		if s == nil || depth > MaxSchemaDepth {
+		if s == nil || depth > fit.MaxDepth {
 			return
 		}
 		for _, e := range s.Enum {
@@ -573,11 +575,11 @@ func (c *collection) keepFields(src map[string]any, written *spec.Schema, seed b
 		if p == nil && w == nil || p.WriteOnly() || w.WriteOnly() {
 			continue
 		}
-		v = DropNulls(jsonvalue.Clone(v), 0)
-		hideWriteOnly(p, v, 0)
-		hideWriteOnly(w, v, 0)
+		v = fit.DropNulls(jsonvalue.Clone(v), 0)
+		fit.HideWriteOnly(p, v, 0)
+		fit.HideWriteOnly(w, v, 0)
 		switch {
-		case seed && p != nil, p != nil && c.s.fit.fits(p, v), w != nil && c.s.fit.fits(w, v):
+		case seed && p != nil, p != nil && c.s.fit.Fits(p, v), w != nil && c.s.fit.Fits(w, v):
 			out[k] = v
 		default:
 			c.s.d.Logger.Debug("value does not fit the document; left out", "collection", c.listPath, "field", k)
@@ -1080,4 +1082,13 @@ func keepDatesInLife(sch *spec.Schema, m map[string]any, r store.Record, now tim
 			m[k] = Stamp(r.Updated)
 		}
 	}
+}
+
+// baseOf is the libopenapi schema s was compiled from, for the generator,
+// which takes those (nil for nil).
+func baseOf(s *spec.Schema) *base.Schema {
+	if s == nil {
+		return nil
+	}
+	return s.Base
 }

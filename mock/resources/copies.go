@@ -9,6 +9,7 @@ import (
 	"github.com/pb33f/libopenapi/datamodel/high/base"
 	"github.com/wmsmock/wmsmock/internal/jsonvalue"
 	"github.com/wmsmock/wmsmock/internal/memo"
+	"github.com/wmsmock/wmsmock/mock/fit"
 	"github.com/wmsmock/wmsmock/mock/refs"
 	"github.com/wmsmock/wmsmock/mock/spec"
 )
@@ -204,7 +205,7 @@ func (s *Service) copyIn(sch *spec.Schema, v any, now time.Time, depth, hops int
 			s.copyIn(it, e, now, depth+1, hops)
 		}
 	case map[string]any:
-		os := objSchema{sch, branchOf(sch, x, 0)}
+		os := objSchema{sch, fit.BranchOf(sch, x, 0)}
 		s.copyFlat(os, x, now, hops)
 		for k, e := range x {
 			p := os.member(k)
@@ -253,7 +254,7 @@ func (s *Service) copyEmbedded(sch *spec.Schema, k string, obj map[string]any, n
 	if !ok {
 		return
 	}
-	os := objSchema{sch, branchOf(sch, obj, 0)}
+	os := objSchema{sch, fit.BranchOf(sch, obj, 0)}
 	s.lay(os, obj, h.view)
 	s.lay(os, obj, h.parents)
 }

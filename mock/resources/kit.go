@@ -3,6 +3,7 @@ package resources
 import (
 	"time"
 
+	"github.com/wmsmock/wmsmock/mock/fit"
 	"github.com/wmsmock/wmsmock/mock/handler"
 	"github.com/wmsmock/wmsmock/mock/refs"
 	"github.com/wmsmock/wmsmock/mock/spec"
@@ -31,8 +32,8 @@ type Kit struct {
 	Doc *spec.Document
 	// Fit lays values over answers where the schema has room for them;
 	// Bases gives the synthesized values answers are built on.
-	Fit   *Fitter
-	Bases *Bases
+	Fit   *fit.Fitter
+	Bases *fit.Bases
 
 	s *Service
 }

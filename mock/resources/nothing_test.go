@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wmsmock/wmsmock/mock/fit"
 	"github.com/wmsmock/wmsmock/mock/spec"
 	"github.com/wmsmock/wmsmock/mock/synth"
 )
@@ -133,7 +134,7 @@ func minimalValue(gen *synth.Generator, s *spec.Schema, key string, depth int) a
 	for _, h := range holders {
 		var walk func(*spec.Schema, int)
 		walk = func(x *spec.Schema, d int) {
-			if x == nil || d > MaxSchemaDepth {
+			if x == nil || d > fit.MaxDepth {
 				return
 			}
 			for _, name := range x.OwnRequired {

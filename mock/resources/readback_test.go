@@ -15,6 +15,7 @@ import (
 	"github.com/wmsmock/wmsmock/internal/jsonvalue"
 	"github.com/wmsmock/wmsmock/internal/testenv"
 	"github.com/wmsmock/wmsmock/mock/callgen"
+	"github.com/wmsmock/wmsmock/mock/fit"
 	"github.com/wmsmock/wmsmock/mock/handler"
 	"github.com/wmsmock/wmsmock/mock/resources/resourcestest"
 	"github.com/wmsmock/wmsmock/mock/spec"
@@ -270,8 +271,8 @@ func (rb *readBack) itemValues(op *spec.Operation, body []byte) map[string]any {
 			m, req = inner, req.Prop(rb.c.itemKey)
 		}
 	}
-	m = DropNulls(normalJSON(rb.t, m), 0).(map[string]any)
-	hideWriteOnly(req, m, 0)
+	m = fit.DropNulls(normalJSON(rb.t, m), 0).(map[string]any)
+	fit.HideWriteOnly(req, m, 0)
 	delete(m, rb.c.idProp)
 	return m
 }
@@ -386,7 +387,7 @@ func (rb *readBack) compare(label string, sch *spec.Schema, view any, wrote map[
 	if inner, ok := get(view, rb.c.itemKey).(map[string]any); ok && rb.c.itemKey != "" {
 		view, sch = inner, sch.Prop(rb.c.itemKey)
 	}
-	fit := rb.f.svc.fit
+	ft := rb.f.svc.fit
 	n := 0
 	var walk func(path string, s *spec.Schema, w, got any)
 	walk = func(path string, s *spec.Schema, w, got any) {
@@ -396,7 +397,7 @@ func (rb *readBack) compare(label string, sch *spec.Schema, view any, wrote map[
 			n++
 			// An answer writes null for what was not written (inside a
 			// written list's objects too): null and absent are the same.
-			if !reflect.DeepEqual(w, DropNulls(jsonvalue.Clone(got), 0)) {
+			if !reflect.DeepEqual(w, fit.DropNulls(jsonvalue.Clone(got), 0)) {
 				rb.t.Errorf("%s: %s = %s, wrote %s", label, strings.TrimPrefix(path, "."), compact(got), compact(w))
 			}
 			return
@@ -408,7 +409,7 @@ func (rb *readBack) compare(label string, sch *spec.Schema, view any, wrote map[
 			}
 			trial := jsonvalue.Clone(gm).(map[string]any)
 			trial[k] = laid(trial[k], v)
-			if !fit.fits(s, trial) {
+			if !ft.Fits(s, trial) {
 				continue
 			}
 			walk(path+"."+k, p, v, gm[k])
@@ -458,7 +459,7 @@ func (rb *readBack) compare(label string, sch *spec.Schema, view any, wrote map[
 // share, where a view's value could stand in the other: what the fake made
 // up for the item is fixed, not drawn again for each shape.
 func (rb *readBack) agree(label string, items []shown) {
-	fit := rb.f.svc.fit
+	ft := rb.f.svc.fit
 	for i := range items {
 		for j := i + 1; j < len(items); j++ {
 			a, b := items[i], items[j]
@@ -467,7 +468,7 @@ func (rb *readBack) agree(label string, items []shown) {
 				if !ok || reflect.DeepEqual(av, bv) {
 					continue
 				}
-				if !fit.fits(b.schema.Prop(k), av) || !fit.fits(a.schema.Prop(k), bv) {
+				if !ft.Fits(b.schema.Prop(k), av) || !ft.Fits(a.schema.Prop(k), bv) {
 					continue // shapes that cannot show each other's value
 				}
 				rb.t.Errorf("%s: %s says %s = %s, %s says %s", label, a.view, k, compact(av), b.view, compact(bv))

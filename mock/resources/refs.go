@@ -56,7 +56,7 @@ func itemContext(r store.Record) (int64, bool) {
 
 // fillRefs tells the index, kind by kind, where the held ids are.
 func (s *Service) fillRefs(b *refs.Build) error {
-	b.Nulls = s.fit.nulls
+	b.Nulls = s.fit.Nulls()
 	colls := slices.Clone(s.colls)
 	slices.SortStableFunc(colls, func(a, b *collection) int { return len(a.itemPath) - len(b.itemPath) })
 	for _, c := range colls {

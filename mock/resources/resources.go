@@ -23,7 +23,6 @@ import (
 	"math/rand/v2"
 	"net/url"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -31,6 +30,7 @@ import (
 	"github.com/wmsmock/wmsmock/internal/memo"
 	"github.com/wmsmock/wmsmock/mock/auth"
 	"github.com/wmsmock/wmsmock/mock/clock"
+	"github.com/wmsmock/wmsmock/mock/fit"
 	"github.com/wmsmock/wmsmock/mock/handler"
 	"github.com/wmsmock/wmsmock/mock/refs"
 	"github.com/wmsmock/wmsmock/mock/spec"
@@ -80,8 +80,8 @@ type Deps struct {
 type Service struct {
 	doc      *spec.Document
 	d        Deps
-	fit      *Fitter
-	bases    *Bases
+	fit      *fit.Fitter
+	bases    *fit.Bases
 	handlers map[*spec.Operation]handler.Func
 	colls    []*collection
 	studios  *studios // studios.go; nil without studios
@@ -134,14 +134,13 @@ func Register(doc *spec.Document, d Deps) (*Service, error) {
 		}
 		d.Check = validate.New(doc, "", opts...).Answer
 	}
-	fit := newFitter(d.Check, strings.HasPrefix(doc.OpenAPI, "3.1"))
-	fit.nulls = nulls
-	fit.match = func(s *base.Schema, v any) bool { return d.Gen.Fits(s, v, synth.Response) }
+	ft := fit.New(doc, d.Check, fit.WithNulls(nulls),
+		fit.WithMatch(func(s *base.Schema, v any) bool { return d.Gen.Fits(s, v, synth.Response) }))
 	s := &Service{
 		doc:      doc,
 		d:        d,
-		fit:      fit,
-		bases:    newBases(d.Caches, d.Gen, fit),
+		fit:      ft,
+		bases:    fit.NewBases(d.Caches, d.Gen, ft),
 		seed:     maphash.MakeSeed(),
 		heads:    memo.NewIn[headKey, *itemData](d.Caches, "item heads", 2),
 		users:    memo.NewIn[headKey, seeded](d.Caches, "seeded user", 1),

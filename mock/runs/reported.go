@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/wmsmock/wmsmock/internal/jsonvalue"
+	"github.com/wmsmock/wmsmock/mock/fit"
 	"github.com/wmsmock/wmsmock/mock/resources"
 	"github.com/wmsmock/wmsmock/mock/spec"
 )
@@ -25,7 +26,7 @@ import (
 // seconds) or as epoch milliseconds. What s does not describe is kept as
 // it came. v is changed in place where it is an object or a list.
 func normalizeReported(s *spec.Schema, v any, depth int) any {
-	if s == nil || depth > resources.MaxSchemaDepth*2 {
+	if s == nil || depth > fit.MaxDepth*2 {
 		return v
 	}
 	switch x := v.(type) {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/wmsmock/wmsmock/internal/workflow"
+	"github.com/wmsmock/wmsmock/mock/fit"
 	"github.com/wmsmock/wmsmock/mock/handler"
 	"github.com/wmsmock/wmsmock/mock/resources"
 	"github.com/wmsmock/wmsmock/mock/spec"
@@ -58,7 +59,7 @@ func readLaunch(raw []byte) (*launchBody, error) {
 	extra := map[string]any{}
 	for k, v := range l {
 		if !launchKept[k] && v != nil {
-			extra[k] = resources.DropNulls(v, 0)
+			extra[k] = fit.DropNulls(v, 0)
 		}
 	}
 	if len(extra) > 0 {

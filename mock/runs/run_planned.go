@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/wmsmock/wmsmock/internal/workflow"
+	"github.com/wmsmock/wmsmock/mock/fit"
 	"github.com/wmsmock/wmsmock/mock/handler"
 	"github.com/wmsmock/wmsmock/mock/resources"
 	"github.com/wmsmock/wmsmock/mock/spec"
@@ -55,7 +56,7 @@ func (p plannedRuns) render(x *run, sch *spec.Schema, purpose string, now time.T
 
 // headJob makes the answer's head job (jobInfo, next to the run or in
 // it) say what the run's status says; its ids stay as synthesized.
-func (p plannedRuns) headJob(fr resources.Framer, sch *spec.Schema, root map[string]any, id string, v workflow.View) {
+func (p plannedRuns) headJob(fr fit.Framer, sch *spec.Schema, root map[string]any, id string, v workflow.View) {
 	j := v.HeadJob()
 	var code, msg any
 	if j.ExitCode != nil {
@@ -161,7 +162,7 @@ func (p plannedRuns) workflowFields(x *run, v workflow.View, now time.Time) map[
 // statistics of a finished run come from its task counts, and the manifest
 // and Nextflow version from what was launched, where synthesis alone would
 // give a succeeded run failed tasks, or another pipeline's home page.
-func (p plannedRuns) details(fr resources.Framer, sch *spec.Schema, obj map[string]any, id string, wf *workflow.Run, v workflow.View) {
+func (p plannedRuns) details(fr fit.Framer, sch *spec.Schema, obj map[string]any, id string, wf *workflow.Run, v workflow.View) {
 	key := "workflow/" + id
 	if workflow.Final(v.Status) {
 		if st, sts := fr.Child(sch, obj, "stats", key); sts != nil {

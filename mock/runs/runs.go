@@ -11,6 +11,7 @@ import (
 
 	"github.com/wmsmock/wmsmock/internal/memo"
 	"github.com/wmsmock/wmsmock/internal/workflow"
+	"github.com/wmsmock/wmsmock/mock/fit"
 	"github.com/wmsmock/wmsmock/mock/handler"
 	"github.com/wmsmock/wmsmock/mock/refs"
 	"github.com/wmsmock/wmsmock/mock/resources"
@@ -521,7 +522,7 @@ func (w *runs) metricsOp(req *handler.Request) (*handler.Response, error) {
 // wrapTask puts a rendered task where the answer's entry keeps it: inside
 // {"task": ...} as the service answers, or bare for a document that
 // lists tasks bare.
-func wrapTask(b *resources.Bases, entry *spec.Schema, task func(*spec.Schema) map[string]any) map[string]any {
+func wrapTask(b *fit.Bases, entry *spec.Schema, task func(*spec.Schema) map[string]any) map[string]any {
 	inner := entry.Prop("task")
 	if inner == nil {
 		return task(entry)

@@ -1,4 +1,4 @@
-package resources
+package fit
 
 import (
 	"github.com/wmsmock/wmsmock/mock/spec"
@@ -25,12 +25,12 @@ func (f *Fitter) Complete(s *spec.Schema, v any) {
 }
 
 func completeIn(s *spec.Schema, v any, depth int) {
-	if s == nil || depth > 2*MaxSchemaDepth {
+	if s == nil || depth > 2*MaxDepth {
 		return
 	}
 	switch x := v.(type) {
 	case map[string]any:
-		branch := branchOf(s, x, 0)
+		branch := BranchOf(s, x, 0)
 		for _, holder := range []*spec.Schema{s, branch} {
 			if holder == nil {
 				continue
@@ -58,19 +58,19 @@ func completeIn(s *spec.Schema, v any, depth int) {
 	}
 }
 
-// branchOf finds the branch of s's oneOf or anyOf (through allOf) that the
+// BranchOf finds the branch of s's oneOf or anyOf (through allOf) that the
 // object x is: the one whose discriminator guard (a property whose enum the
 // document's discriminator mapping made, see oasdoc's rewrite) holds x's
 // value; without guards, the one branch whose declared properties cover
 // x's keys best. It returns nil when s has no branches or x is in none.
-func branchOf(s *spec.Schema, x map[string]any, depth int) *spec.Schema {
-	if s == nil || depth > MaxSchemaDepth {
+func BranchOf(s *spec.Schema, x map[string]any, depth int) *spec.Schema {
+	if s == nil || depth > MaxDepth {
 		return nil
 	}
 	branches := s.Branches()
 	if len(branches) == 0 {
 		for _, m := range s.AllOf() {
-			if b := branchOf(m, x, depth+1); b != nil {
+			if b := BranchOf(m, x, depth+1); b != nil {
 				return b
 			}
 		}
@@ -112,7 +112,7 @@ func guarded(b *spec.Schema, x map[string]any) guard {
 	found := noGuard
 	var walk func(*spec.Schema, int)
 	walk = func(s *spec.Schema, depth int) {
-		if s == nil || depth > MaxSchemaDepth || found == guardFails {
+		if s == nil || depth > MaxDepth || found == guardFails {
 			return
 		}
 		for _, name := range s.OwnRequired {

@@ -1,6 +1,0 @@
-//go:build !race
-
-package main
-
-// diffRaceEnabled skips the published-schema comparisons under -race.
-const diffRaceEnabled = false
