@@ -11,6 +11,7 @@ import (
 	"github.com/wmsmock/wmsmock/mock/refs"
 	"github.com/wmsmock/wmsmock/mock/resources"
 	"github.com/wmsmock/wmsmock/mock/runs"
+	"github.com/wmsmock/wmsmock/mock/studios"
 )
 
 // setupState is called by New once the backend is open: it builds the
@@ -51,7 +52,7 @@ func (s *Server) setupState(cfg settings) error {
 			Check:   a.validator.Answer,
 			Refs:    idx,
 			Logger:  s.logger,
-			Parts:   []resources.Part{runs.Register},
+			Parts:   []resources.Part{runs.Register, studios.Register},
 		})
 		if err != nil {
 			return err

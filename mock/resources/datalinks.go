@@ -74,9 +74,9 @@ func parseDataSearch(q string) dataSearch {
 // provider and region as its answers show them, the text is in its name.
 // A seeded link's provider is made up when first shown, so the entry is
 // rendered to read it.
-func (c *collection) matchLink(coll string, r store.Record, d *itemData, search string, now time.Time) (exact, ok bool) {
+func (c *Collection) matchLink(coll string, r store.Record, d *Item, search string, now time.Time) (exact, ok bool) {
 	ds := parseDataSearch(search)
-	shown := c.renderItem(c.item, coll, r, d, now)
+	shown := c.RenderItem(c.item, coll, r, d, now)
 	name, _ := shown["name"].(string)
 	if ds.provider != "" && !strings.EqualFold(fmt.Sprint(shown["provider"]), ds.provider) {
 		return false, false
@@ -182,7 +182,7 @@ func mimeOf(name string) string {
 // registerDataLinks claims the data links' browse and download-URL
 // operations and gives their list the documented keyword search.
 func (s *Service) registerDataLinks() {
-	var c *collection
+	var c *Collection
 	for _, cc := range s.colls {
 		if cc.listPath == "/data-links" {
 			c = cc
@@ -201,8 +201,8 @@ func (s *Service) registerDataLinks() {
 // nextPageToken of a page names where the next begins, and is null on the
 // last. search keeps the names that begin with it (the service's prefix
 // search, which Nextflow uses to find one entry of a folder).
-func (c *collection) browseOp(req *handler.Request) (*handler.Response, error) {
-	_, r, _, err := c.get(req)
+func (c *Collection) browseOp(req *handler.Request) (*handler.Response, error) {
+	_, r, _, err := c.Get(req)
 	if err != nil {
 		return nil, err
 	}
@@ -267,8 +267,8 @@ func pageFrom(tok string) (int, bool) {
 // and expiring after the profile's download_url_expiry. Like a cloud's
 // pre-signed URL it is made for any path: a GET of it finds out whether
 // the file is there.
-func (c *collection) downloadURLOp(req *handler.Request) (*handler.Response, error) {
-	_, r, _, err := c.get(req)
+func (c *Collection) downloadURLOp(req *handler.Request) (*handler.Response, error) {
+	_, r, _, err := c.Get(req)
 	if err != nil {
 		return nil, err
 	}

@@ -82,7 +82,7 @@ func (s *Service) registerDatasets() {
 // files freed too, and answers which went and which did not: an id the
 // fake does not hold in the workspace is "failed", not an error of the
 // whole call. An id named twice is deleted once and then fails.
-func (c *collection) deleteDatasetsOp(req *handler.Request) (*handler.Response, error) {
+func (c *Collection) deleteDatasetsOp(req *handler.Request) (*handler.Response, error) {
 	var body struct {
 		DatasetIDs []string `json:"datasetIds"`
 	}
@@ -100,7 +100,7 @@ func (c *collection) deleteDatasetsOp(req *handler.Request) (*handler.Response, 
 			one.PathParams = map[string]string{}
 		}
 		one.PathParams[c.param] = id
-		_, err := c.deleteOp(&one)
+		_, err := c.DeleteOp(&one)
 		switch {
 		case err == nil:
 			out["success"] = append(out["success"], id)
@@ -120,8 +120,8 @@ func fileKey(coll, id string, version int64) string {
 }
 
 // uploadOp keeps an uploaded file as the dataset's next version.
-func (c *collection) uploadOp(req *handler.Request) (*handler.Response, error) {
-	coll, r, d, err := c.get(req)
+func (c *Collection) uploadOp(req *handler.Request) (*handler.Response, error) {
+	coll, r, d, err := c.Get(req)
 	if err != nil {
 		return nil, err
 	}
@@ -153,7 +153,7 @@ func (c *collection) uploadOp(req *handler.Request) (*handler.Response, error) {
 	}
 	// The dataset shows its latest version and that version's media type.
 	if _, err := st.Update(coll, r.ID, func(rec *store.Record) error {
-		cur, err := decodeItem(*rec)
+		cur, err := DecodeItem(*rec)
 		if err != nil {
 			return err
 		}
@@ -303,8 +303,8 @@ func (s *Service) versions(coll, id string) ([]datasetVersion, error) {
 
 // datasetVersionsOp lists what was uploaded to a dataset, newest first,
 // keeping those of the media type asked for (mimeType).
-func (c *collection) datasetVersionsOp(req *handler.Request) (*handler.Response, error) {
-	coll, r, d, err := c.get(req)
+func (c *Collection) datasetVersionsOp(req *handler.Request) (*handler.Response, error) {
+	coll, r, d, err := c.Get(req)
 	if err != nil {
 		return nil, err
 	}
@@ -331,7 +331,7 @@ func (c *collection) datasetVersionsOp(req *handler.Request) (*handler.Response,
 
 // versionView is a version as DatasetVersionDto shows it: what was
 // uploaded, the dataset it belongs to, and the URL its bytes are read at.
-func (c *collection) versionView(req *handler.Request, sch *spec.Schema, id string, d *itemData, v datasetVersion) map[string]any {
+func (c *Collection) versionView(req *handler.Request, sch *spec.Schema, id string, d *Item, v datasetVersion) map[string]any {
 	dl := apiBase(req) + "/datasets/" + url.PathEscape(id) + "/v/" + strconv.FormatInt(v.Version, 10) + "/n/" + url.PathEscape(v.FileName)
 	var ws any
 	if d.Workspace != nil {
@@ -353,13 +353,13 @@ func (c *collection) versionView(req *handler.Request, sch *spec.Schema, id stri
 // apiBase is the URL of the API the call came to: its scheme, host and
 // the base path before the operation's own path.
 func apiBase(req *handler.Request) string {
-	return handler.Origin(req.HTTP) + strings.TrimSuffix(req.HTTP.URL.Path, concrete(req.Op.Path, req.PathParams))
+	return handler.Origin(req.HTTP) + strings.TrimSuffix(req.HTTP.URL.Path, Concrete(req.Op.Path, req.PathParams))
 }
 
 // datasetDownloadOp streams a version's bytes, as uploaded; the file name
 // must be the one uploaded, as on the service.
-func (c *collection) datasetDownloadOp(req *handler.Request) (*handler.Response, error) {
-	coll, r, _, err := c.get(req)
+func (c *Collection) datasetDownloadOp(req *handler.Request) (*handler.Response, error) {
+	coll, r, _, err := c.Get(req)
 	if err != nil {
 		return nil, err
 	}
