@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/wmsmock/wmsmock/mock/clock"
+	"github.com/wmsmock/wmsmock/mock/datasets"
 	"github.com/wmsmock/wmsmock/mock/resources"
 	"github.com/wmsmock/wmsmock/mock/resources/resourcestest"
 	"github.com/wmsmock/wmsmock/mock/runs"
@@ -14,9 +15,9 @@ import (
 )
 
 // The tests in package resources_test judge the kernel as the server
-// builds it, with its parts (mock/runs, mock/studios) registered: they
-// make run and studio calls in passing, which the kernel alone leaves to
-// its generic collections. The kernel's own tests, in package resources,
+// builds it, with its parts (mock/runs, mock/studios, mock/datasets)
+// registered: they make run, studio and dataset calls in passing, which
+// the kernel alone leaves to its generic collections. The kernel's own tests, in package resources,
 // run without the parts.
 
 // The shared test support, under the names these tests use.
@@ -46,7 +47,7 @@ func newFixture(t *testing.T, doc *spec.Document, opts ...fixtureOption) *fixtur
 	t.Helper()
 	e := resourcestest.NewEnv(t)
 	f := &fixture{clk: e.Clock, prof: e.Profile}
-	d := resources.Deps{Store: e.Store, Tokens: e.Tokens, Clock: f.clk, Profile: f.prof, Parts: []resources.Part{runs.Register, studios.Register}}
+	d := resources.Deps{Store: e.Store, Tokens: e.Tokens, Clock: f.clk, Profile: f.prof, Parts: []resources.Part{runs.Register, studios.Register, (&datasets.Part{}).Register}}
 	for _, o := range opts {
 		o(f, &d)
 	}

@@ -225,7 +225,7 @@ var derivedBy = map[string][]string{
 	// itself is held to what was written.
 	"computeEnvId": {"region", "workDir"},
 	// A data link's download URL is made by the service for the file
-	// asked for (datalinks.go).
+	// asked for (mock/datasets).
 	"dataLinkId": {"url"},
 	// A studio's status, last start and start steps follow its life on
 	// the clock; its template is the container its create named, its

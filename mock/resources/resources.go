@@ -70,9 +70,9 @@ type Deps struct {
 	Refs   *refs.Index
 	Logger *slog.Logger
 	// Parts are the behaviours kept in packages of their own (mock/runs,
-	// mock/studios), which register through the Kit (kit.go). The kernel
-	// imports none: without a part its operations go to the generic
-	// collections or to synthesis.
+	// mock/studios, mock/datasets), which register through the Kit
+	// (kit.go). The kernel imports none: without a part its operations go
+	// to the generic collections or to synthesis.
 	Parts []Part
 }
 
@@ -183,8 +183,6 @@ func Register(doc *spec.Document, d Deps) (*Service, error) {
 		s.registerAdds,
 		s.registerSwitches, // switches.go
 		s.registerVersions,
-		s.registerDataLinks, // datalinks.go
-		s.registerDatasets,  // datasets.go
 		s.registerViews,
 		s.registerSubresources,
 	} {
