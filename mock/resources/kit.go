@@ -11,8 +11,8 @@ import (
 )
 
 // A Part is a behaviour that reaches the kernel only through its Kit, so
-// that it can be kept in a package of its own (mock/runs is one; the
-// server names it in Deps.Parts). Register calls each part once, after the
+// that it can be kept in a package of its own (mock/runs, mock/studios
+// and mock/datasets are; the server names them in Deps.Parts). Register calls each part once, after the
 // tokens and before the generic collections, with the kernel's Kit; the
 // part claims the operations it answers and hooks in where the kernel asks
 // about what it holds. So the kernel need never import a part: whoever
