@@ -6,21 +6,21 @@ import (
 
 	"github.com/wmsmock/wmsmock/mock/apierror"
 	"github.com/wmsmock/wmsmock/mock/clock"
+	"github.com/wmsmock/wmsmock/mock/datasets"
 	"github.com/wmsmock/wmsmock/mock/handler"
-	"github.com/wmsmock/wmsmock/mock/resources"
 )
 
 // downloads serves the URLs a data link's generate-download-url hands out.
 // On the service they are a cloud's pre-signed URLs, fetched without the
 // service's token; here the fake serves them itself, outside the API (no
 // token, no rate limit), checking each URL's signature and expiry on the
-// fake's clock (resources.Service.ServeDownload).
+// fake's clock (datasets.Part.ServeDownload).
 type downloads struct {
-	svc *resources.Service // the default version's; nil without records
+	data *datasets.Part // the default version's; nil without records
 }
 
 func (d downloads) serves(r *http.Request) bool {
-	return d.svc != nil && strings.HasPrefix(r.URL.Path, resources.DownloadPrefix)
+	return d.data != nil && strings.HasPrefix(r.URL.Path, datasets.DownloadPrefix)
 }
 
 // serve answers a download URL on the fake's clock.
@@ -28,5 +28,5 @@ func (d downloads) serve(r *http.Request, clk *clock.Offset) (*handler.Response,
 	if err := clk.Sync(); err != nil {
 		return nil, &apierror.Error{Kind: apierror.Internal, Reason: "reading the shared clock: " + err.Error()}
 	}
-	return d.svc.ServeDownload(r, clk.Now())
+	return d.data.ServeDownload(r, clk.Now())
 }

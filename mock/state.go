@@ -8,9 +8,11 @@ import (
 
 	"github.com/wmsmock/wmsmock/fixtures"
 	"github.com/wmsmock/wmsmock/mock/backend"
+	"github.com/wmsmock/wmsmock/mock/datasets"
 	"github.com/wmsmock/wmsmock/mock/refs"
 	"github.com/wmsmock/wmsmock/mock/resources"
 	"github.com/wmsmock/wmsmock/mock/runs"
+	"github.com/wmsmock/wmsmock/mock/studios"
 )
 
 // setupState is called by New once the backend is open: it builds the
@@ -41,6 +43,7 @@ func (s *Server) setupState(cfg settings) error {
 		// The index of the ids answers name, shared by the service (which
 		// fills it and tells it of every write) and the synthesizer.
 		idx := refs.New(records, refs.WithLogger(s.logger))
+		data := &datasets.Part{} // its download URLs are served outside the API
 		svc, err := resources.Register(a.doc, resources.Deps{
 			Store:   records,
 			Tokens:  s.backend.Tokens(),
@@ -51,7 +54,7 @@ func (s *Server) setupState(cfg settings) error {
 			Check:   a.validator.Answer,
 			Refs:    idx,
 			Logger:  s.logger,
-			Parts:   []resources.Part{runs.Register},
+			Parts:   []resources.Part{runs.Register, studios.Register, data.Register},
 		})
 		if err != nil {
 			return err
@@ -64,7 +67,7 @@ func (s *Server) setupState(cfg settings) error {
 		}
 		if a == s.versions.defaultAPI() {
 			seedWith = svc
-			s.downloads.svc = svc                 // downloads.go
+			s.downloads.data = data               // downloads.go
 			a.synth = a.synth.withState(idx, svc) // synthesized ids name held items too
 		}
 	}

@@ -54,7 +54,7 @@ func (s *Service) registerAdds() {
 
 // addOp adds the member, team or user the body names to the collection,
 // once: a second add of the same is a conflict, as on the service.
-func (c *collection) addOp(req *handler.Request) (*handler.Response, error) {
+func (c *Collection) addOp(req *handler.Request) (*handler.Response, error) {
 	body, err := RequestObject(req)
 	if err != nil {
 		return nil, err
@@ -79,7 +79,7 @@ func (c *collection) addOp(req *handler.Request) (*handler.Response, error) {
 	if len(fields) == 0 {
 		return nil, Fail(ErrBadInput, "%s names no one to add", req.Op.ID)
 	}
-	coll := concrete(c.listPath, req.PathParams)
+	coll := Concrete(c.listPath, req.PathParams)
 	for k, v := range addDefaults[c.param] {
 		if c.item.Prop(k) != nil {
 			fields[k] = v
@@ -117,7 +117,7 @@ func (c *collection) addOp(req *handler.Request) (*handler.Response, error) {
 		}
 		return nil, err
 	}
-	d := &itemData{Fields: fields}
+	d := &Item{Fields: fields}
 	b, err := json.Marshal(d)
 	if err != nil {
 		return nil, err
@@ -130,7 +130,7 @@ func (c *collection) addOp(req *handler.Request) (*handler.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Success(req.Op, c.renderAnswer(SuccessSchema(req.Op), coll, r, d, req.Now)), nil
+	return Success(req.Op, c.RenderAnswer(SuccessSchema(req.Op), coll, r, d, req.Now)), nil
 }
 
 // participantType is the kind of participant an add makes: a team, a
@@ -156,16 +156,16 @@ func participantType(fields map[string]any, s *Service, req *handler.Request) st
 // memberNamed finds the member of the request's organization (c is the
 // organization's members) whose e-mail or user name is the one fields
 // holds.
-func (c *collection) memberNamed(fields map[string]any, req *handler.Request) (string, bool) {
-	if c == nil || !c.indexed() {
+func (c *Collection) memberNamed(fields map[string]any, req *handler.Request) (string, bool) {
+	if c == nil || !c.Indexed() {
 		return "", false
 	}
-	recs, err := listSome(c.s.d.Store, concrete(c.listPath, req.PathParams))
+	recs, err := listSome(c.s.d.Store, Concrete(c.listPath, req.PathParams))
 	if err != nil {
 		return "", false
 	}
 	for _, r := range recs {
-		d, err := decodeItem(r)
+		d, err := DecodeItem(r)
 		if err != nil {
 			continue
 		}
@@ -182,14 +182,14 @@ func (c *collection) memberNamed(fields map[string]any, req *handler.Request) (s
 // the id and the name or e-mail the call gave (which a search of the
 // team finds): what else the member is (names, role) is the
 // organization's record, shown through the copies of held records.
-func (c *collection) join(req *handler.Request, coll, id string, named map[string]any) (*handler.Response, error) {
+func (c *Collection) join(req *handler.Request, coll, id string, named map[string]any) (*handler.Response, error) {
 	fields := map[string]any{c.idProp: c.idValue(id)}
 	for _, k := range []string{"email", "userName"} {
 		if v, ok := named[k]; ok {
 			fields[k] = v
 		}
 	}
-	d := &itemData{Fields: fields}
+	d := &Item{Fields: fields}
 	b, err := json.Marshal(d)
 	if err != nil {
 		return nil, err
@@ -204,7 +204,7 @@ func (c *collection) join(req *handler.Request, coll, id string, named map[strin
 	if err != nil {
 		return nil, err
 	}
-	return Success(req.Op, c.renderAnswer(SuccessSchema(req.Op), coll, r, d, req.Now)), nil
+	return Success(req.Op, c.RenderAnswer(SuccessSchema(req.Op), coll, r, d, req.Now)), nil
 }
 
 // namesPerson reports a create whose body names who joins (a user's name
@@ -237,18 +237,18 @@ func firstOf(m map[string]any, keys ...string) any {
 
 // alreadyIn reports whether an item of coll already names the member,
 // team or user fields names.
-func (c *collection) alreadyIn(coll string, fields map[string]any) (bool, error) {
+func (c *Collection) alreadyIn(coll string, fields map[string]any) (bool, error) {
 	recs, err := listSome(c.s.d.Store, coll)
 	if err != nil {
 		return false, err
 	}
 	for _, r := range recs {
-		d, err := decodeItem(r)
+		d, err := DecodeItem(r)
 		if err != nil {
 			return false, err
 		}
 		for _, k := range []string{"memberId", "teamId", "email", "userName"} {
-			if v := fields[k]; v != nil && fmtID(d.Fields[k]) == fmtID(v) {
+			if v := fields[k]; v != nil && FmtID(d.Fields[k]) == FmtID(v) {
 				return true, nil
 			}
 		}
@@ -257,9 +257,9 @@ func (c *collection) alreadyIn(coll string, fields map[string]any) (bool, error)
 }
 
 // roleOp sets an item's role (prop) to the body's one member.
-func (c *collection) roleOp(prop string) handler.Func {
+func (c *Collection) roleOp(prop string) handler.Func {
 	return func(req *handler.Request) (*handler.Response, error) {
-		coll, r, _, err := c.get(req)
+		coll, r, _, err := c.Get(req)
 		if err != nil {
 			return nil, err
 		}
@@ -271,7 +271,7 @@ func (c *collection) roleOp(prop string) handler.Func {
 		if role == "" {
 			return nil, Fail(ErrBadInput, "%s needs a role", req.Op.ID)
 		}
-		if err := c.change(coll, r.ID, req.Now, func(d *itemData) { d.Fields[prop] = strings.ToLower(role) }); err != nil {
+		if err := c.change(coll, r.ID, req.Now, func(d *Item) { d.Fields[prop] = strings.ToLower(role) }); err != nil {
 			return nil, err
 		}
 		return Success(req.Op, nil), nil

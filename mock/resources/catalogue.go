@@ -17,7 +17,7 @@ func (s *Service) registerCatalogue() {
 
 // catalogueFields are what the catalogue says of the entry id of c: a
 // predefined role's description and permissions, a platform's name.
-func catalogueFields(c *collection, id string) map[string]any {
+func catalogueFields(c *Collection, id string) map[string]any {
 	fields := map[string]any{}
 	switch c.param {
 	case "roleName":
@@ -94,7 +94,7 @@ func (s *Service) regionsOp(req *handler.Request) (*handler.Response, error) {
 // checkPermissions refuses a role written with a permission the service
 // does not have (the Terraform provider's design notes: permissions must
 // be valid, else 400): a role created here is one the service would take.
-func checkPermissions(c *collection, fields map[string]any) error {
+func checkPermissions(c *Collection, fields map[string]any) error {
 	if c.param != "roleName" {
 		return nil
 	}

@@ -39,7 +39,9 @@ import (
 // environments) is CREATING for the profile's creating_for after it is
 // created, and DELETING for deleting_for after a delete before it is gone.
 
-type collection struct {
+// A Collection is one such pair of paths and what the kernel does with
+// it; a part that lays behaviour over one gets it from Kit.Collections.
+type Collection struct {
 	s *Service
 	// listPath is the collection's path template, itemPath its item's.
 	listPath, itemPath string
@@ -82,20 +84,15 @@ type collection struct {
 	versioned  bool // items show their version (versions.go)
 	uniqueName bool // a duplicate name is a 409, as the document declares
 	scoped     bool // items belong to a workspace (workspaceId parameter)
-	// afterDelete frees what an item holds beyond its record (a
-	// dataset's uploaded bytes) once the item is deleted; nil for most.
+	// What parts lay over the collection (kit.go: OnDelete, Searches,
+	// Lives); nil for most.
 	afterDelete func(coll, id string) error
-	// search replaces the list's text search (matches) where the service
-	// documents a syntax of its own (data links' keywords); exact says the
-	// item is named exactly what was searched, and comes first.
-	search func(coll string, r store.Record, d *itemData, q string, now time.Time) (exact, ok bool)
-	// life gives studios their life on the clock (studios.go); nil for
-	// other kinds.
-	life *studios
+	search      func(coll string, r store.Record, d *Item, q string, now time.Time) (exact, ok bool)
+	life        Life
 }
 
-// itemData is what a collection record holds.
-type itemData struct {
+// Item is what a collection record holds.
+type Item struct {
 	Fields     map[string]any `json:"fields"`
 	Workspace  *int64         `json:"workspaceId,omitempty"`
 	DeletingAt *time.Time     `json:"deletingAt,omitempty"`
@@ -105,13 +102,13 @@ type itemData struct {
 	// derives, null elsewhere.
 	Seeded bool `json:"seeded,omitempty"`
 	// Life is what a kind with a life of its own keeps beside the fields
-	// (a studio's sessions, studios.go).
+	// (a studio's sessions, mock/studios).
 	Life json.RawMessage `json:"life,omitempty"`
 }
 
 type v3Parameter = v3.Parameter
 
-func isParamSeg(seg string) bool { return strings.HasPrefix(seg, "{") && strings.HasSuffix(seg, "}") }
+func IsParamSeg(seg string) bool { return strings.HasPrefix(seg, "{") && strings.HasSuffix(seg, "}") }
 
 func (s *Service) registerCollections() {
 	byPath := map[string]map[string]*spec.Operation{}
@@ -135,18 +132,18 @@ func (s *Service) registerCollections() {
 	for _, path := range paths {
 		segs := strings.Split(path, "/")
 		itemPath, del := path, free(path, "DELETE")
-		if n := len(segs); n >= 4 && segs[n-1] == "delete" && isParamSeg(segs[n-2]) && byPath[strings.Join(segs[:n-1], "/")] == nil {
+		if n := len(segs); n >= 4 && segs[n-1] == "delete" && IsParamSeg(segs[n-2]) && byPath[strings.Join(segs[:n-1], "/")] == nil {
 			// An item with no path of its own, removed through a path
 			// below it (a team's members: GET and POST .../members,
 			// DELETE .../members/{memberId}/delete).
 			segs = segs[:n-1]
 			itemPath = strings.Join(segs, "/")
 		}
-		if len(segs) < 3 || !isParamSeg(segs[len(segs)-1]) || isParamSeg(segs[len(segs)-2]) {
+		if len(segs) < 3 || !IsParamSeg(segs[len(segs)-1]) || IsParamSeg(segs[len(segs)-2]) {
 			continue
 		}
 		listPath := strings.Join(segs[:len(segs)-1], "/")
-		c := &collection{
+		c := &Collection{
 			s: s, listPath: listPath, itemPath: itemPath,
 			param:    strings.Trim(segs[len(segs)-1], "{}"),
 			describe: free(itemPath, "GET"),
@@ -179,13 +176,13 @@ func (s *Service) registerCollections() {
 		}
 		s.handle(c.describe, c.describeOp)
 		s.handle(c.update, c.updateOp)
-		s.handle(c.del, c.deleteOp)
+		s.handle(c.del, c.DeleteOp)
 	}
 }
 
 // shape reads the schemas the collection's operations answer with; it
 // reports false when the describe answer is not an object.
-func (c *collection) shape() bool {
+func (c *Collection) shape() bool {
 	if c.list != nil {
 		c.listKey, c.entry = SuccessSchema(c.list).ListShape()
 		if c.listKey == "" {
@@ -263,7 +260,7 @@ func (c *collection) shape() bool {
 			break
 		}
 	}
-	c.lifecycle = enumHas(c.item.Prop("status"), "CREATING", "AVAILABLE")
+	c.lifecycle = EnumHas(c.item.Prop("status"), "CREATING", "AVAILABLE")
 	c.uniqueName = c.item.Prop("name") != nil && (declares(c.create, "409") || declares(c.update, "409"))
 	c.scoped = hasQueryParam(c.list, "workspaceId") || hasQueryParam(c.create, "workspaceId")
 	return true
@@ -321,8 +318,8 @@ func params(op *spec.Operation) []*v3Parameter {
 	return slices.DeleteFunc(out, func(p *v3Parameter) bool { return p == nil })
 }
 
-// enumHas reports whether a schema's enum (through allOf) holds all values.
-func enumHas(s *spec.Schema, values ...string) bool {
+// EnumHas reports whether a schema's enum (through allOf) holds all values.
+func EnumHas(s *spec.Schema, values ...string) bool {
 	var enum []string
 	var walk func(*spec.Schema, int)
 	walk = func(s *spec.Schema, depth int) {
@@ -347,12 +344,12 @@ func enumHas(s *spec.Schema, values ...string) bool {
 	return len(values) > 0
 }
 
-// concrete fills a path template with the call's path parameters: the
+// Concrete fills a path template with the call's path parameters: the
 // store name of one instance of a nested collection ("/orgs/7/workspaces").
-func concrete(template string, vars map[string]string) string {
+func Concrete(template string, vars map[string]string) string {
 	segs := strings.Split(template, "/")
 	for i, seg := range segs {
-		if isParamSeg(seg) {
+		if IsParamSeg(seg) {
 			segs[i] = vars[strings.Trim(seg, "{}")]
 		}
 	}
@@ -367,14 +364,14 @@ func matchTemplate(template, path string) bool {
 		return false
 	}
 	for i := range ts {
-		if !isParamSeg(ts[i]) && ts[i] != ps[i] || ps[i] == "" && ts[i] != "" {
+		if !IsParamSeg(ts[i]) && ts[i] != ps[i] || ps[i] == "" && ts[i] != "" {
 			return false
 		}
 	}
 	return true
 }
 
-func (c *collection) idValue(id string) any {
+func (c *Collection) idValue(id string) any {
 	if c.numericID {
 		if n, err := strconv.ParseInt(id, 10, 64); err == nil {
 			return n
@@ -383,14 +380,14 @@ func (c *collection) idValue(id string) any {
 	return id
 }
 
-func (c *collection) newID(coll string) func() (string, error) {
+func (c *Collection) newID(coll string) func() (string, error) {
 	return func() (string, error) {
 		if c.numericID {
 			// Ids of nested items count per kind, not per parent, so that
 			// an id names one item whichever parent it is under, as on the
 			// service.
 			counter := coll
-			if c.indexed() {
+			if c.Indexed() {
 				counter = c.itemPath
 			}
 			n, err := c.s.d.Store.NextSeq(counter)
@@ -408,8 +405,8 @@ func (c *collection) newID(coll string) func() (string, error) {
 	}
 }
 
-func decodeItem(r store.Record) (*itemData, error) {
-	var d itemData
+func DecodeItem(r store.Record) (*Item, error) {
+	var d Item
 	if err := json.Unmarshal(r.Data, &d); err != nil {
 		return nil, fmt.Errorf("resources: record %s: %w", r.ID, err)
 	}
@@ -421,9 +418,9 @@ func decodeItem(r store.Record) (*itemData, error) {
 
 // change rewrites one stored item with set, answering the
 // missing-resource reply when it has gone meanwhile.
-func (c *collection) change(coll, id string, now time.Time, set func(*itemData)) error {
+func (c *Collection) change(coll, id string, now time.Time, set func(*Item)) error {
 	_, err := c.s.d.Store.Update(coll, id, func(rec *store.Record) error {
-		cur, err := decodeItem(*rec)
+		cur, err := DecodeItem(*rec)
 		if err != nil {
 			return err
 		}
@@ -440,7 +437,7 @@ func (c *collection) change(coll, id string, now time.Time, set func(*itemData))
 
 // status works out a lifecycle item's status at now; gone reports an item
 // whose deletion has finished.
-func (c *collection) status(r store.Record, d *itemData, now time.Time) (status string, gone bool) {
+func (c *Collection) status(r store.Record, d *Item, now time.Time) (status string, gone bool) {
 	prof := c.s.d.Profile.ComputeEnvs
 	if d.DeletingAt != nil {
 		if !now.Before(d.DeletingAt.Add(prof.DeletingFor)) {
@@ -459,7 +456,7 @@ func (c *collection) status(r store.Record, d *itemData, now time.Time) (status 
 
 // gone reports an item whose deletion has finished, and forgets it unless
 // the profile keeps it describable (compute_envs.after_delete).
-func (c *collection) gone(coll string, r store.Record, d *itemData, now time.Time) bool {
+func (c *Collection) gone(coll string, r store.Record, d *Item, now time.Time) bool {
 	if !c.lifecycle {
 		return false
 	}
@@ -474,7 +471,7 @@ func (c *collection) gone(coll string, r store.Record, d *itemData, now time.Tim
 
 // keepsDeleted reports whether an item whose deletion has finished stays
 // describable, as DELETED.
-func (c *collection) keepsDeleted() bool {
+func (c *Collection) keepsDeleted() bool {
 	return c.lifecycle && c.s.d.Profile.ComputeEnvs.AfterDelete == profile.AfterDeleteDeleted
 }
 
@@ -482,7 +479,7 @@ func (c *collection) keepsDeleted() bool {
 // collection's own path (the org of /orgs/{orgId}/workspaces, the
 // workspace of /workspaces/{workspaceId}/datasets) names nothing the fake
 // holds, as the service does for any missing resource.
-func (c *collection) checkParent(req *handler.Request) error {
+func (c *Collection) checkParent(req *handler.Request) error {
 	for _, exists := range c.owners {
 		if err := exists(req); err != nil {
 			return err
@@ -491,8 +488,8 @@ func (c *collection) checkParent(req *handler.Request) error {
 	return nil
 }
 
-// get finds an item for an item operation, or answers 403.
-func (c *collection) get(req *handler.Request) (string, store.Record, *itemData, error) {
+// Get finds an item for an item operation, or answers 403.
+func (c *Collection) Get(req *handler.Request) (string, store.Record, *Item, error) {
 	coll, r, d, err := c.findItem(req)
 	if err == nil && c.gone(coll, r, d, req.Now) {
 		return coll, r, nil, Fail(ErrMissing, "item %q in %s was deleted", r.ID, coll)
@@ -501,8 +498,8 @@ func (c *collection) get(req *handler.Request) (string, store.Record, *itemData,
 }
 
 // findItem is get without the check that the item's deletion has not finished.
-func (c *collection) findItem(req *handler.Request) (string, store.Record, *itemData, error) {
-	coll := concrete(c.listPath, req.PathParams)
+func (c *Collection) findItem(req *handler.Request) (string, store.Record, *Item, error) {
+	coll := Concrete(c.listPath, req.PathParams)
 	id := req.PathParams[c.param]
 	if err := c.checkParent(req); err != nil {
 		return coll, store.Record{}, nil, err
@@ -514,7 +511,7 @@ func (c *collection) findItem(req *handler.Request) (string, store.Record, *item
 	if err != nil {
 		return coll, r, nil, err
 	}
-	d, err := decodeItem(r)
+	d, err := DecodeItem(r)
 	if err != nil {
 		return coll, r, nil, err
 	}
@@ -530,7 +527,7 @@ func (c *collection) findItem(req *handler.Request) (string, store.Record, *item
 	return coll, r, d, nil
 }
 
-// requestFields takes the item's values from a create or update body:
+// RequestFields takes the item's values from a create or update body:
 // from the member named like the item when the body wraps it
 // ({"computeEnv": {...}}), else from the body itself. Values of properties
 // a client may set (not readOnly) that fit the item's schema are kept, and
@@ -538,7 +535,7 @@ func (c *collection) findItem(req *handler.Request) (string, store.Record, *item
 // not (a pipeline's launch, a config written in another shape than the one
 // described): a view of the item that has room for them (the pipeline's
 // launch, a list entry in the request's shape) shows them as written.
-func (c *collection) requestFields(op *spec.Operation, body map[string]any) map[string]any {
+func (c *Collection) RequestFields(op *spec.Operation, body map[string]any) map[string]any {
 	src, written := body, RequestSchema(op)
 	if c.itemKey != "" {
 		if inner, ok := body[c.itemKey].(map[string]any); ok && written.Prop(c.itemKey) != nil {
@@ -550,7 +547,7 @@ func (c *collection) requestFields(op *spec.Operation, body map[string]any) map[
 
 // fitFields keeps the values of a seeded item (seed) or of a body that fit
 // the item schema.
-func (c *collection) fitFields(src map[string]any, seed bool) map[string]any {
+func (c *Collection) fitFields(src map[string]any, seed bool) map[string]any {
 	return c.keepFields(src, nil, seed)
 }
 
@@ -560,7 +557,7 @@ func (c *collection) fitFields(src map[string]any, seed bool) map[string]any {
 // checked here: every value is checked again when it is laid over an
 // answer, and checking a whole seed up front would cost the published
 // schema's start a few hundred milliseconds of schema compilation.
-func (c *collection) keepFields(src map[string]any, written *spec.Schema, seed bool) map[string]any {
+func (c *Collection) keepFields(src map[string]any, written *spec.Schema, seed bool) map[string]any {
 	out := map[string]any{}
 	for k, v := range src {
 		if k == c.idProp || v == nil {
@@ -590,7 +587,7 @@ func (c *collection) keepFields(src map[string]any, written *spec.Schema, seed b
 
 // nameTaken reports whether another live item of the collection, in the
 // same workspace, has this name.
-func (c *collection) nameTaken(coll, name, except string, ws *int64, now time.Time) (bool, error) {
+func (c *Collection) nameTaken(coll, name, except string, ws *int64, now time.Time) (bool, error) {
 	recs, err := c.s.d.Store.List(coll)
 	if err != nil {
 		return false, err
@@ -599,11 +596,11 @@ func (c *collection) nameTaken(coll, name, except string, ws *int64, now time.Ti
 		if r.ID == except {
 			continue
 		}
-		d, err := decodeItem(r)
+		d, err := DecodeItem(r)
 		if err != nil {
 			return false, err
 		}
-		if c.gone(coll, r, d, now) || !sameWorkspace(d.Workspace, ws) {
+		if c.gone(coll, r, d, now) || !SameWorkspace(d.Workspace, ws) {
 			continue
 		}
 		if n, _ := d.Fields["name"].(string); n == name {
@@ -613,11 +610,11 @@ func (c *collection) nameTaken(coll, name, except string, ws *int64, now time.Ti
 	return false, nil
 }
 
-func sameWorkspace(a, b *int64) bool {
+func SameWorkspace(a, b *int64) bool {
 	return a == nil && b == nil || a != nil && b != nil && *a == *b
 }
 
-func (c *collection) createOp(req *handler.Request) (*handler.Response, error) {
+func (c *Collection) createOp(req *handler.Request) (*handler.Response, error) {
 	body := map[string]any{}
 	if !c.opaqueCreate {
 		var err error
@@ -628,8 +625,8 @@ func (c *collection) createOp(req *handler.Request) (*handler.Response, error) {
 	if err := c.checkParent(req); err != nil {
 		return nil, err
 	}
-	coll := concrete(c.listPath, req.PathParams)
-	d := &itemData{Fields: c.requestFields(req.Op, body)}
+	coll := Concrete(c.listPath, req.PathParams)
+	d := &Item{Fields: c.RequestFields(req.Op, body)}
 	if err := checkPermissions(c, d.Fields); err != nil {
 		return nil, err
 	}
@@ -645,11 +642,11 @@ func (c *collection) createOp(req *handler.Request) (*handler.Response, error) {
 	if c.lifecycle {
 		delete(d.Fields, "status")
 	}
-	if err := c.s.checkWrittenRefs(c, d.Fields, d.Workspace, req.Now); err != nil {
+	if err := c.CheckWrittenRefs(d.Fields, d.Workspace, req.Now); err != nil {
 		return nil, err
 	}
 	if c.life != nil {
-		if err := c.life.created(req, coll, d); err != nil {
+		if err := c.life.Created(req, coll, d); err != nil {
 			return nil, err
 		}
 	}
@@ -689,10 +686,10 @@ func (c *collection) createOp(req *handler.Request) (*handler.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Success(req.Op, c.renderAnswer(SuccessSchema(req.Op), coll, r, d, req.Now)), nil
+	return Success(req.Op, c.RenderAnswer(SuccessSchema(req.Op), coll, r, d, req.Now)), nil
 }
 
-func (c *collection) describeOp(req *handler.Request) (*handler.Response, error) {
+func (c *Collection) describeOp(req *handler.Request) (*handler.Response, error) {
 	coll, r, d, err := c.findItem(req)
 	if err != nil {
 		return nil, err
@@ -700,11 +697,11 @@ func (c *collection) describeOp(req *handler.Request) (*handler.Response, error)
 	if c.gone(coll, r, d, req.Now) && !c.keepsDeleted() {
 		return nil, Fail(ErrMissing, "item %q in %s was deleted", r.ID, coll)
 	}
-	return Success(req.Op, c.renderAnswer(SuccessSchema(req.Op), coll, r, d, req.Now)), nil
+	return Success(req.Op, c.RenderAnswer(SuccessSchema(req.Op), coll, r, d, req.Now)), nil
 }
 
-func (c *collection) updateOp(req *handler.Request) (*handler.Response, error) {
-	coll, r, d, err := c.get(req)
+func (c *Collection) updateOp(req *handler.Request) (*handler.Response, error) {
+	coll, r, d, err := c.Get(req)
 	if err != nil {
 		return nil, err
 	}
@@ -712,7 +709,7 @@ func (c *collection) updateOp(req *handler.Request) (*handler.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	fields := c.requestFields(req.Op, body)
+	fields := c.RequestFields(req.Op, body)
 	if err := checkPermissions(c, fields); err != nil {
 		return nil, err
 	}
@@ -722,7 +719,7 @@ func (c *collection) updateOp(req *handler.Request) (*handler.Response, error) {
 	if c.nameKey {
 		delete(fields, "name") // the name is the item's address
 	}
-	if err := c.s.checkWrittenRefs(c, fields, d.Workspace, req.Now); err != nil {
+	if err := c.CheckWrittenRefs(fields, d.Workspace, req.Now); err != nil {
 		return nil, err
 	}
 	if name, ok := fields["name"].(string); ok && c.uniqueName {
@@ -737,7 +734,7 @@ func (c *collection) updateOp(req *handler.Request) (*handler.Response, error) {
 		}
 	}
 	r, err = c.s.d.Store.Update(coll, r.ID, func(rec *store.Record) error {
-		cur, err := decodeItem(*rec)
+		cur, err := DecodeItem(*rec)
 		if err != nil {
 			return err
 		}
@@ -755,17 +752,17 @@ func (c *collection) updateOp(req *handler.Request) (*handler.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Success(req.Op, c.renderAnswer(SuccessSchema(req.Op), coll, r, d, req.Now)), nil
+	return Success(req.Op, c.RenderAnswer(SuccessSchema(req.Op), coll, r, d, req.Now)), nil
 }
 
-func (c *collection) deleteOp(req *handler.Request) (*handler.Response, error) {
-	coll, r, _, err := c.get(req)
+func (c *Collection) DeleteOp(req *handler.Request) (*handler.Response, error) {
+	coll, r, _, err := c.Get(req)
 	if err != nil {
 		return nil, err
 	}
 	if c.lifecycle && c.s.d.Profile.ComputeEnvs.DeletingFor > 0 {
 		now := req.Now.UTC()
-		err = c.change(coll, r.ID, now, func(d *itemData) {
+		err = c.change(coll, r.ID, now, func(d *Item) {
 			if d.DeletingAt == nil {
 				d.DeletingAt = &now
 			}
@@ -785,7 +782,7 @@ func (c *collection) deleteOp(req *handler.Request) (*handler.Response, error) {
 	return Success(req.Op, nil), nil
 }
 
-func (c *collection) listOp(req *handler.Request) (*handler.Response, error) {
+func (c *Collection) listOp(req *handler.Request) (*handler.Response, error) {
 	pg, err := ParsePage(req.Query, req.Op, c.s.d.Profile.Paging)
 	if err != nil {
 		return nil, err
@@ -803,7 +800,7 @@ func (c *collection) listOp(req *handler.Request) (*handler.Response, error) {
 			ws = &id
 		}
 	}
-	coll := concrete(c.listPath, req.PathParams)
+	coll := Concrete(c.listPath, req.PathParams)
 	recs, err := c.s.d.Store.List(coll)
 	if err != nil {
 		return nil, err
@@ -815,15 +812,15 @@ func (c *collection) listOp(req *handler.Request) (*handler.Response, error) {
 	}
 	type item struct {
 		r store.Record
-		d *itemData
+		d *Item
 	}
 	var matched, exact []item
 	for _, r := range recs {
-		d, err := decodeItem(r)
+		d, err := DecodeItem(r)
 		if err != nil {
 			return nil, err
 		}
-		if c.gone(coll, r, d, req.Now) || c.scoped && !sameWorkspace(d.Workspace, ws) {
+		if c.gone(coll, r, d, req.Now) || c.scoped && !SameWorkspace(d.Workspace, ws) {
 			continue
 		}
 		if search != "" && c.search != nil {
@@ -862,7 +859,7 @@ func (c *collection) listOp(req *handler.Request) (*handler.Response, error) {
 // matches is the list search: the text anywhere in the item's names (a
 // person's too: members and participants are looked up by e-mail, as the
 // Terraform provider finds the member it added).
-func (c *collection) matches(d *itemData, search string) bool {
+func (c *Collection) matches(d *Item, search string) bool {
 	for _, k := range []string{"name", "fullName", "description", "email", "userName", "firstName", "lastName"} {
 		if v, ok := d.Fields[k].(string); ok && LowerContains(v, search) {
 			return true
@@ -873,21 +870,21 @@ func (c *collection) matches(d *itemData, search string) bool {
 
 // renderEntry builds one list entry; entries that wrap the item
 // ({"pipeline": {...}, "extra": ...}) get the item inside.
-func (c *collection) renderEntry(sch *spec.Schema, coll string, r store.Record, d *itemData, now time.Time) map[string]any {
+func (c *Collection) renderEntry(sch *spec.Schema, coll string, r store.Record, d *Item, now time.Time) map[string]any {
 	if c.itemKey != "" {
 		if p := sch.Prop(c.itemKey); p.IsObject() && !p.IsArray() && sch.Prop(c.idProp) == nil {
 			root := c.frame(sch, recordKey(coll, r, d), d)
-			root[c.itemKey] = c.renderItem(p, coll, r, d, now)
+			root[c.itemKey] = c.RenderItem(p, coll, r, d, now)
 			return root
 		}
 	}
-	return c.renderItem(sch, coll, r, d, now)
+	return c.RenderItem(sch, coll, r, d, now)
 }
 
-// renderAnswer builds a create, describe or update answer: the item
+// RenderAnswer builds a create, describe or update answer: the item
 // wrapped as the document wraps it, the item itself, or (for answers that
 // only identify the new item, {"computeEnvId": "..."}) its id.
-func (c *collection) renderAnswer(sch *spec.Schema, coll string, r store.Record, d *itemData, now time.Time) any {
+func (c *Collection) RenderAnswer(sch *spec.Schema, coll string, r store.Record, d *Item, now time.Time) any {
 	if sch == nil {
 		return nil
 	}
@@ -895,18 +892,18 @@ func (c *collection) renderAnswer(sch *spec.Schema, coll string, r store.Record,
 	if c.itemKey != "" {
 		if p := sch.Prop(c.itemKey); p.IsObject() && !p.IsArray() {
 			root := c.frame(sch, key, d)
-			root[c.itemKey] = c.renderItem(p, coll, r, d, now)
+			root[c.itemKey] = c.RenderItem(p, coll, r, d, now)
 			return root
 		}
 	}
 	if sch.Same(c.item) {
-		return c.renderItem(sch, coll, r, d, now)
+		return c.RenderItem(sch, coll, r, d, now)
 	}
 	root := c.frame(sch, key, d)
 	names := sch.PropNames()
 	for _, name := range names {
 		if p := sch.Prop(name); p.Same(c.item) {
-			root[name] = c.renderItem(p, coll, r, d, now)
+			root[name] = c.RenderItem(p, coll, r, d, now)
 			return root
 		}
 	}
@@ -915,7 +912,7 @@ func (c *collection) renderAnswer(sch *spec.Schema, coll string, r store.Record,
 	// are another type): the item's values go inside, named by its id.
 	for _, name := range []string{c.listKey, singular(c.listKey), singular(lastLiteral(c.listPath))} {
 		if p := sch.Prop(name); name != "" && p.IsObject() && !p.IsArray() {
-			root[name] = c.renderItem(p, coll, r, d, now)
+			root[name] = c.RenderItem(p, coll, r, d, now)
 			return root
 		}
 	}
@@ -941,7 +938,7 @@ var serverFields = []string{"dateCreated", "lastUpdated", "deleted"}
 // the seeded user, whom every token belongs to (the service records the
 // creator of a pipeline, a dataset...). A kind whose item is a person (a
 // member, a user) names its person instead, and is left alone.
-func (c *collection) owner(sch *spec.Schema, server map[string]any) {
+func (c *Collection) owner(sch *spec.Schema, server map[string]any) {
 	if c.param == "memberId" || c.param == "userId" || c.param == "participantId" {
 		return
 	}
@@ -965,7 +962,7 @@ func (c *collection) owner(sch *spec.Schema, server map[string]any) {
 // gives the same account whenever the fake starts; the creation time makes
 // an item a client created again under the same id (a role's name) a new
 // one.
-func recordKey(coll string, r store.Record, d *itemData) string {
+func recordKey(coll string, r store.Record, d *Item) string {
 	if d.Seeded {
 		return "seeded " + coll + "/" + r.ID
 	}
@@ -976,18 +973,18 @@ func recordKey(coll string, r store.Record, d *itemData) string {
 // account, values synthesized under its key; for an item a client wrote,
 // only what the schema requires, so that nothing made up stands beside
 // what was written (the answer is completed with nulls, complete.go).
-func (c *collection) frame(sch *spec.Schema, key string, d *itemData) map[string]any {
+func (c *Collection) frame(sch *spec.Schema, key string, d *Item) map[string]any {
 	if d.Seeded {
 		return c.s.bases.Object(sch, key)
 	}
 	return c.s.bases.Bare(sch, key)
 }
 
-// renderItem lays a record over a synthesized item of schema sch: the
+// RenderItem lays a record over a synthesized item of schema sch: the
 // item's generated values (those of its own schema, which a list entry of
 // another shape takes where they fit), then what was written, then what the
 // fake keeps itself.
-func (c *collection) renderItem(sch *spec.Schema, coll string, r store.Record, d *itemData, now time.Time) map[string]any {
+func (c *Collection) RenderItem(sch *spec.Schema, coll string, r store.Record, d *Item, now time.Time) map[string]any {
 	var m map[string]any
 	if d.Seeded {
 		m = c.s.bases.View(sch, c.item, recordKey(coll, r, d))
@@ -1036,7 +1033,7 @@ func (c *collection) renderItem(sch *spec.Schema, coll string, r store.Record, d
 			// Documents before DELETED joined the status enum (1.140.0)
 			// can only say the deletion was under way.
 			st, server[serverFields[2]] = "DELETED", true
-			if ps := sch.Prop("status"); ps != nil && !enumHas(ps, st) && enumHas(ps, "DELETING") {
+			if ps := sch.Prop("status"); ps != nil && !EnumHas(ps, st) && EnumHas(ps, "DELETING") {
 				st = "DELETING"
 			}
 		}
@@ -1051,7 +1048,7 @@ func (c *collection) renderItem(sch *spec.Schema, coll string, r store.Record, d
 	}
 	c.s.fit.Overlay(sch, m, server)
 	if c.life != nil {
-		c.life.show(sch, r, d, now, m)
+		c.life.Show(sch, r, d, now, m)
 	}
 	if d.Seeded {
 		keepDatesInLife(sch, m, r, now)

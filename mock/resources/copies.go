@@ -31,7 +31,7 @@ import (
 //     "orgName"): workspaceName is the workspace's name, and the orgId is
 //     the organization the workspace belongs to.
 //
-// The record's values are its describe view (collection.renderItem), so a
+// The record's values are its describe view (Collection.RenderItem), so a
 // record changed shows changed everywhere, and every copy of it agrees
 // with every other. The walk goes through the whole answer, to a bounded
 // depth, after references have been pointed at held records (refs.go).
@@ -103,13 +103,13 @@ func (s *Service) heldAt(param string, id any, sch *spec.Schema, now time.Time, 
 	if c == nil {
 		return held{}, false
 	}
-	ids := fmtID(id)
+	ids := FmtID(id)
 	r, d, err := c.find(ids)
 	if err != nil {
 		return held{}, false
 	}
 	coll := c.listPath
-	if c.indexed() {
+	if c.Indexed() {
 		coll = c.collOf(ids)
 	}
 	if sch == nil || !sch.IsObject() {
@@ -119,10 +119,10 @@ func (s *Service) heldAt(param string, id any, sch *spec.Schema, now time.Time, 
 	if c.lifecycle {
 		status, _ = c.status(r, d, now)
 	} else if c.life != nil {
-		status = c.life.statusAt(d, now)
+		status = c.life.StatusAt(d, now)
 	}
 	view := func() (map[string]any, error) {
-		m := c.renderItem(sch, coll, r, d, now)
+		m := c.RenderItem(sch, coll, r, d, now)
 		s.copyIn(sch, m, now, 0, hops+1)
 		s.fit.Complete(sch, m)
 		return m, nil
@@ -144,7 +144,7 @@ func (s *Service) heldUser(id any) (held, bool) {
 		return held{}, false
 	}
 	u, err := DecodeObject(r.Data)
-	if err != nil || u["id"] == nil || fmtID(u["id"]) != fmtID(id) {
+	if err != nil || u["id"] == nil || FmtID(u["id"]) != FmtID(id) {
 		return held{}, false
 	}
 	return held{view: u}, true
@@ -152,7 +152,7 @@ func (s *Service) heldUser(id any) (held, bool) {
 
 // collOf is the store collection holding the item id of a nested
 // collection, from its index.
-func (c *collection) collOf(id string) string {
+func (c *Collection) collOf(id string) string {
 	r, err := c.s.d.Store.Get(c.indexColl(), id)
 	if err != nil {
 		return ""
@@ -164,8 +164,8 @@ func (c *collection) collOf(id string) string {
 
 // parentIDs reads, from the store collection an item is kept in
 // (/orgs/1001/workspaces), the ids of the items above it ({"orgId": 1001}).
-func (c *collection) parentIDs(coll string) map[string]any {
-	if !c.indexed() || coll == "" {
+func (c *Collection) parentIDs(coll string) map[string]any {
+	if !c.Indexed() || coll == "" {
 		return nil
 	}
 	ts, ps := strings.Split(c.listPath, "/"), strings.Split(coll, "/")
@@ -174,7 +174,7 @@ func (c *collection) parentIDs(coll string) map[string]any {
 	}
 	out := map[string]any{}
 	for i, seg := range ts {
-		if isParamSeg(seg) {
+		if IsParamSeg(seg) {
 			param := strings.Trim(seg, "{}")
 			var v any = ps[i]
 			if p := c.s.namedBy(param); p != nil {

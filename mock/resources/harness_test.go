@@ -89,7 +89,7 @@ func (f *fixture) seedWorkspace(id int64) {
 // gets the id of a live record of that kind in the context ws (nil: the
 // personal one), or is dropped where the context holds none, since the
 // fake refuses a reference to nothing as the service does.
-func (f *fixture) heldRefs(c *collection, body map[string]any, ws *int64) {
+func (f *fixture) heldRefs(c *Collection, body map[string]any, ws *int64) {
 	var walk func(m map[string]any, depth int)
 	walk = func(m map[string]any, depth int) {
 		for k, v := range m {
@@ -116,7 +116,7 @@ func (f *fixture) heldRefs(c *collection, body map[string]any, ws *int64) {
 }
 
 // heldIn finds a live record of collection c in context ws, or "".
-func (f *fixture) heldIn(c *collection, ws *int64) string {
+func (f *fixture) heldIn(c *Collection, ws *int64) string {
 	recs, _, err := f.svc.d.Store.Page(c.listPath, store.Query{Limit: 200})
 	if err != nil {
 		return ""

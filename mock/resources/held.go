@@ -89,7 +89,7 @@ func (s *Service) holders(path string) []holder {
 	segs := strings.Split(path, "/")
 	for i, seg := range segs {
 		param := strings.Trim(seg, "{}")
-		if !isParamSeg(seg) || !idParam.MatchString(param) {
+		if !IsParamSeg(seg) || !idParam.MatchString(param) {
 			continue
 		}
 		h, coversParents := s.holderOf(strings.Join(segs[:i+1], "/"), param, len(checks) == 0)
@@ -119,7 +119,7 @@ func (s *Service) holderOf(prefix, param string, first bool) (holder, bool) {
 	for _, c := range s.colls {
 		if names, ok := sameShape(c.itemPath, prefix); ok {
 			return func(req *handler.Request) error {
-				_, _, _, err := c.get(req.RenamedParams(names))
+				_, _, _, err := c.Get(req.RenamedParams(names))
 				return err
 			}, true
 		}
@@ -133,7 +133,7 @@ func (s *Service) holderOf(prefix, param string, first bool) (holder, bool) {
 	case !first:
 		return nil, false
 	}
-	var named *collection
+	var named *Collection
 	for _, c := range s.colls {
 		if c.param == param && (named == nil || len(c.itemPath) < len(named.itemPath)) {
 			named = c
@@ -156,7 +156,7 @@ func sameShape(want, have string) (map[string]string, bool) {
 	}
 	names := map[string]string{}
 	for i := range ws {
-		wp, hp := isParamSeg(ws[i]), isParamSeg(hs[i])
+		wp, hp := IsParamSeg(ws[i]), IsParamSeg(hs[i])
 		switch {
 		case wp && hp:
 			names[strings.Trim(ws[i], "{}")] = strings.Trim(hs[i], "{}")
@@ -207,15 +207,15 @@ func (s *Service) userExists(id string) error {
 // nested collection to the concrete collection holding it, so a path that
 // names the item by id alone (/workspaces/{workspaceId}/...) finds it with
 // one read however many parents there are.
-func (c *collection) indexColl() string { return "index:" + c.itemPath }
+func (c *Collection) indexColl() string { return "index:" + c.itemPath }
 
-// indexed reports whether the collection keeps an index: only one whose
+// Indexed reports whether the collection keeps an index: only one whose
 // items are spread over several store collections, one per parent, needs it.
-func (c *collection) indexed() bool { return strings.Contains(c.listPath, "{") }
+func (c *Collection) Indexed() bool { return strings.Contains(c.listPath, "{") }
 
 // remember records where a new item of a nested collection lives.
-func (c *collection) remember(coll, id string) error {
-	if !c.indexed() {
+func (c *Collection) remember(coll, id string) error {
+	if !c.Indexed() {
 		return nil
 	}
 	b, err := json.Marshal(coll)
@@ -236,7 +236,7 @@ func (c *collection) remember(coll, id string) error {
 // exists (and is not deleted) somewhere in the collection. It reads the
 // item's head only, once per version of the record (the heads cache):
 // lists check the workspace they are asked about on every call.
-func (c *collection) locate(id string) error {
+func (c *Collection) locate(id string) error {
 	coll, err := c.where(id)
 	if err != nil {
 		return err
@@ -248,7 +248,7 @@ func (c *collection) locate(id string) error {
 	if err != nil {
 		return err
 	}
-	d, err := c.s.heads.Do(headKey{coll, id, c.s.fingerprint(r.Data)}, func() (*itemData, error) { return decodeHead(r) })
+	d, err := c.s.heads.Do(headKey{coll, id, c.s.fingerprint(r.Data)}, func() (*Item, error) { return decodeHead(r) })
 	if err != nil {
 		return err
 	}
@@ -260,8 +260,8 @@ func (c *collection) locate(id string) error {
 
 // where is the store collection holding item id: the list path, or for a
 // nested collection the one its index names.
-func (c *collection) where(id string) (string, error) {
-	if !c.indexed() {
+func (c *Collection) where(id string) (string, error) {
+	if !c.Indexed() {
 		return c.listPath, nil
 	}
 	r, err := c.s.d.Store.Get(c.indexColl(), id)
@@ -278,7 +278,7 @@ func (c *collection) where(id string) (string, error) {
 
 // find reads the item with this id wherever in the collection it is, or
 // answers the missing-resource reply.
-func (c *collection) find(id string) (store.Record, *itemData, error) {
+func (c *Collection) find(id string) (store.Record, *Item, error) {
 	coll, err := c.where(id)
 	if err != nil {
 		return store.Record{}, nil, err
@@ -290,7 +290,7 @@ func (c *collection) find(id string) (store.Record, *itemData, error) {
 	if err != nil {
 		return r, nil, err
 	}
-	d, err := decodeItem(r)
+	d, err := DecodeItem(r)
 	if err != nil {
 		return r, nil, err
 	}

@@ -1,17 +1,19 @@
 package resources
 
 import (
+	"slices"
 	"time"
 
 	"github.com/wmsmock/wmsmock/mock/fit"
 	"github.com/wmsmock/wmsmock/mock/handler"
 	"github.com/wmsmock/wmsmock/mock/refs"
 	"github.com/wmsmock/wmsmock/mock/spec"
+	"github.com/wmsmock/wmsmock/mock/store"
 )
 
 // A Part is a behaviour that reaches the kernel only through its Kit, so
-// that it can be kept in a package of its own (mock/runs is one; the
-// server names it in Deps.Parts). Register calls each part once, after the
+// that it can be kept in a package of its own (mock/runs, mock/studios
+// and mock/datasets are; the server names them in Deps.Parts). Register calls each part once, after the
 // tokens and before the generic collections, with the kernel's Kit; the
 // part claims the operations it answers and hooks in where the kernel asks
 // about what it holds. So the kernel need never import a part: whoever
@@ -135,3 +137,49 @@ func (k *Kit) CheckLaunch(req *handler.Request, computeEnvID string, ws int64, g
 // WorkspaceExists answers the missing-resource reply unless the fake holds
 // a workspace with this id (a document without workspaces holds any).
 func (k *Kit) WorkspaceExists(ws int64) error { return k.s.workspaceExists(ws) }
+
+// Collections are the generic collections found in the document
+// (collections.go), for a part that lays a behaviour over some of them
+// (datasets, studios): known from AfterCollections on.
+func (k *Kit) Collections() []*Collection { return slices.Clone(k.s.colls) }
+
+// ListPath, ItemPath and Param say where a collection is: the path
+// templates of its list and of one item, and the item's path parameter.
+func (c *Collection) ListPath() string { return c.listPath }
+func (c *Collection) ItemPath() string { return c.itemPath }
+func (c *Collection) Param() string    { return c.param }
+
+// ItemSchema is the schema of one item, as its describe answer shows it.
+func (c *Collection) ItemSchema() *spec.Schema { return c.item }
+
+// A Life is what a part (mock/studios) lays over a collection whose items
+// have a life of their own on the fake's clock, kept in Item.Life: the
+// collection asks it when an item is created and whenever one is shown,
+// so that every view of an item, copies in other answers among them,
+// shows where its life is at the time of the call.
+type Life interface {
+	// Created prepares a new item d (in store collection coll) before it
+	// is stored.
+	Created(req *handler.Request, coll string, d *Item) error
+	// Show lays over m, a view of the item of schema sch, what its life
+	// shows at now.
+	Show(sch *spec.Schema, r store.Record, d *Item, now time.Time, m map[string]any)
+	// StatusAt is the item's status at now: the copies of its views are
+	// cached per status (copies.go), since they change with it.
+	StatusAt(d *Item, now time.Time) string
+}
+
+// Lives lays l over the collection's items.
+func (c *Collection) Lives(l Life) { c.life = l }
+
+// Searches replaces the list's text search (Collection.matches) where the
+// service documents a syntax of its own (data links' keywords): match
+// says whether the item is found by q, and exact whether it is named
+// exactly that, which lists it first.
+func (c *Collection) Searches(match func(coll string, r store.Record, d *Item, q string, now time.Time) (exact, ok bool)) {
+	c.search = match
+}
+
+// OnDelete has free called once an item is deleted, to free what it holds
+// beyond its record (a dataset's uploaded bytes).
+func (c *Collection) OnDelete(free func(coll, id string) error) { c.afterDelete = free }

@@ -66,8 +66,8 @@ func (s *Service) workspaceExists(ws int64) error {
 
 // namedBy finds the collection whose items a parameter of this name
 // addresses (the shortest item path, as for the ids a path names).
-func (s *Service) namedBy(param string) *collection {
-	var named *collection
+func (s *Service) namedBy(param string) *Collection {
+	var named *Collection
 	for _, c := range s.colls {
 		if c.param == param && (named == nil || len(c.itemPath) < len(named.itemPath)) {
 			named = c
@@ -82,8 +82,8 @@ func (s *Service) namedBy(param string) *collection {
 // only, once per version of the record: a compute environment on the
 // published schema is kilobytes of fields a launch does not look at, and
 // launches name the same few environments again and again.
-func (c *collection) visible(id string, ws *int64, now time.Time) error {
-	if c.indexed() {
+func (c *Collection) visible(id string, ws *int64, now time.Time) error {
+	if c.Indexed() {
 		return c.locate(id) // kept under a parent, which scopes it
 	}
 	r, err := c.s.d.Store.Get(c.listPath, id)
@@ -93,14 +93,14 @@ func (c *collection) visible(id string, ws *int64, now time.Time) error {
 	if err != nil {
 		return err
 	}
-	d, err := c.s.heads.Do(headKey{c.listPath, id, c.s.fingerprint(r.Data)}, func() (*itemData, error) { return decodeHead(r) })
+	d, err := c.s.heads.Do(headKey{c.listPath, id, c.s.fingerprint(r.Data)}, func() (*Item, error) { return decodeHead(r) })
 	if err != nil {
 		return err
 	}
 	if c.gone(c.listPath, r, d, now) {
 		return Fail(ErrMissing, "item %q in %s was deleted", id, c.listPath)
 	}
-	if c.scoped && !sameWorkspace(d.Workspace, ws) {
+	if c.scoped && !SameWorkspace(d.Workspace, ws) {
 		return Fail(ErrMissing, "item %q of %s is not in %s", id, c.listPath, contextName(ws))
 	}
 	return nil
@@ -115,7 +115,7 @@ type headKey struct {
 
 // decodeHead reads where an item lives and whether it is being deleted,
 // leaving its fields undecoded (Fields stays nil).
-func decodeHead(r store.Record) (*itemData, error) {
+func decodeHead(r store.Record) (*Item, error) {
 	var h struct {
 		Workspace  *int64     `json:"workspaceId"`
 		DeletingAt *time.Time `json:"deletingAt"`
@@ -123,7 +123,7 @@ func decodeHead(r store.Record) (*itemData, error) {
 	if err := json.Unmarshal(r.Data, &h); err != nil {
 		return nil, fmt.Errorf("resources: record %s: %w", r.ID, err)
 	}
-	return &itemData{Workspace: h.Workspace, DeletingAt: h.DeletingAt}, nil
+	return &Item{Workspace: h.Workspace, DeletingAt: h.DeletingAt}, nil
 }
 
 // The store files the items a launch may run on (the collection named by
@@ -165,8 +165,8 @@ func fileByContext(r store.Record) ([]string, string) {
 // primary finds the context's primary item (the newest compute
 // environment marked primary), else its oldest live one, else "" when the
 // context has none.
-func (c *collection) primary(ws *int64, now time.Time) (string, error) {
-	if c.indexed() {
+func (c *Collection) primary(ws *int64, now time.Time) (string, error) {
+	if c.Indexed() {
 		return "", nil
 	}
 	if id, err := c.firstLive(primaryList(ws), false, now); id != "" || err != nil {
@@ -181,7 +181,7 @@ func (c *collection) primary(ws *int64, now time.Time) (string, error) {
 // short. Dropping one moves the older items up a place: the walk from the
 // newest end reads the same offset again, passing the ids it has already
 // judged, and moves on when a page holds nothing new.
-func (c *collection) firstLive(list string, oldest bool, now time.Time) (string, error) {
+func (c *Collection) firstLive(list string, oldest bool, now time.Time) (string, error) {
 	const chunk = 16
 	st := c.s.d.Store
 	_, n, err := st.Page(c.listPath, store.Query{List: list})

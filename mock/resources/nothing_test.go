@@ -48,7 +48,7 @@ func TestNothingInvented(t *testing.T) {
 					t.Logf("%s: minimal create refused: %v (%s)", c.create.ID, err, body)
 					continue
 				}
-				id := rb.newest(concrete(c.listPath, vars))
+				id := rb.newest(Concrete(c.listPath, vars))
 				vars = cloneVars(vars)
 				vars[c.param] = id
 				wrote := rb.itemValues(c.create, body)
@@ -92,7 +92,7 @@ func (rb *readBack) newest(coll string) string {
 
 // minimalBody is a create body with only what its schema requires, and a
 // name where the item has one (a nameless item is not how a client writes).
-func minimalBody(gen *synth.Generator, c *collection) []byte {
+func minimalBody(gen *synth.Generator, c *Collection) []byte {
 	req := RequestSchema(c.create)
 	body := minimalValue(gen, req, c.create.ID, 0)
 	m, _ := body.(map[string]any)
@@ -226,11 +226,11 @@ var derivedBy = map[string][]string{
 	// itself is held to what was written.
 	"computeEnvId": {"region", "workDir"},
 	// A data link's download URL is made by the service for the file
-	// asked for (datalinks.go).
+	// asked for (mock/datasets).
 	"dataLinkId": {"url"},
 	// A studio's status, last start and start steps follow its life on
 	// the clock; its template is the container its create named, its
-	// parent the checkpoint it names (studios.go).
+	// parent the checkpoint it names (mock/studios).
 	"sessionId": {"statusInfo", "lastStarted", "progress", "template", "parentCheckpoint"},
 }
 
@@ -238,7 +238,7 @@ var derivedBy = map[string][]string{
 // client writing it: its ids and dates, its status where it has a
 // lifecycle, its context, its version, its creator, the names
 // the copies of its context show (copies.go), and the kind's own list.
-func derivedFor(c *collection, k string) bool {
+func derivedFor(c *Collection, k string) bool {
 	switch {
 	case k == c.idProp, k == c.param, k == "id", slices.Contains(serverFields, k),
 		k == "workspaceId", k == "orgId", k == "orgName", k == "workspaceName",

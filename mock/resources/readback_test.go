@@ -62,7 +62,7 @@ func TestReadBack(t *testing.T) {
 			// the sweep stops once limit of them took a write, so a
 			// collection added to the document or the table moves the
 			// sample but cannot shrink it below limit.
-			var colls []*collection
+			var colls []*Collection
 			for _, c := range f.svc.colls {
 				if c.create != nil && !c.opaqueCreate {
 					colls = append(colls, c)
@@ -71,7 +71,7 @@ func TestReadBack(t *testing.T) {
 			want := len(colls)
 			if resourcestest.RaceEnabled && d.limit > 0 && len(colls) > d.limit {
 				stride := (len(colls) + d.limit - 1) / d.limit
-				var order []*collection
+				var order []*Collection
 				for off := 0; off < stride; off++ {
 					for i := off; i < len(colls); i += stride {
 						order = append(order, colls[i])
@@ -104,7 +104,7 @@ func TestReadBack(t *testing.T) {
 type readBack struct {
 	t   *testing.T
 	f   *fixture
-	c   *collection
+	c   *Collection
 	gen *synth.Generator
 }
 
@@ -118,7 +118,7 @@ func (rb *readBack) run() (int, bool) {
 		t.Logf("%s: no parent to create under; skipped", c.listPath)
 		return 0, false
 	}
-	coll := concrete(c.listPath, vars)
+	coll := Concrete(c.listPath, vars)
 	before := rb.ids(coll)
 	create := rb.build(c.create, vars)
 	resp, err := rb.do(c.create, vars, create.Query, create.Body)
@@ -199,11 +199,11 @@ func (rb *readBack) parents() (map[string]string, bool) {
 	vars := map[string]string{}
 	segs := strings.Split(rb.c.listPath, "/")
 	for i, seg := range segs {
-		if !isParamSeg(seg) {
+		if !IsParamSeg(seg) {
 			continue
 		}
 		prefix := strings.Join(segs[:i+1], "/")
-		var owner *collection
+		var owner *Collection
 		for _, o := range rb.f.svc.colls {
 			if _, same := sameShape(o.itemPath, prefix); same {
 				owner = o
@@ -212,7 +212,7 @@ func (rb *readBack) parents() (map[string]string, bool) {
 		if owner == nil {
 			return nil, false
 		}
-		ids := rb.ids(concrete(owner.listPath, renamed(vars, owner, prefix)))
+		ids := rb.ids(Concrete(owner.listPath, renamed(vars, owner, prefix)))
 		if len(ids) == 0 {
 			return nil, false
 		}
@@ -223,7 +223,7 @@ func (rb *readBack) parents() (map[string]string, bool) {
 
 // renamed gives the values found so far under the names the owner's own
 // path uses for them.
-func renamed(vars map[string]string, owner *collection, prefix string) map[string]string {
+func renamed(vars map[string]string, owner *Collection, prefix string) map[string]string {
 	names, _ := sameShape(prefix, owner.itemPath)
 	out := map[string]string{}
 	for mine, theirs := range names {

@@ -43,7 +43,7 @@ func (s *Service) SyncRefs() { s.refs.Sync(s.fillRefs) }
 // itemContext reads a collection item's workspace; an item being deleted
 // (a compute environment in DELETING) is no longer a target.
 func itemContext(r store.Record) (int64, bool) {
-	d, err := decodeItem(r)
+	d, err := DecodeItem(r)
 	if err != nil {
 		return 0, false
 	}
@@ -58,7 +58,7 @@ func itemContext(r store.Record) (int64, bool) {
 func (s *Service) fillRefs(b *refs.Build) error {
 	b.Nulls = s.fit.Nulls()
 	colls := slices.Clone(s.colls)
-	slices.SortStableFunc(colls, func(a, b *collection) int { return len(a.itemPath) - len(b.itemPath) })
+	slices.SortStableFunc(colls, func(a, b *Collection) int { return len(a.itemPath) - len(b.itemPath) })
 	for _, c := range colls {
 		if !refersTo(c.param, c.listPath) {
 			continue
@@ -122,7 +122,7 @@ var refWrites = refs.Writes{
 // lone id property does not say.
 func contextParentsOnly(listPath string) bool {
 	for _, seg := range strings.Split(listPath, "/") {
-		if isParamSeg(seg) && seg != "{orgId}" && seg != "{workspaceId}" {
+		if IsParamSeg(seg) && seg != "{orgId}" && seg != "{workspaceId}" {
 			return false
 		}
 	}

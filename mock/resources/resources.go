@@ -69,10 +69,10 @@ type Deps struct {
 	// the service's own.
 	Refs   *refs.Index
 	Logger *slog.Logger
-	// Parts are the behaviours kept in packages of their own (mock/runs),
-	// which register through the Kit (kit.go). The kernel imports none:
-	// without a part its operations go to the generic collections or to
-	// synthesis.
+	// Parts are the behaviours kept in packages of their own (mock/runs,
+	// mock/studios, mock/datasets), which register through the Kit
+	// (kit.go). The kernel imports none: without a part its operations go
+	// to the generic collections or to synthesis.
 	Parts []Part
 }
 
@@ -83,14 +83,13 @@ type Service struct {
 	fit      *fit.Fitter
 	bases    *fit.Bases
 	handlers map[*spec.Operation]handler.Func
-	colls    []*collection
-	studios  *studios // studios.go; nil without studios
+	colls    []*Collection
 	ids      *idSource
 	// seed fingerprints records for the caches' keys (fingerprint).
 	seed maphash.Seed
 	// heads holds the decoded heads of items that launches name
 	// (launchrefs.go).
-	heads *memo.Map[headKey, *itemData]
+	heads *memo.Map[headKey, *Item]
 	// users holds the decoded seeded user (user.go).
 	users *memo.Map[headKey, seeded]
 	// refs holds the ids answers refer to (refs.go).
@@ -142,7 +141,7 @@ func Register(doc *spec.Document, d Deps) (*Service, error) {
 		fit:      ft,
 		bases:    fit.NewBases(d.Caches, d.Gen, ft),
 		seed:     maphash.MakeSeed(),
-		heads:    memo.NewIn[headKey, *itemData](d.Caches, "item heads", 2),
+		heads:    memo.NewIn[headKey, *Item](d.Caches, "item heads", 2),
 		users:    memo.NewIn[headKey, seeded](d.Caches, "seeded user", 1),
 		copies:   newCopies(d.Caches),
 		handlers: map[*spec.Operation]handler.Func{},
@@ -170,9 +169,7 @@ func Register(doc *spec.Document, d Deps) (*Service, error) {
 	for _, register := range []func(){
 		s.registerUser,
 		s.registerCatalogue,
-		s.registerStudios, // studios.go: before the collections, which must not take checkpoints for one
 		s.registerCollections,
-		s.attachStudios,
 	} {
 		register()
 	}
@@ -185,23 +182,14 @@ func Register(doc *spec.Document, d Deps) (*Service, error) {
 		s.registerAdds,
 		s.registerSwitches, // switches.go
 		s.registerVersions,
-		s.registerDataLinks, // datalinks.go
-		s.registerDatasets,  // datasets.go
 		s.registerViews,
 		s.registerSubresources,
 	} {
 		register()
 	}
-	// Studios are filed under the checkpoints they saved, so a create
-	// that starts from one finds its studio in one read (see fileStudio).
-	if st := s.studios; st != nil && !st.c.indexed() {
-		if err := d.Store.Index(st.c.listPath, fileStudio); err != nil {
-			return nil, err
-		}
-	}
 	// The environments a launch may run on are filed per context (see
 	// fileByContext).
-	if ce := s.namedBy("computeEnvId"); ce != nil && !ce.indexed() {
+	if ce := s.namedBy("computeEnvId"); ce != nil && !ce.Indexed() {
 		if err := d.Store.Index(ce.listPath, fileByContext); err != nil {
 			return nil, err
 		}

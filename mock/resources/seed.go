@@ -144,7 +144,7 @@ func (s *Service) Seed(seed *Seed) error {
 	return s.seedEveryCollection(now) // seedall.go
 }
 
-func (s *Service) collectionFor(p string) *collection {
+func (s *Service) collectionFor(p string) *Collection {
 	for _, c := range s.colls {
 		if matchTemplate(c.listPath, p) {
 			return c
@@ -153,7 +153,7 @@ func (s *Service) collectionFor(p string) *collection {
 	return nil
 }
 
-func (c *collection) seedItem(coll string, i int, item map[string]any, now time.Time) error {
+func (c *Collection) seedItem(coll string, i int, item map[string]any, now time.Time) error {
 	id := ""
 	for _, k := range []string{c.idProp, c.param, "id"} {
 		if v, ok := item[k]; ok && k != "" {
@@ -161,7 +161,7 @@ func (c *collection) seedItem(coll string, i int, item map[string]any, now time.
 			break
 		}
 	}
-	d := &itemData{Fields: c.fitFields(item, true), Seeded: true}
+	d := &Item{Fields: c.fitFields(item, true), Seeded: true}
 	// Seeds are listed newest first.
 	created := now.Add(-time.Duration(i+1) * time.Hour)
 	if t, ok := parseStamp(item["dateCreated"]); ok {

@@ -35,7 +35,7 @@ const seededPerContext = 2
 // collection its path names.
 func (s *Service) seedEveryCollection(now time.Time) error {
 	colls := slices.Clone(s.colls)
-	slices.SortStableFunc(colls, func(a, b *collection) int {
+	slices.SortStableFunc(colls, func(a, b *Collection) int {
 		return strings.Count(a.listPath, "/") - strings.Count(b.listPath, "/")
 	})
 	var ws *int64
@@ -96,11 +96,11 @@ func (s *Service) seedEveryCollection(now time.Time) error {
 func (s *Service) heldPath(listPath string) (string, bool) {
 	segs := strings.Split(listPath, "/")
 	for i, seg := range segs {
-		if !isParamSeg(seg) {
+		if !IsParamSeg(seg) {
 			continue
 		}
 		prefix := strings.Join(segs[:i+1], "/")
-		var owner *collection
+		var owner *Collection
 		for _, c := range s.colls {
 			if _, ok := sameShape(c.itemPath, prefix); ok {
 				owner = c
@@ -124,7 +124,7 @@ func (s *Service) heldPath(listPath string) (string, bool) {
 
 // firstHeld is the id of the oldest item of a collection, under the first
 // parent that holds any.
-func (s *Service) firstHeld(c *collection) (string, bool) {
+func (s *Service) firstHeld(c *Collection) (string, bool) {
 	coll, ok := s.heldPath(c.listPath)
 	if !ok {
 		return "", false
@@ -143,9 +143,9 @@ func (s *Service) firstHeld(c *collection) (string, bool) {
 }
 
 // seedGenerated stores the n-th generated entry of coll in context ws.
-func (c *collection) seedGenerated(coll string, n int, ws *int64, now time.Time) error {
+func (c *Collection) seedGenerated(coll string, n int, ws *int64, now time.Time) error {
 	key := fmt.Sprintf("seeded %s %d", coll, n)
-	d := &itemData{Fields: map[string]any{}, Workspace: ws, Seeded: true}
+	d := &Item{Fields: map[string]any{}, Workspace: ws, Seeded: true}
 	personID, person := c.seedPerson(n, key, d)
 	if p := c.item.Prop("name"); p != nil && !person {
 		if name, ok := c.s.d.Gen.Value(baseOf(p), key+" name", synth.Response).(string); ok && name != "" && !strings.Contains(name, "/") {
@@ -204,7 +204,7 @@ func (c *collection) seedGenerated(coll string, n int, ws *int64, now time.Time)
 // holds what the catalogue says of it (catalogue.go) and nothing made up.
 // Entries of a collection named by their name (the roles) carry it, and
 // are predefined where the item says so (isPredefined).
-func (c *collection) seedNamed(coll, id string, created time.Time) error {
+func (c *Collection) seedNamed(coll, id string, created time.Time) error {
 	fields := catalogueFields(c, id)
 	if c.nameKey {
 		fields["name"] = id
@@ -212,7 +212,7 @@ func (c *collection) seedNamed(coll, id string, created time.Time) error {
 			fields["isPredefined"] = true
 		}
 	}
-	b, err := json.Marshal(&itemData{Fields: fields})
+	b, err := json.Marshal(&Item{Fields: fields})
 	if err != nil {
 		return err
 	}

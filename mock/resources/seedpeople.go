@@ -20,7 +20,7 @@ import (
 // collection of people; it reports the id the item must have (a team
 // member's is the organization member's), or "" for a new one, and false
 // when c holds no people.
-func (c *collection) seedPerson(n int, key string, d *itemData) (id string, ok bool) {
+func (c *Collection) seedPerson(n int, key string, d *Item) (id string, ok bool) {
 	if c.param != "memberId" && c.param != "participantId" || c.item.Prop("email") == nil {
 		return "", false
 	}
@@ -43,7 +43,7 @@ func (c *collection) seedPerson(n int, key string, d *itemData) (id string, ok b
 	if err != nil {
 		return "", true
 	}
-	m, err := decodeItem(r)
+	m, err := DecodeItem(r)
 	if err != nil {
 		return "", true
 	}
@@ -73,7 +73,7 @@ func (c *collection) seedPerson(n int, key string, d *itemData) (id string, ok b
 
 // idOf is the id the n-th item of a collection with numeric ids in
 // sequence gets.
-func (c *collection) idOf(n int) string { return strconv.Itoa(n) }
+func (c *Collection) idOf(n int) string { return strconv.Itoa(n) }
 
 // seededMember is the n-th member of the seeded organization: the
 // caller first, as owner, then made-up people.

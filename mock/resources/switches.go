@@ -28,14 +28,14 @@ const disabledStatus = "DISABLED"
 
 func (s *Service) registerSwitches() {
 	for _, c := range s.colls {
-		if !c.lifecycle || !enumHas(c.item.Prop("status"), disabledStatus) {
+		if !c.lifecycle || !EnumHas(c.item.Prop("status"), disabledStatus) {
 			continue
 		}
-		s.handle(s.op("POST", c.itemPath+"/disable"), c.switchOp(func(d *itemData) {
+		s.handle(s.op("POST", c.itemPath+"/disable"), c.switchOp(func(d *Item) {
 			d.Fields["status"] = disabledStatus
 			delete(d.Fields, "primary")
 		}))
-		s.handle(s.op("POST", c.itemPath+"/enable"), c.switchOp(func(d *itemData) {
+		s.handle(s.op("POST", c.itemPath+"/enable"), c.switchOp(func(d *Item) {
 			if d.Fields["status"] == disabledStatus {
 				delete(d.Fields, "status")
 			}
@@ -45,9 +45,9 @@ func (s *Service) registerSwitches() {
 }
 
 // switchOp answers a switch that changes the item with set.
-func (c *collection) switchOp(set func(*itemData)) handler.Func {
+func (c *Collection) switchOp(set func(*Item)) handler.Func {
 	return func(req *handler.Request) (*handler.Response, error) {
-		coll, r, _, err := c.get(req)
+		coll, r, _, err := c.Get(req)
 		if err != nil {
 			return nil, err
 		}
@@ -61,8 +61,8 @@ func (c *collection) switchOp(set func(*itemData)) handler.Func {
 // primaryOp makes the item its context's primary one. A disabled item
 // cannot be (the service unsets primary on disable): that is a Bad
 // Request.
-func (c *collection) primaryOp(req *handler.Request) (*handler.Response, error) {
-	coll, r, d, err := c.get(req)
+func (c *Collection) primaryOp(req *handler.Request) (*handler.Response, error) {
+	coll, r, d, err := c.Get(req)
 	if err != nil {
 		return nil, err
 	}
@@ -79,12 +79,12 @@ func (c *collection) primaryOp(req *handler.Request) (*handler.Response, error) 
 		if old.ID == r.ID {
 			continue
 		}
-		err := c.change(coll, old.ID, req.Now, func(d *itemData) { delete(d.Fields, "primary") })
+		err := c.change(coll, old.ID, req.Now, func(d *Item) { delete(d.Fields, "primary") })
 		if err != nil && !errors.Is(err, store.ErrNotFound) {
 			return nil, err
 		}
 	}
-	if err := c.change(coll, r.ID, req.Now, func(d *itemData) { d.Fields["primary"] = true }); err != nil {
+	if err := c.change(coll, r.ID, req.Now, func(d *Item) { d.Fields["primary"] = true }); err != nil {
 		return nil, err
 	}
 	return Success(req.Op, nil), nil

@@ -100,7 +100,7 @@ func (s *Service) userWorkspaces(req *handler.Request) (*handler.Response, error
 			return nil, err
 		}
 		for _, r := range recs {
-			d, err := decodeItem(r)
+			d, err := DecodeItem(r)
 			if err != nil {
 				return nil, err
 			}
@@ -113,10 +113,10 @@ func (s *Service) userWorkspaces(req *handler.Request) (*handler.Response, error
 			e := s.bases.Bare(entry, "user workspaces entry")
 			s.fit.Overlay(entry, e, map[string]any{"orgId": orgID, "workspaceId": nil, "roles": roles, "orgName": nil})
 			orgEntries = append(orgEntries, e)
-			if wss == nil || !wss.indexed() {
+			if wss == nil || !wss.Indexed() {
 				continue
 			}
-			coll := concrete(wss.listPath, map[string]string{"orgId": r.ID})
+			coll := Concrete(wss.listPath, map[string]string{"orgId": r.ID})
 			ws, err := listSome(s.d.Store, coll)
 			if err != nil {
 				return nil, err

@@ -40,7 +40,7 @@ func (s *Service) registerVersions() {
 		// The versions are not a collection of their own (the generic
 		// collections found a list and an item path there): they are the
 		// pipeline's.
-		s.colls = slices.DeleteFunc(s.colls, func(o *collection) bool { return o.listPath == c.itemPath+"/versions" })
+		s.colls = slices.DeleteFunc(s.colls, func(o *Collection) bool { return o.listPath == c.itemPath+"/versions" })
 		for _, op := range []*spec.Operation{vs, s.op("POST", c.itemPath+"/versions/{versionId}")} {
 			delete(s.handlers, op)
 		}
@@ -52,7 +52,7 @@ func (s *Service) registerVersions() {
 }
 
 // version is a record's one version, as PipelineVersionFullInfoDto.
-func (c *collection) version(coll string, r store.Record, d *itemData) map[string]any {
+func (c *Collection) version(coll string, r store.Record, d *Item) map[string]any {
 	v := map[string]any{
 		"id": c.versionID(coll, r, d), "isDefault": true, "hash": versionHash(d.Fields["launch"]),
 		"dateCreated": Stamp(r.Created), "lastUpdated": Stamp(r.Updated), "name": nil,
@@ -73,7 +73,7 @@ func (c *collection) version(coll string, r store.Record, d *itemData) map[strin
 
 // versionID is the id of a record's version: drawn from the record's key,
 // so it is the same at every read and for no other record.
-func (c *collection) versionID(coll string, r store.Record, d *itemData) string {
+func (c *Collection) versionID(coll string, r store.Record, d *Item) string {
 	return synth.IDN(c.s.d.Gen.Rand("version of "+recordKey(coll, r, d)), 22)
 }
 
@@ -86,8 +86,8 @@ func versionHash(launch any) string {
 }
 
 // versionsOp lists a record's versions: its one, published, version.
-func (c *collection) versionsOp(req *handler.Request) (*handler.Response, error) {
-	coll, r, d, err := c.get(req)
+func (c *Collection) versionsOp(req *handler.Request) (*handler.Response, error) {
+	coll, r, d, err := c.Get(req)
 	if err != nil {
 		return nil, err
 	}
@@ -96,7 +96,7 @@ func (c *collection) versionsOp(req *handler.Request) (*handler.Response, error)
 	root := c.s.bases.Bare(sch, "versions")
 	var entries []any
 	if req.Query.Get("isPublished") != "false" && (req.Query.Get("search") == "" || c.versionMatches(coll, r, d, req.Query.Get("search"))) {
-		entries = append(entries, c.renderItem(entry, coll, r, d, req.Now))
+		entries = append(entries, c.RenderItem(entry, coll, r, d, req.Now))
 	}
 	if key != "" {
 		root[key] = append([]any{}, entries...)
@@ -105,15 +105,15 @@ func (c *collection) versionsOp(req *handler.Request) (*handler.Response, error)
 	return Success(req.Op, root), nil
 }
 
-func (c *collection) versionMatches(coll string, r store.Record, d *itemData, search string) bool {
+func (c *Collection) versionMatches(coll string, r store.Record, d *Item, search string) bool {
 	name, _ := c.version(coll, r, d)["name"].(string)
 	return LowerContains(name, strings.TrimSpace(search))
 }
 
 // validateVersionOp answers whether a version name is free: 409 when the
 // record's version has it.
-func (c *collection) validateVersionOp(req *handler.Request) (*handler.Response, error) {
-	coll, r, d, err := c.get(req)
+func (c *Collection) validateVersionOp(req *handler.Request) (*handler.Response, error) {
+	coll, r, d, err := c.Get(req)
 	if err != nil {
 		return nil, err
 	}
@@ -125,9 +125,9 @@ func (c *collection) validateVersionOp(req *handler.Request) (*handler.Response,
 
 // versionOp runs h for the version the path names, which must be the
 // record's own.
-func (c *collection) versionOp(h handler.Func) handler.Func {
+func (c *Collection) versionOp(h handler.Func) handler.Func {
 	return func(req *handler.Request) (*handler.Response, error) {
-		coll, r, d, err := c.get(req)
+		coll, r, d, err := c.Get(req)
 		if err != nil {
 			return nil, err
 		}
@@ -141,8 +141,8 @@ func (c *collection) versionOp(h handler.Func) handler.Func {
 // manageOp renames the version, or keeps it default: the one version
 // cannot stop being the default (the service answers 409 to unsetting the
 // default flag of the default version).
-func (c *collection) manageOp(req *handler.Request) (*handler.Response, error) {
-	coll, r, _, err := c.get(req)
+func (c *Collection) manageOp(req *handler.Request) (*handler.Response, error) {
+	coll, r, _, err := c.Get(req)
 	if err != nil {
 		return nil, err
 	}
@@ -158,7 +158,7 @@ func (c *collection) manageOp(req *handler.Request) (*handler.Response, error) {
 		return Success(req.Op, nil), nil
 	}
 	_, err = c.s.d.Store.Update(coll, r.ID, func(rec *store.Record) error {
-		cur, err := decodeItem(*rec)
+		cur, err := DecodeItem(*rec)
 		if err != nil {
 			return err
 		}

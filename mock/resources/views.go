@@ -41,7 +41,7 @@ func (s *Service) registerViews() {
 
 // showsWritten reports whether an answer of schema sch (or the one object
 // it wraps) has a property the item's create or update body declares.
-func (c *collection) showsWritten(sch *spec.Schema) bool {
+func (c *Collection) showsWritten(sch *spec.Schema) bool {
 	if !sch.IsObject() {
 		return false
 	}
@@ -64,7 +64,7 @@ func (c *collection) showsWritten(sch *spec.Schema) bool {
 
 // writtenSchema is the schema of the item's values in op's body: the
 // member named like the item when the body wraps it, else the body.
-func (c *collection) writtenSchema(op *spec.Operation) *spec.Schema {
+func (c *Collection) writtenSchema(op *spec.Operation) *spec.Schema {
 	sch := RequestSchema(op)
 	if c.itemKey != "" {
 		if p := sch.Prop(c.itemKey); p.IsObject() {
@@ -76,9 +76,9 @@ func (c *collection) writtenSchema(op *spec.Operation) *spec.Schema {
 
 // viewOp answers the view named rest (the path below the item) of the
 // item the call names.
-func (c *collection) viewOp(rest string) handler.Func {
+func (c *Collection) viewOp(rest string) handler.Func {
 	return func(req *handler.Request) (*handler.Response, error) {
-		coll, r, d, err := c.get(req)
+		coll, r, d, err := c.Get(req)
 		if err != nil {
 			return nil, err
 		}
@@ -100,7 +100,7 @@ func (c *collection) viewOp(rest string) handler.Func {
 // showWritten lays what a record says over a view m of schema sch: the
 // references it names, what the service derives from what was written, and
 // what was written itself.
-func (s *Service) showWritten(sch *spec.Schema, m map[string]any, d *itemData) {
+func (s *Service) showWritten(sch *spec.Schema, m map[string]any, d *Item) {
 	s.refs.FixRecord(m, d.Workspace, d.Fields)
 	derivedFields := derive(d.Fields)
 	s.showRefs(sch, m, derivedFields)
@@ -210,7 +210,7 @@ func (s *Service) showRefs(sch *spec.Schema, m map[string]any, fields map[string
 				ref = map[string]any{}
 			}
 			if c := s.namedBy(k); c != nil {
-				if _, d, err := c.find(fmtID(v)); err == nil {
+				if _, d, err := c.find(FmtID(v)); err == nil {
 					s.fit.Merge(obj, ref, d.Fields, 0)
 				}
 			}
@@ -232,7 +232,7 @@ func (s *Service) showRefs(sch *spec.Schema, m map[string]any, fields map[string
 // repository, and the work directory is that of the compute environment
 // the launch runs on. A launch built for a record of the seeded account
 // is then the record's own, not another pipeline's.
-func (s *Service) launchDerived(sch *spec.Schema, m map[string]any, d *itemData, now time.Time) {
+func (s *Service) launchDerived(sch *spec.Schema, m map[string]any, d *Item, now time.Time) {
 	launch, lsch := m, sch
 	if ls := sch.Prop("launch"); ls.IsObject() {
 		l, ok := m["launch"].(map[string]any)
@@ -288,9 +288,9 @@ func (s *Service) showRefList(sch *spec.Schema, m map[string]any, name string, i
 	m[name] = list
 }
 
-// fmtID writes an id value as a path would name it (a stored number
+// FmtID writes an id value as a path would name it (a stored number
 // decodes as a float64).
-func fmtID(v any) string {
+func FmtID(v any) string {
 	if f, ok := v.(float64); ok {
 		return strconv.FormatFloat(f, 'f', -1, 64)
 	}

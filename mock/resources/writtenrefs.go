@@ -20,14 +20,15 @@ import (
 // written shapes of the service's kinds name records.
 const refsDepth = 2
 
-// checkWrittenRefs answers the missing-resource reply for the first id in
-// fields (written to collection c, in workspace ws) that names no record
-// the fake holds in that context.
-func (s *Service) checkWrittenRefs(c *collection, fields map[string]any, ws *int64, now time.Time) error {
-	return s.checkRefsIn(c, fields, ws, now, 0)
+// CheckWrittenRefs answers the missing-resource reply for the first id in
+// fields (written to the collection, in workspace ws) that names no record
+// the fake holds in that context; a part that writes an item's fields
+// (a studio's start) checks them as the collection's own writes do.
+func (c *Collection) CheckWrittenRefs(fields map[string]any, ws *int64, now time.Time) error {
+	return c.s.checkRefsIn(c, fields, ws, now, 0)
 }
 
-func (s *Service) checkRefsIn(c *collection, fields map[string]any, ws *int64, now time.Time, depth int) error {
+func (s *Service) checkRefsIn(c *Collection, fields map[string]any, ws *int64, now time.Time, depth int) error {
 	for k, v := range fields {
 		if m, ok := v.(map[string]any); ok && depth+1 < refsDepth {
 			if err := s.checkRefsIn(c, m, ws, now, depth+1); err != nil {
@@ -47,7 +48,7 @@ func (s *Service) checkRefsIn(c *collection, fields map[string]any, ws *int64, n
 			if id == nil || id == "" {
 				continue // names nothing: an unset id, as a form-built body sends one
 			}
-			if err := named.visible(fmtID(id), ws, now); err != nil {
+			if err := named.visible(FmtID(id), ws, now); err != nil {
 				return Fail(ErrMissing, "%s names %v, which is not held in %s: %v", k, id, contextName(ws), err)
 			}
 		}
@@ -59,7 +60,7 @@ func (s *Service) checkRefsIn(c *collection, fields map[string]any, ws *int64, n
 // labelIds) names records of, or nil: for the record's own id, the
 // context it is written in (checked with the call), and names of no held
 // kind.
-func (s *Service) writtenRef(c *collection, field string) *collection {
+func (s *Service) writtenRef(c *Collection, field string) *Collection {
 	stem, ok := strings.CutSuffix(field, "Ids")
 	if !ok {
 		stem, ok = strings.CutSuffix(field, "Id")
@@ -68,7 +69,7 @@ func (s *Service) writtenRef(c *collection, field string) *collection {
 		return nil
 	}
 	named := s.namedBy(stem + "Id")
-	if named == nil || named == c || named.indexed() {
+	if named == nil || named == c || named.Indexed() {
 		return nil
 	}
 	// The kind must be the one the field names, not one whose path

@@ -1,4 +1,8 @@
-package resources
+// Package studios is the part of the fake's stateful behaviour (a
+// resources.Part, registered by the server) that gives Data Studios their
+// life on the fake's clock: start, stop, sessions and their checkpoints,
+// laid over the kernel's generic collection of studios.
+package studios
 
 import (
 	"encoding/json"
@@ -10,13 +14,14 @@ import (
 	"time"
 
 	"github.com/wmsmock/wmsmock/mock/handler"
+	"github.com/wmsmock/wmsmock/mock/resources"
 	"github.com/wmsmock/wmsmock/mock/spec"
 	"github.com/wmsmock/wmsmock/mock/store"
 )
 
 // A studio is an interactive session on a compute environment. It is a
 // collection item like any other (create, list, describe, update and
-// delete are the collection's, collections.go), with a life of its own on
+// delete are the kernel's generic collection's), with a life of its own on
 // the fake's clock laid over it:
 //
 //   - created, it is starting (or stopped when the call says
@@ -101,13 +106,13 @@ type studioParent struct {
 	StudioName     string `json:"studioName"`
 }
 
-func decodeLife(d *itemData) (*studioLife, error) {
+func decodeLife(d *resources.Item) (*studioLife, error) {
 	l := &studioLife{}
 	if len(d.Life) == 0 {
 		return l, nil
 	}
 	if err := json.Unmarshal(d.Life, l); err != nil {
-		return nil, fmt.Errorf("resources: a studio's life: %w", err)
+		return nil, fmt.Errorf("studios: a studio's life: %w", err)
 	}
 	return l, nil
 }
@@ -144,60 +149,58 @@ func (l *studioLife) checkpointName(i int, studioName string) string {
 // studios is the studio behaviour of one document: its collection, and
 // the paths of the operations on one studio.
 type studios struct {
-	s *Service
-	c *collection // set by attachStudios
+	k *resources.Kit
+	c *resources.Collection // set by attach
 	// itemPath is the studio's path (/studios/{sessionId});
 	// checkpointParam the path parameter naming a checkpoint below it.
 	itemPath, checkpointParam string
-	// claimed are the operations registerStudios took.
+	// claimed are the operations Register took.
 	claimed []*spec.Operation
 }
 
-// claim takes op for h, as Service.handle does, and notes it.
+// claim takes op for h, unless another behaviour has, and notes it.
 func (st *studios) claim(op *spec.Operation, h handler.Func) {
-	if op == nil || st.s.handlers[op] != nil {
-		return
+	if st.k.Handle(op, h) {
+		st.claimed = append(st.claimed, op)
 	}
-	st.s.handle(op, h)
-	st.claimed = append(st.claimed, op)
 }
 
-// registerStudios claims the operations below a studio (start, stop,
-// lifespan, its checkpoints) before the generic collections are found, so
-// that the checkpoints, which no client creates, are not taken for a
-// collection of their own. A studio is an item whose describe answer has
-// statusInfo.status among the studio statuses, with start and stop below
-// it.
-func (s *Service) registerStudios() {
-	for _, op := range s.doc.Operations {
+// Register is the studios part of a service (a resources.Part). It claims
+// the operations below a studio (start, stop, lifespan, its checkpoints)
+// before the generic collections are found, so that the checkpoints,
+// which no client creates, are not taken for a collection of their own,
+// and gives the studio collection its life once they are (attach). A
+// studio is an item whose describe answer has statusInfo.status among the
+// studio statuses, with start and stop below it.
+func Register(k *resources.Kit) error {
+	for _, op := range k.Doc.Operations {
 		// The paths first: they rule out all but a studio's describe
 		// without compiling the answer schema of every read at start.
 		if op.Method != "GET" {
 			continue
 		}
-		start, stop := s.opAt(op.Path+"/start"), s.opAt(op.Path+"/stop")
+		start, stop := opAt(k.Doc, op.Path+"/start"), opAt(k.Doc, op.Path+"/stop")
 		if start == nil || stop == nil {
 			continue
 		}
-		sch := SuccessSchema(op)
+		sch := resources.SuccessSchema(op)
 		if !sch.IsObject() {
 			continue
 		}
 		if p := sch.Prop("studio"); p.IsObject() {
 			sch = p
 		}
-		if !enumHas(sch.Prop("statusInfo").Prop("status"), studioStarting, studioRunning, studioStopping, studioStopped) {
+		if !resources.EnumHas(sch.Prop("statusInfo").Prop("status"), studioStarting, studioRunning, studioStopping, studioStopped) {
 			continue
 		}
-		st := &studios{s: s, itemPath: op.Path}
-		s.studios = st
+		st := &studios{k: k, itemPath: op.Path}
 		st.claim(start, st.startOp)
 		st.claim(stop, st.stopOp)
-		st.claim(s.op("POST", op.Path+"/lifespan"), st.describeOp)
-		st.claim(s.op("GET", op.Path+"/checkpoints"), st.checkpointsOp)
-		for _, o := range s.doc.Operations {
+		st.claim(k.Op("POST", op.Path+"/lifespan"), st.describeOp)
+		st.claim(k.Op("GET", op.Path+"/checkpoints"), st.checkpointsOp)
+		for _, o := range k.Doc.Operations {
 			rest, ok := strings.CutPrefix(o.Path, op.Path+"/checkpoints/")
-			if !ok || !isParamSeg(rest) {
+			if !ok || !resources.IsParamSeg(rest) {
 				continue
 			}
 			st.checkpointParam = strings.Trim(rest, "{}")
@@ -208,14 +211,16 @@ func (s *Service) registerStudios() {
 				st.claim(o, st.renameOp)
 			}
 		}
-		return
+		k.AfterCollections(st.attach)
+		return nil
 	}
+	return nil
 }
 
 // opAt is the operation on path whatever its method (start and stop are
 // PUT in the published schema); the first when there are several.
-func (s *Service) opAt(path string) *spec.Operation {
-	for _, o := range s.doc.Operations {
+func opAt(doc *spec.Document, path string) *spec.Operation {
+	for _, o := range doc.Operations {
 		if o.Path == path {
 			return o
 		}
@@ -223,33 +228,35 @@ func (s *Service) opAt(path string) *spec.Operation {
 	return nil
 }
 
-// attachStudios gives the studio collection its life, once the generic
-// collections are found; without one (a document whose studios are not
-// a collection) the claimed operations go back to synthesis.
-func (s *Service) attachStudios() {
-	st := s.studios
-	if st == nil {
-		return
-	}
-	for _, c := range s.colls {
-		if c.itemPath == st.itemPath {
-			st.c, c.life = c, st
-			return
+// attach gives the studio collection its life, once the generic
+// collections are found, and files its studios under the checkpoints they
+// saved, so that a create that starts from one finds its studio in one
+// read (fileStudio). Without such a collection (a document whose studios
+// are not one) the claimed operations go back to synthesis.
+func (st *studios) attach() error {
+	for _, c := range st.k.Collections() {
+		if c.ItemPath() == st.itemPath {
+			st.c = c
+			c.Lives(st)
+			if c.Indexed() {
+				return nil
+			}
+			return st.k.Store.Index(c.ListPath(), fileStudio)
 		}
 	}
 	for _, op := range st.claimed {
-		delete(s.handlers, op)
+		st.k.Release(op)
 	}
-	s.studios = nil
+	return nil
 }
 
-// created is the collection's create hook: the new studio starts at once
+// Created is the collection's create hook: the new studio starts at once
 // unless the call says autoStart=false, and starts from the checkpoint its
 // body names.
-func (st *studios) created(req *handler.Request, coll string, d *itemData) error {
+func (st *studios) Created(req *handler.Request, coll string, d *resources.Item) error {
 	l := &studioLife{}
 	if id, ok := d.Fields["initialCheckpointId"]; ok {
-		p, err := st.findCheckpoint(coll, fmtID(id), d.Workspace)
+		p, err := st.findCheckpoint(coll, resources.FmtID(id), d.Workspace)
 		if err != nil {
 			return err
 		}
@@ -267,7 +274,7 @@ func (st *studios) created(req *handler.Request, coll string, d *itemData) error
 
 // begin starts a new session of l at now, with a new checkpoint.
 func (st *studios) begin(l *studioLife, now time.Time) error {
-	id, err := st.s.d.Store.NextSeq(checkpointCounter)
+	id, err := st.k.Store.NextSeq(checkpointCounter)
 	if err != nil {
 		return err
 	}
@@ -275,7 +282,7 @@ func (st *studios) begin(l *studioLife, now time.Time) error {
 	return nil
 }
 
-func (st *studios) keep(d *itemData, l *studioLife) error {
+func (st *studios) keep(d *resources.Item, l *studioLife) error {
 	b, err := json.Marshal(l)
 	d.Life = b
 	return err
@@ -305,26 +312,26 @@ func fileStudio(r store.Record) ([]string, string) {
 // findCheckpoint finds the checkpoint with this id among the studios of a
 // context, through the studios' checkpoint lists (fileStudio). One the
 // fake does not hold is taken on trust, as the fake takes the ids of every
-// kind it keeps no collection of (writtenrefs.go): the studio starts
+// kind it keeps no collection of (resources: writtenrefs.go): the studio starts
 // afresh and names no parent, since nothing the fake holds names what it
 // does not hold. (Checkpoints are made by starting studios, so a client
 // that writes any id it likes, as generated calls do, could not create a
 // studio otherwise.) A collection of studios nested below another has no
 // such lists, and takes every checkpoint on trust.
 func (st *studios) findCheckpoint(coll, id string, ws *int64) (*studioParent, error) {
-	if st.c.indexed() {
+	if st.c.Indexed() {
 		return nil, nil
 	}
-	recs, _, err := st.s.d.Store.Page(coll, store.Query{List: checkpointList(id), Limit: 1})
+	recs, _, err := st.k.Store.Page(coll, store.Query{List: checkpointList(id), Limit: 1})
 	if err != nil {
 		return nil, err
 	}
 	for _, r := range recs {
-		d, err := decodeItem(r)
+		d, err := resources.DecodeItem(r)
 		if err != nil {
 			return nil, err
 		}
-		if !sameWorkspace(d.Workspace, ws) {
+		if !resources.SameWorkspace(d.Workspace, ws) {
 			continue
 		}
 		l, err := decodeLife(d)
@@ -338,20 +345,20 @@ func (st *studios) findCheckpoint(coll, id string, ws *int64) (*studioParent, er
 			}
 		}
 	}
-	st.s.d.Logger.Debug("initialCheckpointId names no checkpoint held; the studio starts afresh", "id", id)
+	st.k.Logger.Debug("initialCheckpointId names no checkpoint held; the studio starts afresh", "id", id)
 	return nil, nil
 }
 
-// show is the collection's render hook: it lays over a view m of the
+// Show is the collection's render hook: it lays over a view m of the
 // studio (of schema sch) its status, when it last started, how far its
 // start has come, its template and the checkpoint it was made from. What
 // the studio has none of is taken out of the view, so that a seeded
 // studio's made-up values (a parent checkpoint no studio has) do not show;
 // the answer's completion puts the service's nulls there.
-func (st *studios) show(sch *spec.Schema, r store.Record, d *itemData, now time.Time, m map[string]any) {
+func (st *studios) Show(sch *spec.Schema, r store.Record, d *resources.Item, now time.Time, m map[string]any) {
 	l, err := decodeLife(d)
 	if err != nil {
-		st.s.d.Logger.Warn("studio record unreadable", "id", r.ID, "err", err)
+		st.k.Logger.Warn("studio record unreadable", "id", r.ID, "err", err)
 		return
 	}
 	v := map[string]any{
@@ -359,7 +366,7 @@ func (st *studios) show(sch *spec.Schema, r store.Record, d *itemData, now time.
 		"lastStarted": nil, "parentCheckpoint": nil,
 	}
 	if n := len(l.Sessions); n > 0 {
-		v["lastStarted"] = Stamp(l.Sessions[n-1].Start)
+		v["lastStarted"] = resources.Stamp(l.Sessions[n-1].Start)
 	}
 	if url, ok := d.Fields["dataStudioToolUrl"].(string); ok && url != "" {
 		// The template is the container the create named; tower-cli's
@@ -372,7 +379,7 @@ func (st *studios) show(sch *spec.Schema, r store.Record, d *itemData, now time.
 		}
 	}
 	for k, x := range v {
-		if x == nil || !st.s.fit.Set(sch, m, k, x) {
+		if x == nil || !st.k.Fit.Set(sch, m, k, x) {
 			delete(m, k)
 		}
 	}
@@ -384,7 +391,7 @@ func (st *studios) statusInfo(l *studioLife, r store.Record, now time.Time) map[
 	if since.IsZero() {
 		since = r.Created
 	}
-	return map[string]any{"status": status, "lastUpdate": Stamp(since)}
+	return map[string]any{"status": status, "lastUpdate": resources.Stamp(since)}
 }
 
 // progress is the steps of the studio's start, of which tower-cli's
@@ -420,26 +427,26 @@ func (st *studios) progress(l *studioLife, now time.Time) []any {
 // describeOp answers the studio as describe shows it (the lifespan
 // extension answers the studio; the fake keeps no lifespan).
 func (st *studios) describeOp(req *handler.Request) (*handler.Response, error) {
-	coll, r, d, err := st.c.get(req)
+	coll, r, d, err := st.c.Get(req)
 	if err != nil {
 		return nil, err
 	}
-	return Success(req.Op, st.c.renderAnswer(SuccessSchema(req.Op), coll, r, d, req.Now)), nil
+	return resources.Success(req.Op, st.c.RenderAnswer(resources.SuccessSchema(req.Op), coll, r, d, req.Now)), nil
 }
 
 // change rewrites the studio the call names with fn, in the store's one
 // read-modify-write (fn must not call the store: it runs under its lock);
-// fn returning ErrUnchanged leaves the studio as it was. It answers the
+// fn returning resources.ErrUnchanged leaves the studio as it was. It answers the
 // studio as it is after the call.
-func (st *studios) change(req *handler.Request, fn func(d *itemData, l *studioLife) error) (store.Record, *itemData, error) {
-	coll, r, _, err := st.c.get(req)
+func (st *studios) change(req *handler.Request, fn func(d *resources.Item, l *studioLife) error) (store.Record, *resources.Item, error) {
+	coll, r, _, err := st.c.Get(req)
 	if err != nil {
 		return r, nil, err
 	}
 	id := r.ID
-	var out *itemData
-	r, err = st.s.d.Store.Update(coll, id, func(rec *store.Record) error {
-		d, err := decodeItem(*rec)
+	var out *resources.Item
+	r, err = st.k.Store.Update(coll, id, func(rec *store.Record) error {
+		d, err := resources.DecodeItem(*rec)
 		if err != nil {
 			return err
 		}
@@ -458,11 +465,11 @@ func (st *studios) change(req *handler.Request, fn func(d *itemData, l *studioLi
 		rec.Data, err = json.Marshal(d)
 		return err
 	})
-	if errors.Is(err, ErrUnchanged) {
-		r, err = st.s.d.Store.Get(coll, id)
+	if errors.Is(err, resources.ErrUnchanged) {
+		r, err = st.k.Store.Get(coll, id)
 	}
 	if errors.Is(err, store.ErrNotFound) {
-		return r, nil, Fail(ErrMissing, "studio %q was deleted", id)
+		return r, nil, resources.Fail(resources.ErrMissing, "studio %q was deleted", id)
 	}
 	return r, out, err
 }
@@ -471,19 +478,16 @@ func (st *studios) change(req *handler.Request, fn func(d *itemData, l *studioLi
 // checkpoint, with what the body overrides (its configuration, name,
 // description, labels) kept as written.
 func (st *studios) startOp(req *handler.Request) (*handler.Response, error) {
-	body, err := RequestObject(req)
+	body, err := resources.RequestObject(req)
 	if err != nil {
 		return nil, err
 	}
-	_, _, cur, err := st.c.get(req)
+	_, _, cur, err := st.c.Get(req)
 	if err != nil {
 		return nil, err
 	}
-	fields := st.c.requestFields(req.Op, body)
-	if err := checkPermissions(st.c, fields); err != nil {
-		return nil, err
-	}
-	if err := st.s.checkWrittenRefs(st.c, fields, cur.Workspace, req.Now); err != nil {
+	fields := st.c.RequestFields(req.Op, body)
+	if err := st.c.CheckWrittenRefs(fields, cur.Workspace, req.Now); err != nil {
 		return nil, err
 	}
 	// The new session's checkpoint id is taken before the change (which
@@ -494,9 +498,9 @@ func (st *studios) startOp(req *handler.Request) (*handler.Response, error) {
 		return nil, err
 	}
 	submitted := false
-	r, d, err := st.change(req, func(d *itemData, l *studioLife) error {
+	r, d, err := st.change(req, func(d *resources.Item, l *studioLife) error {
 		if status, _ := l.at(req.Now); status != studioStopped {
-			return ErrUnchanged
+			return resources.ErrUnchanged
 		}
 		l.Sessions = append(l.Sessions, next.Sessions...)
 		for k, v := range fields {
@@ -515,9 +519,9 @@ func (st *studios) startOp(req *handler.Request) (*handler.Response, error) {
 // it has stopped.
 func (st *studios) stopOp(req *handler.Request) (*handler.Response, error) {
 	submitted := false
-	r, d, err := st.change(req, func(_ *itemData, l *studioLife) error {
+	r, d, err := st.change(req, func(_ *resources.Item, l *studioLife) error {
 		if status, _ := l.at(req.Now); status != studioRunning {
-			return ErrUnchanged
+			return resources.ErrUnchanged
 		}
 		now := req.Now.UTC()
 		l.Sessions[len(l.Sessions)-1].Stop = &now
@@ -532,21 +536,21 @@ func (st *studios) stopOp(req *handler.Request) (*handler.Response, error) {
 
 // submitted answers a start or stop: whether it did anything, and the
 // studio's status after it.
-func (st *studios) submitted(req *handler.Request, r store.Record, d *itemData, submitted bool) (*handler.Response, error) {
+func (st *studios) submitted(req *handler.Request, r store.Record, d *resources.Item, submitted bool) (*handler.Response, error) {
 	l, err := decodeLife(d)
 	if err != nil {
 		return nil, err
 	}
-	sch := SuccessSchema(req.Op)
-	root := st.s.bases.Bare(sch, "studio job")
-	st.s.fit.Overlay(sch, root, map[string]any{
+	sch := resources.SuccessSchema(req.Op)
+	root := st.k.Bases.Bare(sch, "studio job")
+	st.k.Fit.Overlay(sch, root, map[string]any{
 		"jobSubmitted": submitted, "sessionId": r.ID, "statusInfo": st.statusInfo(l, r, req.Now),
 	})
-	return Success(req.Op, root), nil
+	return resources.Success(req.Op, root), nil
 }
 
 // checkpoint is one checkpoint as the answers show it.
-func (st *studios) checkpoint(l *studioLife, i int, r store.Record, d *itemData, now time.Time) map[string]any {
+func (st *studios) checkpoint(l *studioLife, i int, r store.Record, d *resources.Item, now time.Time) map[string]any {
 	s := l.Sessions[i]
 	name, _ := d.Fields["name"].(string)
 	status, saved := "interim", s.Start
@@ -561,23 +565,23 @@ func (st *studios) checkpoint(l *studioLife, i int, r store.Record, d *itemData,
 	}
 	return map[string]any{
 		"id": s.Checkpoint, "name": l.checkpointName(i, name), "status": status,
-		"dateCreated": Stamp(s.Start), "dateSaved": Stamp(saved),
+		"dateCreated": resources.Stamp(s.Start), "dateSaved": resources.Stamp(saved),
 		"path":   st.checkpointPath(d, r.ID, s.Checkpoint, now),
-		"author": st.author(),
+		"author": st.author(now),
 	}
 }
 
 // checkpointPath is where a checkpoint is kept: below the .studios
 // folder of its compute environment's work directory, as the service's
 // documentation says; the file's own name is the fake's.
-func (st *studios) checkpointPath(d *itemData, sessionID string, id int64, now time.Time) string {
+func (st *studios) checkpointPath(d *resources.Item, sessionID string, id int64, now time.Time) string {
 	dir := ""
-	if h, ok := st.s.heldBy("computeEnvId", d.Fields["computeEnvId"], nil, now); ok {
-		if cfg, ok := h.view["config"].(map[string]any); ok {
+	if h, ok := st.k.HeldBy("computeEnvId", d.Fields["computeEnvId"], nil, now); ok {
+		if cfg, ok := h["config"].(map[string]any); ok {
 			dir, _ = cfg["workDir"].(string)
 		}
 		if dir == "" {
-			dir, _ = h.view["workDir"].(string)
+			dir, _ = h["workDir"].(string)
 		}
 	}
 	p := ".studios/checkpoints/" + sessionID + "_" + strconv.FormatInt(id, 10)
@@ -588,11 +592,11 @@ func (st *studios) checkpointPath(d *itemData, sessionID string, id int64, now t
 }
 
 // author is who saved a checkpoint: the one user every token belongs to.
-func (st *studios) author() map[string]any {
+func (st *studios) author(now time.Time) map[string]any {
 	u := map[string]any{}
-	if h, ok := st.s.heldUser(st.s.ownerID()); ok {
+	if h, ok := st.k.HeldBy("userId", st.k.OwnerID(), nil, now); ok {
 		for _, k := range []string{"id", "userName", "email", "avatar"} {
-			if v, ok := h.view[k]; ok {
+			if v, ok := h[k]; ok {
 				u[k] = v
 			}
 		}
@@ -601,8 +605,8 @@ func (st *studios) author() map[string]any {
 }
 
 // read finds the studio a checkpoint call names, decoded.
-func (st *studios) read(req *handler.Request) (store.Record, *itemData, *studioLife, error) {
-	_, r, d, err := st.c.get(req)
+func (st *studios) read(req *handler.Request) (store.Record, *resources.Item, *studioLife, error) {
+	_, r, d, err := st.c.Get(req)
 	if err != nil {
 		return r, nil, nil, err
 	}
@@ -614,7 +618,7 @@ func (st *studios) read(req *handler.Request) (store.Record, *itemData, *studioL
 // keeps those whose name holds its words; of the keywords the schema
 // documents, status: is read, the others (dates) are not.
 func (st *studios) checkpointsOp(req *handler.Request) (*handler.Response, error) {
-	ls, err := st.s.listing(req, "checkpoints")
+	ls, err := st.k.Listing(req, "checkpoints")
 	if err != nil {
 		return nil, err
 	}
@@ -638,26 +642,26 @@ func (st *studios) checkpointsOp(req *handler.Request) (*handler.Response, error
 		if wantStatus != "" && !strings.EqualFold(cp["status"].(string), wantStatus) {
 			continue
 		}
-		if !slices.ContainsFunc(words, func(w string) bool { return !LowerContains(cp["name"].(string), w) }) {
+		if !slices.ContainsFunc(words, func(w string) bool { return !resources.LowerContains(cp["name"].(string), w) }) {
 			all = append(all, cp)
 		}
 	}
-	page, hasMore := Slice(all, pg)
+	page, hasMore := resources.Slice(all, pg)
 	entries := make([]any, 0, len(page))
 	for _, cp := range page {
 		entries = append(entries, st.entry(item, r, cp))
 	}
-	root := st.s.bases.Bare(sch, "studio checkpoints")
+	root := st.k.Bases.Bare(sch, "studio checkpoints")
 	root[key] = entries
-	st.s.fit.Set(sch, root, "totalSize", int64(len(all)))
-	st.s.fit.Set(sch, root, "hasMore", hasMore)
-	return Success(req.Op, root), nil
+	st.k.Fit.Set(sch, root, "totalSize", int64(len(all)))
+	st.k.Fit.Set(sch, root, "hasMore", hasMore)
+	return resources.Success(req.Op, root), nil
 }
 
 // entry lays a checkpoint over the frame of its schema.
 func (st *studios) entry(sch *spec.Schema, r store.Record, cp map[string]any) map[string]any {
-	m := st.s.bases.Bare(sch, fmt.Sprintf("studio checkpoint %s/%v", r.ID, cp["id"]))
-	st.s.fit.Overlay(sch, m, cp)
+	m := st.k.Bases.Bare(sch, fmt.Sprintf("studio checkpoint %s/%v", r.ID, cp["id"]))
+	st.k.Fit.Overlay(sch, m, cp)
 	return m
 }
 
@@ -669,7 +673,7 @@ func (st *studios) session(req *handler.Request, l *studioLife) (int, error) {
 			return i, nil
 		}
 	}
-	return 0, Fail(ErrMissing, "studio %q has no checkpoint %q", req.PathParams[st.c.param], id)
+	return 0, resources.Fail(resources.ErrMissing, "studio %q has no checkpoint %q", req.PathParams[st.c.Param()], id)
 }
 
 func (st *studios) checkpointOp(req *handler.Request) (*handler.Response, error) {
@@ -681,24 +685,24 @@ func (st *studios) checkpointOp(req *handler.Request) (*handler.Response, error)
 	if err != nil {
 		return nil, err
 	}
-	return Success(req.Op, st.entry(SuccessSchema(req.Op), r, st.checkpoint(l, i, r, d, req.Now))), nil
+	return resources.Success(req.Op, st.entry(resources.SuccessSchema(req.Op), r, st.checkpoint(l, i, r, d, req.Now))), nil
 }
 
 // renameOp renames a checkpoint. The service's documentation: a name is
 // unique within its studio (a taken one is the 409 the operation
 // declares), and spaces in it become underscores.
 func (st *studios) renameOp(req *handler.Request) (*handler.Response, error) {
-	body, err := RequestObject(req)
+	body, err := resources.RequestObject(req)
 	if err != nil {
 		return nil, err
 	}
 	name, _ := body["name"].(string)
 	name = strings.ReplaceAll(strings.TrimSpace(name), " ", "_")
 	if name == "" {
-		return nil, Fail(ErrBadInput, "a checkpoint needs a name")
+		return nil, resources.Fail(resources.ErrBadInput, "a checkpoint needs a name")
 	}
 	var at int
-	r, d, err := st.change(req, func(d *itemData, l *studioLife) error {
+	r, d, err := st.change(req, func(d *resources.Item, l *studioLife) error {
 		i, err := st.session(req, l)
 		if err != nil {
 			return err
@@ -706,12 +710,12 @@ func (st *studios) renameOp(req *handler.Request) (*handler.Response, error) {
 		studioName, _ := d.Fields["name"].(string)
 		for j := range l.Sessions {
 			if j != i && l.checkpointName(j, studioName) == name {
-				return Fail(ErrDuplicate, "A checkpoint with name '%s' already exists", name)
+				return resources.Fail(resources.ErrDuplicate, "A checkpoint with name '%s' already exists", name)
 			}
 		}
 		at = i
 		if l.Sessions[i].Name == name {
-			return ErrUnchanged
+			return resources.ErrUnchanged
 		}
 		l.Sessions[i].Name = name
 		return nil
@@ -723,12 +727,12 @@ func (st *studios) renameOp(req *handler.Request) (*handler.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Success(req.Op, st.entry(SuccessSchema(req.Op), r, st.checkpoint(l, at, r, d, req.Now))), nil
+	return resources.Success(req.Op, st.entry(resources.SuccessSchema(req.Op), r, st.checkpoint(l, at, r, d, req.Now))), nil
 }
 
-// statusAt is a studio's status at now, for the views the copy cache
-// keeps (copies.go): a studio's views change with the clock.
-func (st *studios) statusAt(d *itemData, now time.Time) string {
+// StatusAt is a studio's status at now, for the views the copy cache
+// keeps (resources: copies.go): a studio's views change with the clock.
+func (st *studios) StatusAt(d *resources.Item, now time.Time) string {
 	l, err := decodeLife(d)
 	if err != nil {
 		return ""

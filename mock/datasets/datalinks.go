@@ -1,4 +1,4 @@
-package resources
+package datasets
 
 import (
 	"crypto/hmac"
@@ -16,6 +16,7 @@ import (
 
 	"github.com/wmsmock/wmsmock/mock/apierror"
 	"github.com/wmsmock/wmsmock/mock/handler"
+	"github.com/wmsmock/wmsmock/mock/resources"
 	"github.com/wmsmock/wmsmock/mock/store"
 )
 
@@ -74,9 +75,9 @@ func parseDataSearch(q string) dataSearch {
 // provider and region as its answers show them, the text is in its name.
 // A seeded link's provider is made up when first shown, so the entry is
 // rendered to read it.
-func (c *collection) matchLink(coll string, r store.Record, d *itemData, search string, now time.Time) (exact, ok bool) {
+func (c collection) matchLink(coll string, r store.Record, d *resources.Item, search string, now time.Time) (exact, ok bool) {
 	ds := parseDataSearch(search)
-	shown := c.renderItem(c.item, coll, r, d, now)
+	shown := c.RenderItem(c.ItemSchema(), coll, r, d, now)
 	name, _ := shown["name"].(string)
 	if ds.provider != "" && !strings.EqualFold(fmt.Sprint(shown["provider"]), ds.provider) {
 		return false, false
@@ -84,7 +85,7 @@ func (c *collection) matchLink(coll string, r store.Record, d *itemData, search 
 	if ds.region != "" && !strings.EqualFold(fmt.Sprint(shown["region"]), ds.region) {
 		return false, false
 	}
-	if ds.name != "" && !LowerContains(name, ds.name) {
+	if ds.name != "" && !resources.LowerContains(name, ds.name) {
 		return false, false
 	}
 	return ds.name != "" && strings.EqualFold(name, ds.name), true
@@ -99,10 +100,10 @@ func (c *collection) matchLink(coll string, r store.Record, d *itemData, search 
 //	results/      multiqc/ (a report and its data) and a summary
 //
 // with names and sizes drawn from the link's id.
-func (s *Service) linkTree(id, dir string) ([]linkItem, bool) {
-	rnd := s.d.Gen.Rand("data link tree " + id)
+func (dp *Part) linkTree(id, dir string) ([]linkItem, bool) {
+	rnd := dp.k.Gen.Rand("data link tree " + id)
 	sample := []string{"ctrl", "treat", "wt", "ko", "rep", "day"}[rnd.IntN(6)]
-	file := func(p string) linkItem { return linkItem{name: path.Base(p), size: s.linkFileSize(id, p)} }
+	file := func(p string) linkItem { return linkItem{name: path.Base(p), size: dp.linkFileSize(id, p)} }
 	var out []linkItem
 	switch strings.Trim(dir, "/") {
 	case "":
@@ -128,13 +129,13 @@ func (s *Service) linkTree(id, dir string) ([]linkItem, bool) {
 }
 
 // linkFile finds a file of a link's tree by its path.
-func (s *Service) linkFile(id, p string) (linkItem, bool) {
+func (dp *Part) linkFile(id, p string) (linkItem, bool) {
 	p = strings.Trim(p, "/")
 	dir := path.Dir(p)
 	if dir == "." {
 		dir = ""
 	}
-	items, ok := s.linkTree(id, dir)
+	items, ok := dp.linkTree(id, dir)
 	if p == "" || !ok {
 		return linkItem{}, false
 	}
@@ -147,15 +148,15 @@ func (s *Service) linkFile(id, p string) (linkItem, bool) {
 }
 
 // linkFileSize is the length of a file's bytes, drawn from its path.
-func (s *Service) linkFileSize(id, p string) int64 {
-	return 64 + s.d.Gen.Rand("data link file size "+id+"\x00"+p).Int64N(960)
+func (dp *Part) linkFileSize(id, p string) int64 {
+	return 64 + dp.k.Gen.Rand("data link file size "+id+"\x00"+p).Int64N(960)
 }
 
 // linkFileBytes are the bytes of a link's file: lines of text drawn from
 // its path, linkFileSize long.
-func (s *Service) linkFileBytes(id, p string) []byte {
-	n := s.linkFileSize(id, p)
-	rnd := s.d.Gen.Rand("data link file " + id + "\x00" + p)
+func (dp *Part) linkFileBytes(id, p string) []byte {
+	n := dp.linkFileSize(id, p)
+	rnd := dp.k.Gen.Rand("data link file " + id + "\x00" + p)
 	out := make([]byte, 0, n+64)
 	for line := 1; int64(len(out)) < n; line++ {
 		out = fmt.Appendf(out, "%s\t%d\t%016x\n", p, line, rnd.Uint64())
@@ -181,28 +182,23 @@ func mimeOf(name string) string {
 
 // registerDataLinks claims the data links' browse and download-URL
 // operations and gives their list the documented keyword search.
-func (s *Service) registerDataLinks() {
-	var c *collection
-	for _, cc := range s.colls {
-		if cc.listPath == "/data-links" {
-			c = cc
-		}
-	}
-	if c == nil {
+func (dp *Part) registerDataLinks(c collection) {
+	if c.ListPath() != "/data-links" {
 		return
 	}
-	c.search = c.matchLink
-	s.handle(s.op("GET", "/data-links/{dataLinkId}/browse"), c.browseOp)
-	s.handle(s.op("GET", "/data-links/{dataLinkId}/browse/{path}"), c.browseOp)
-	s.handle(s.op("GET", "/data-links/{dataLinkId}/generate-download-url"), c.downloadURLOp)
+	k := dp.k
+	c.Searches(c.matchLink)
+	k.Handle(k.Op("GET", "/data-links/{dataLinkId}/browse"), c.browseOp)
+	k.Handle(k.Op("GET", "/data-links/{dataLinkId}/browse/{path}"), c.browseOp)
+	k.Handle(k.Op("GET", "/data-links/{dataLinkId}/generate-download-url"), c.downloadURLOp)
 }
 
 // browseOp lists one folder of a link's tree, a page at a time: the
 // nextPageToken of a page names where the next begins, and is null on the
 // last. search keeps the names that begin with it (the service's prefix
 // search, which Nextflow uses to find one entry of a folder).
-func (c *collection) browseOp(req *handler.Request) (*handler.Response, error) {
-	_, r, _, err := c.get(req)
+func (c collection) browseOp(req *handler.Request) (*handler.Response, error) {
+	_, r, _, err := c.Get(req)
 	if err != nil {
 		return nil, err
 	}
@@ -211,16 +207,16 @@ func (c *collection) browseOp(req *handler.Request) (*handler.Response, error) {
 	// such a browse as any other (Nextflow reads a path's kind from its
 	// parent's listing for that reason).
 	dir := strings.Trim(req.PathParams["path"], "/")
-	items, _ := c.s.linkTree(r.ID, dir)
+	items, _ := c.dp.linkTree(r.ID, dir)
 	if prefix := req.Query.Get("search"); prefix != "" {
 		items = slices.DeleteFunc(slices.Clone(items), func(it linkItem) bool { return !strings.HasPrefix(it.name, prefix) })
 	}
-	lim := c.s.d.Profile.Data
+	lim := c.dp.k.Profile.Data
 	size := lim.BrowsePageSize
 	if v := req.Query.Get("pageSize"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n <= 0 || n > lim.BrowseMaxPageSize {
-			return nil, Fail(ErrBadInput, "pageSize=%q must be a number from 1 to %d", v, lim.BrowseMaxPageSize)
+			return nil, resources.Fail(resources.ErrBadInput, "pageSize=%q must be a number from 1 to %d", v, lim.BrowseMaxPageSize)
 		}
 		size = n
 	}
@@ -228,7 +224,7 @@ func (c *collection) browseOp(req *handler.Request) (*handler.Response, error) {
 	if tok := req.Query.Get("nextPageToken"); tok != "" {
 		var ok bool
 		if from, ok = pageFrom(tok); !ok || from > len(items) {
-			return nil, Fail(ErrBadInput, "nextPageToken %q was not handed out for this listing", tok)
+			return nil, resources.Fail(resources.ErrBadInput, "nextPageToken %q was not handed out for this listing", tok)
 		}
 	}
 	to := min(from+size, len(items))
@@ -244,7 +240,7 @@ func (c *collection) browseOp(req *handler.Request) (*handler.Response, error) {
 	if to < len(items) {
 		next = pageToken(to)
 	}
-	return Success(req.Op, map[string]any{"objects": objects, "nextPageToken": next, "originalPath": dir}), nil
+	return resources.Success(req.Op, map[string]any{"objects": objects, "nextPageToken": next, "originalPath": dir}), nil
 }
 
 // A page token is where the next page begins, in a form a client does
@@ -267,23 +263,23 @@ func pageFrom(tok string) (int, bool) {
 // and expiring after the profile's download_url_expiry. Like a cloud's
 // pre-signed URL it is made for any path: a GET of it finds out whether
 // the file is there.
-func (c *collection) downloadURLOp(req *handler.Request) (*handler.Response, error) {
-	_, r, _, err := c.get(req)
+func (c collection) downloadURLOp(req *handler.Request) (*handler.Response, error) {
+	_, r, _, err := c.Get(req)
 	if err != nil {
 		return nil, err
 	}
 	p := strings.Trim(req.Query.Get("filePath"), "/")
-	expires := req.Now.Add(c.s.d.Profile.Data.DownloadURLExpiry).Unix()
+	expires := req.Now.Add(c.dp.k.Profile.Data.DownloadURLExpiry).Unix()
 	u := url.URL{Scheme: handler.Scheme(req.HTTP), Host: req.HTTP.Host, Path: DownloadPrefix + r.ID + "/" + p}
-	u.RawQuery = url.Values{"expires": {strconv.FormatInt(expires, 10)}, "signature": {c.s.signDownload(r.ID, p, expires)}}.Encode()
-	return Success(req.Op, map[string]any{"url": u.String(), "resolvedPath": nil, "resolvedMimeType": nil, "warning": nil}), nil
+	u.RawQuery = url.Values{"expires": {strconv.FormatInt(expires, 10)}, "signature": {c.dp.signDownload(r.ID, p, expires)}}.Encode()
+	return resources.Success(req.Op, map[string]any{"url": u.String(), "resolvedPath": nil, "resolvedMimeType": nil, "warning": nil}), nil
 }
 
 // signDownload signs a file's URL with a key drawn from the fake's seed,
 // so that a URL works on every replica of the fake and cannot be made up
 // for another file or a later expiry.
-func (s *Service) signDownload(id, p string, expires int64) string {
-	key := fmt.Appendf(nil, "%016x", s.d.Gen.Rand("download url key").Uint64())
+func (dp *Part) signDownload(id, p string, expires int64) string {
+	key := fmt.Appendf(nil, "%016x", dp.k.Gen.Rand("download url key").Uint64())
 	m := hmac.New(sha256.New, key)
 	fmt.Fprintf(m, "%s\x00%s\x00%d", id, p, expires)
 	return hex.EncodeToString(m.Sum(nil))
@@ -293,7 +289,7 @@ func (s *Service) signDownload(id, p string, expires int64) string {
 // below DownloadPrefix, its query, the time by the fake's clock): the
 // file's bytes, the same at every call, or 403 once the URL has expired
 // or for a URL the fake did not sign, as a cloud's pre-signed URL.
-func (s *Service) ServeDownload(r *http.Request, now time.Time) (*handler.Response, error) {
+func (dp *Part) ServeDownload(r *http.Request, now time.Time) (*handler.Response, error) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		return nil, apierror.Forbiddenf("%s of a download URL", r.Method)
 	}
@@ -301,14 +297,14 @@ func (s *Service) ServeDownload(r *http.Request, now time.Time) (*handler.Respon
 	id, p, _ := strings.Cut(rest, "/")
 	q := r.URL.Query()
 	expires, err := strconv.ParseInt(q.Get("expires"), 10, 64)
-	if err != nil || !hmac.Equal([]byte(q.Get("signature")), []byte(s.signDownload(id, p, expires))) {
+	if err != nil || !hmac.Equal([]byte(q.Get("signature")), []byte(dp.signDownload(id, p, expires))) {
 		return nil, apierror.Forbiddenf("download URL for %q is not one the fake signed", rest)
 	}
 	if now.Unix() > expires {
 		return nil, apierror.Forbiddenf("download URL for %q expired at %s", rest, time.Unix(expires, 0).UTC().Format(time.RFC3339))
 	}
-	if _, ok := s.linkFile(id, p); !ok {
+	if _, ok := dp.linkFile(id, p); !ok {
 		return nil, apierror.Forbiddenf("no file %q in data link %s", p, id)
 	}
-	return &handler.Response{Status: http.StatusOK, Raw: s.linkFileBytes(id, p), MediaType: mimeOf(p)}, nil
+	return &handler.Response{Status: http.StatusOK, Raw: dp.linkFileBytes(id, p), MediaType: mimeOf(p)}, nil
 }

@@ -1,4 +1,11 @@
-package resources
+// Package datasets is the part of the fake's stateful behaviour (a
+// resources.Part, registered by the server) that holds data: the files
+// clients upload to datasets, kept as the datasets' versions, and the
+// made-up trees behind data links, browsed and downloaded through signed
+// URLs the fake serves itself. The datasets and the data links are the
+// kernel's generic collections; this package claims the operations below
+// them.
+package datasets
 
 import (
 	"bytes"
@@ -10,12 +17,14 @@ import (
 	"mime"
 	"mime/multipart"
 	"net/url"
+	"path"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/wmsmock/wmsmock/mock/handler"
+	"github.com/wmsmock/wmsmock/mock/resources"
 	"github.com/wmsmock/wmsmock/mock/spec"
 	"github.com/wmsmock/wmsmock/mock/store"
 )
@@ -61,20 +70,47 @@ type datasetVersions struct {
 	Versions []datasetVersion `json:"versions"`
 }
 
-// registerDatasets claims the upload, versions and download operations
-// below every collection of datasets (/datasets, and
-// /workspaces/{workspaceId}/datasets where the document has it).
-func (s *Service) registerDatasets() {
-	for _, c := range s.colls {
-		if lastLiteral(c.listPath) != "datasets" {
-			continue
+// Part is the datasets and data links of one document's service: its
+// Register is a resources.Part, and the server serves the data links'
+// download URLs, which live outside the API, with its ServeDownload.
+type Part struct {
+	k *resources.Kit // set by Register
+}
+
+// collection is a collection of datasets or of data links, with the part
+// that lays their behaviour over it.
+type collection struct {
+	*resources.Collection
+	dp *Part
+}
+
+// Register claims the operations below the datasets and the data links,
+// once the generic collections are found: theirs are the kernel's.
+func (dp *Part) Register(k *resources.Kit) error {
+	dp.k = k
+	k.AfterCollections(func() error {
+		for _, c := range k.Collections() {
+			dp.registerDataLinks(collection{c, dp})
+			dp.registerDatasets(collection{c, dp})
 		}
-		c.afterDelete = s.forgetDatasetFiles
-		s.handle(s.op("POST", c.itemPath+"/upload"), c.uploadOp)
-		s.handle(s.op("GET", c.itemPath+"/versions"), c.datasetVersionsOp)
-		s.handle(s.op("GET", c.itemPath+"/v/{version}/n/{fileName}"), c.datasetDownloadOp)
-		s.handle(s.op("DELETE", c.listPath), c.deleteDatasetsOp)
+		return nil
+	})
+	return nil
+}
+
+// registerDatasets claims the upload, versions and download operations
+// below a collection of datasets (/datasets, and
+// /workspaces/{workspaceId}/datasets where the document has it).
+func (dp *Part) registerDatasets(c collection) {
+	if path.Base(c.ListPath()) != "datasets" {
+		return
 	}
+	k := dp.k
+	c.OnDelete(dp.forgetDatasetFiles)
+	k.Handle(k.Op("POST", c.ItemPath()+"/upload"), c.uploadOp)
+	k.Handle(k.Op("GET", c.ItemPath()+"/versions"), c.datasetVersionsOp)
+	k.Handle(k.Op("GET", c.ItemPath()+"/v/{version}/n/{fileName}"), c.datasetDownloadOp)
+	k.Handle(k.Op("DELETE", c.ListPath()), c.deleteDatasetsOp)
 }
 
 // deleteDatasetsOp deletes every dataset a DELETE on the list names
@@ -82,12 +118,12 @@ func (s *Service) registerDatasets() {
 // files freed too, and answers which went and which did not: an id the
 // fake does not hold in the workspace is "failed", not an error of the
 // whole call. An id named twice is deleted once and then fails.
-func (c *collection) deleteDatasetsOp(req *handler.Request) (*handler.Response, error) {
+func (c collection) deleteDatasetsOp(req *handler.Request) (*handler.Response, error) {
 	var body struct {
 		DatasetIDs []string `json:"datasetIds"`
 	}
 	if err := json.Unmarshal(req.Body, &body); err != nil {
-		return nil, Fail(ErrBadInput, "the body is not a list of datasetIds: %v", err)
+		return nil, resources.Fail(resources.ErrBadInput, "the body is not a list of datasetIds: %v", err)
 	}
 	out := map[string][]string{"success": {}, "failed": {}}
 	for _, id := range body.DatasetIDs {
@@ -99,18 +135,18 @@ func (c *collection) deleteDatasetsOp(req *handler.Request) (*handler.Response, 
 		if one.PathParams == nil {
 			one.PathParams = map[string]string{}
 		}
-		one.PathParams[c.param] = id
-		_, err := c.deleteOp(&one)
+		one.PathParams[c.Param()] = id
+		_, err := c.DeleteOp(&one)
 		switch {
 		case err == nil:
 			out["success"] = append(out["success"], id)
-		case errors.Is(err, ErrMissing):
+		case errors.Is(err, resources.ErrMissing):
 			out["failed"] = append(out["failed"], id)
 		default:
 			return nil, err
 		}
 	}
-	return Success(req.Op, out), nil
+	return resources.Success(req.Op, out), nil
 }
 
 func versionsKey(coll, id string) string { return coll + "/" + id }
@@ -120,18 +156,18 @@ func fileKey(coll, id string, version int64) string {
 }
 
 // uploadOp keeps an uploaded file as the dataset's next version.
-func (c *collection) uploadOp(req *handler.Request) (*handler.Response, error) {
-	coll, r, d, err := c.get(req)
+func (c collection) uploadOp(req *handler.Request) (*handler.Response, error) {
+	coll, r, d, err := c.Get(req)
 	if err != nil {
 		return nil, err
 	}
-	name, media, content, err := c.s.uploadedFile(req)
+	name, media, content, err := c.dp.uploadedFile(req)
 	if err != nil {
 		return nil, err
 	}
-	st := c.s.d.Store
+	st := c.dp.k.Store
 	charge := int64(len(content)) + versionOverhead
-	if err := c.s.reserveBytes(charge); err != nil {
+	if err := c.dp.reserveBytes(charge); err != nil {
 		return nil, err
 	}
 	n, err := st.NextSeq(datasetFilesCollection + " " + versionsKey(coll, r.ID))
@@ -148,12 +184,12 @@ func (c *collection) uploadOp(req *handler.Request) (*handler.Response, error) {
 		})
 	}
 	if err != nil {
-		_ = c.s.reserveBytes(-charge)
+		_ = c.dp.reserveBytes(-charge)
 		return nil, err
 	}
 	// The dataset shows its latest version and that version's media type.
 	if _, err := st.Update(coll, r.ID, func(rec *store.Record) error {
-		cur, err := decodeItem(*rec)
+		cur, err := resources.DecodeItem(*rec)
 		if err != nil {
 			return err
 		}
@@ -165,45 +201,45 @@ func (c *collection) uploadOp(req *handler.Request) (*handler.Response, error) {
 		return nil, err
 	}
 	d.Fields["version"], d.Fields["mediaType"] = n, media
-	sch := SuccessSchema(req.Op)
-	root := c.s.bases.Bare(sch, "dataset upload")
-	c.s.fit.Set(sch, root, "version", c.versionView(req, sch.Prop("version"), r.ID, d, v))
-	return Success(req.Op, root), nil
+	sch := resources.SuccessSchema(req.Op)
+	root := c.dp.k.Bases.Bare(sch, "dataset upload")
+	c.dp.k.Fit.Set(sch, root, "version", c.versionView(req, sch.Prop("version"), r.ID, d, v))
+	return resources.Success(req.Op, root), nil
 }
 
 // uploadedFile reads the "file" part of a multipart body: its name, media
 // type and bytes, within the profile's cap on one upload.
-func (s *Service) uploadedFile(req *handler.Request) (name, media string, content []byte, err error) {
+func (dp *Part) uploadedFile(req *handler.Request) (name, media string, content []byte, err error) {
 	ct, params, perr := mime.ParseMediaType(req.HTTP.Header.Get("Content-Type"))
 	if perr != nil || ct != "multipart/form-data" || params["boundary"] == "" {
-		return "", "", nil, Fail(ErrBadInput, "an upload is multipart/form-data with the file in a part named \"file\"")
+		return "", "", nil, resources.Fail(resources.ErrBadInput, "an upload is multipart/form-data with the file in a part named \"file\"")
 	}
-	limit := int64(s.d.Profile.Data.UploadMax)
+	limit := int64(dp.k.Profile.Data.UploadMax)
 	mr := multipart.NewReader(bytes.NewReader(req.Body), params["boundary"])
 	for {
 		part, err := mr.NextPart()
 		if errors.Is(err, io.EOF) {
-			return "", "", nil, Fail(ErrBadInput, "the upload has no part named \"file\"")
+			return "", "", nil, resources.Fail(resources.ErrBadInput, "the upload has no part named \"file\"")
 		}
 		if err != nil {
-			return "", "", nil, Fail(ErrBadInput, "the upload's multipart body cannot be read: %v", err)
+			return "", "", nil, resources.Fail(resources.ErrBadInput, "the upload's multipart body cannot be read: %v", err)
 		}
 		if part.FormName() != "file" {
 			continue
 		}
 		content, err = io.ReadAll(io.LimitReader(part, limit+1))
 		if err != nil {
-			return "", "", nil, Fail(ErrBadInput, "the upload's file cannot be read: %v", err)
+			return "", "", nil, resources.Fail(resources.ErrBadInput, "the upload's file cannot be read: %v", err)
 		}
 		if int64(len(content)) > limit {
-			return "", "", nil, Fail(ErrBadInput, "the uploaded file is larger than %d bytes", limit)
+			return "", "", nil, resources.Fail(resources.ErrBadInput, "the uploaded file is larger than %d bytes", limit)
 		}
 		if len(content) == 0 {
-			return "", "", nil, Fail(ErrBadInput, "the uploaded file is empty")
+			return "", "", nil, resources.Fail(resources.ErrBadInput, "the uploaded file is empty")
 		}
 		name = part.FileName()
 		if name == "" || strings.ContainsAny(name, "/\\") {
-			return "", "", nil, Fail(ErrBadInput, "the uploaded file needs a file name (filename=\"...\"), without a path")
+			return "", "", nil, resources.Fail(resources.ErrBadInput, "the uploaded file needs a file name (filename=\"...\"), without a path")
 		}
 		media = part.Header.Get("Content-Type")
 		if media == "" || media == "application/octet-stream" {
@@ -215,8 +251,8 @@ func (s *Service) uploadedFile(req *handler.Request) (name, media string, conten
 
 // forgetDatasetFiles drops a deleted dataset's versions and their bytes,
 // and gives what they were charged back to the cap (data.stored_max).
-func (s *Service) forgetDatasetFiles(coll, id string) error {
-	st := s.d.Store
+func (dp *Part) forgetDatasetFiles(coll, id string) error {
+	st := dp.k.Store
 	r, err := st.Get(datasetVersionsCollection, versionsKey(coll, id))
 	if errors.Is(err, store.ErrNotFound) {
 		return nil // nothing was uploaded
@@ -238,27 +274,20 @@ func (s *Service) forgetDatasetFiles(coll, id string) error {
 	if err := st.Delete(datasetVersionsCollection, versionsKey(coll, id)); err != nil && !errors.Is(err, store.ErrNotFound) {
 		return err
 	}
-	return s.reserveBytes(-freed)
+	return dp.reserveBytes(-freed)
 }
 
 // reserveBytes counts n more bytes kept (n < 0 gives them back), or
 // refuses when that would pass the profile's stored_max.
-func (s *Service) reserveBytes(n int64) error {
-	max := int64(s.d.Profile.Data.StoredMax)
-	return updateOrInsert(s.d.Store, dataUsageCollection, dataUsageID, time.Time{}, func(u *struct{ Bytes int64 }) error {
-		if n > 0 && u.Bytes+n > max {
-			return Fail(ErrBadInput, "the fake keeps at most %d bytes of uploaded files (data.stored_max); %d are kept and this upload needs %d", max, u.Bytes, n)
+func (dp *Part) reserveBytes(n int64) error {
+	most := int64(dp.k.Profile.Data.StoredMax)
+	return updateOrInsert(dp.k.Store, dataUsageCollection, dataUsageID, time.Time{}, func(u *struct{ Bytes int64 }) error {
+		if n > 0 && u.Bytes+n > most {
+			return resources.Fail(resources.ErrBadInput, "the fake keeps at most %d bytes of uploaded files (data.stored_max); %d are kept and this upload needs %d", most, u.Bytes, n)
 		}
-		u.Bytes = max64(0, u.Bytes+n)
+		u.Bytes = max(0, u.Bytes+n)
 		return nil
 	})
-}
-
-func max64(a, b int64) int64 {
-	if a > b {
-		return a
-	}
-	return b
 }
 
 // updateOrInsert changes one JSON record atomically, creating it (from
@@ -270,7 +299,7 @@ func updateOrInsert[T any](st store.Store, coll, id string, now time.Time, chang
 		}
 		return json.Marshal(v)
 	}
-	return upsert(st, coll, id, func(rec *store.Record) error {
+	return store.Upsert(st, coll, id, func(rec *store.Record) error {
 		var v T
 		if err := json.Unmarshal(rec.Data, &v); err != nil {
 			return err
@@ -286,8 +315,8 @@ func updateOrInsert[T any](st store.Store, coll, id string, now time.Time, chang
 }
 
 // versions reads a dataset's versions, oldest first.
-func (s *Service) versions(coll, id string) ([]datasetVersion, error) {
-	rec, err := s.d.Store.Get(datasetVersionsCollection, versionsKey(coll, id))
+func (dp *Part) versions(coll, id string) ([]datasetVersion, error) {
+	rec, err := dp.k.Store.Get(datasetVersionsCollection, versionsKey(coll, id))
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, nil
 	}
@@ -303,18 +332,18 @@ func (s *Service) versions(coll, id string) ([]datasetVersion, error) {
 
 // datasetVersionsOp lists what was uploaded to a dataset, newest first,
 // keeping those of the media type asked for (mimeType).
-func (c *collection) datasetVersionsOp(req *handler.Request) (*handler.Response, error) {
-	coll, r, d, err := c.get(req)
+func (c collection) datasetVersionsOp(req *handler.Request) (*handler.Response, error) {
+	coll, r, d, err := c.Get(req)
 	if err != nil {
 		return nil, err
 	}
-	vs, err := c.s.versions(coll, r.ID)
+	vs, err := c.dp.versions(coll, r.ID)
 	if err != nil {
 		return nil, err
 	}
-	sch := SuccessSchema(req.Op)
+	sch := resources.SuccessSchema(req.Op)
 	key, entry := sch.ListShape()
-	root := c.s.bases.Bare(sch, "dataset versions")
+	root := c.dp.k.Bases.Bare(sch, "dataset versions")
 	entries := []any{}
 	want := req.Query.Get("mimeType")
 	for _, v := range slices.Backward(vs) {
@@ -325,13 +354,13 @@ func (c *collection) datasetVersionsOp(req *handler.Request) (*handler.Response,
 	if key != "" {
 		root[key] = entries
 	}
-	c.s.fit.Set(sch, root, "totalSize", int64(len(entries)))
-	return Success(req.Op, root), nil
+	c.dp.k.Fit.Set(sch, root, "totalSize", int64(len(entries)))
+	return resources.Success(req.Op, root), nil
 }
 
 // versionView is a version as DatasetVersionDto shows it: what was
 // uploaded, the dataset it belongs to, and the URL its bytes are read at.
-func (c *collection) versionView(req *handler.Request, sch *spec.Schema, id string, d *itemData, v datasetVersion) map[string]any {
+func (c collection) versionView(req *handler.Request, sch *spec.Schema, id string, d *resources.Item, v datasetVersion) map[string]any {
 	dl := apiBase(req) + "/datasets/" + url.PathEscape(id) + "/v/" + strconv.FormatInt(v.Version, 10) + "/n/" + url.PathEscape(v.FileName)
 	var ws any
 	if d.Workspace != nil {
@@ -342,10 +371,10 @@ func (c *collection) versionView(req *handler.Request, sch *spec.Schema, id stri
 	for k, val := range map[string]any{
 		"datasetId": id, "datasetName": d.Fields["name"], "datasetDescription": d.Fields["description"],
 		"version": v.Version, "fileName": v.FileName, "fileSize": v.FileSize, "mediaType": v.MediaType,
-		"hasHeader": v.HasHeader, "disabled": false, "dateCreated": Stamp(v.Created), "lastUpdated": Stamp(v.Created),
+		"hasHeader": v.HasHeader, "disabled": false, "dateCreated": resources.Stamp(v.Created), "lastUpdated": resources.Stamp(v.Created),
 		"workspaceId": ws, "url": dl, "createdBy": nil, "linkedSource": nil,
 	} {
-		c.s.fit.Set(sch, m, k, val)
+		c.dp.k.Fit.Set(sch, m, k, val)
 	}
 	return m
 }
@@ -353,13 +382,13 @@ func (c *collection) versionView(req *handler.Request, sch *spec.Schema, id stri
 // apiBase is the URL of the API the call came to: its scheme, host and
 // the base path before the operation's own path.
 func apiBase(req *handler.Request) string {
-	return handler.Origin(req.HTTP) + strings.TrimSuffix(req.HTTP.URL.Path, concrete(req.Op.Path, req.PathParams))
+	return handler.Origin(req.HTTP) + strings.TrimSuffix(req.HTTP.URL.Path, resources.Concrete(req.Op.Path, req.PathParams))
 }
 
 // datasetDownloadOp streams a version's bytes, as uploaded; the file name
 // must be the one uploaded, as on the service.
-func (c *collection) datasetDownloadOp(req *handler.Request) (*handler.Response, error) {
-	coll, r, _, err := c.get(req)
+func (c collection) datasetDownloadOp(req *handler.Request) (*handler.Response, error) {
+	coll, r, _, err := c.Get(req)
 	if err != nil {
 		return nil, err
 	}
@@ -369,15 +398,15 @@ func (c *collection) datasetDownloadOp(req *handler.Request) (*handler.Response,
 	if err != nil {
 		n = -1
 	}
-	vs, err := c.s.versions(coll, r.ID)
+	vs, err := c.dp.versions(coll, r.ID)
 	if err != nil {
 		return nil, err
 	}
 	i := slices.IndexFunc(vs, func(v datasetVersion) bool { return v.Version == n })
 	if i < 0 || vs[i].FileName != req.PathParams["fileName"] {
-		return nil, Fail(ErrMissing, "dataset %s has no version %d named %q", r.ID, n, req.PathParams["fileName"])
+		return nil, resources.Fail(resources.ErrMissing, "dataset %s has no version %d named %q", r.ID, n, req.PathParams["fileName"])
 	}
-	rec, err := c.s.d.Store.Get(datasetFilesCollection, fileKey(coll, r.ID, n))
+	rec, err := c.dp.k.Store.Get(datasetFilesCollection, fileKey(coll, r.ID, n))
 	if err != nil {
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-package resources
+package studios
 
 import (
 	"fmt"
