@@ -13,11 +13,12 @@ import (
 
 // A Part is a behaviour that reaches the kernel only through its Kit, so
 // that it can be kept in a package of its own (mock/runs, mock/studios
-// and mock/datasets are; the server names them in Deps.Parts). Register calls each part once, after the
-// tokens and before the generic collections, with the kernel's Kit; the
-// part claims the operations it answers and hooks in where the kernel asks
-// about what it holds. So the kernel need never import a part: whoever
-// builds the service names the parts in Deps.Parts.
+// and mock/datasets are; the server names them in Deps.Parts). Register
+// calls each part once, after the tokens and before the generic
+// collections, with the kernel's Kit; the part claims the operations it
+// answers and hooks in where the kernel asks about what it holds. So the
+// kernel need never import a part: whoever builds the service names the
+// parts in Deps.Parts.
 type Part func(k *Kit) error
 
 // Kit is the kernel's face to its parts: what a part needs to answer as

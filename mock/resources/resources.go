@@ -1,16 +1,20 @@
-// Package resources gives the fake the service's own behaviour where the
-// service has state: access tokens that really authenticate, workflows that
-// run on the fake's clock, and create/list/describe/update/delete for every
-// collection a document describes (pipelines, compute environments,
-// credentials, organizations, and any /things + /things/{thingId} pair).
+// Package resources is the kernel of the fake's own behaviour where the
+// service has state: access tokens that really authenticate, and
+// create/list/describe/update/delete for every collection a document
+// describes (pipelines, compute environments, credentials, organizations,
+// and any /things + /things/{thingId} pair), with the references between
+// the records they hold. Behaviour with more to it than a collection (runs,
+// Data Studios, datasets) lives in parts of its own packages, which reach
+// the kernel through its Kit (kit.go) and are named by whoever builds the
+// service.
 //
 // Register reads a loaded document and returns one handler.Func per
 // operation it takes over; the server puts them in front of synthesis. The
 // handlers keep their records in a store.Store, so they do not care whether
-// state lives in this process or, later, in a shared store. Every answer is
-// built from a synthesized value valid for the answer's schema with the
-// record's values laid over it where they fit, so answers stay valid against
-// whichever document is served.
+// state lives in this process or in a shared store. Every answer is built
+// with mock/fit: a synthesized value valid for the answer's schema with the
+// record's values laid over it where they fit, so answers stay valid
+// against whichever document is served.
 package resources
 
 import (
@@ -42,7 +46,7 @@ import (
 
 // Deps is what the handlers need from the server.
 type Deps struct {
-	// Store keeps workflows and collection records.
+	// Store keeps the records of the collections and of the parts.
 	Store store.Store
 	// Tokens is the server's token store: the one its pipeline checks
 	// calls against, so a token created here authenticates at once.
