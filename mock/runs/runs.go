@@ -131,10 +131,10 @@ func (w *runs) fileRun(r store.Record) ([]string, string) {
 
 // Register is the runs part of a service: a Part, which reaches the
 // kernel only through the Kit, so that it can live in a package of its
-// own (mock/runs). It claims the
-// operations on runs and the trace calls that report them, files the runs
-// and their tasks in the store, checks the run ids paths name, tells the
-// reference index of the runs, and seeds the seed's runs.
+// own (mock/runs). It claims the operations on runs and the trace calls
+// that report them, files the runs and their tasks in the store, checks
+// the run ids paths name, tells the reference index of the runs, and seeds
+// the seed's runs.
 func Register(k *resources.Kit) error {
 	c := k.Caches
 	w := &runs{k: k, hash: newHasher(),
