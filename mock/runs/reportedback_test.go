@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -46,7 +47,7 @@ func TestReportedRunReadsBackAsReported(t *testing.T) {
 			}
 			progress := `{"succeeded":2,"failed":1,"cached":1,"running":1,"peakRunning":7,"peakCpus":14,"peakMemory":123,` +
 				`"processes":[{"index":0,"name":"ALIGN","peakRunning":3,"peakCpus":6,"peakMemory":45}]}`
-			f.OK("PUT", "/trace/"+id+"/progress", `{"tasks":[`+join(tasks)+`],"progress":`+progress+`,"instant":3}`)
+			f.OK("PUT", "/trace/"+id+"/progress", `{"tasks":[`+strings.Join(tasks, ",")+`],"progress":`+progress+`,"instant":3}`)
 			f.OK("PUT", "/trace/"+id+"/complete", `{"workflow":{"success":false,"exitStatus":1,"params":`+string(pb)+
 				`,"stats":{"succeedCount":99,"computeTimeFmt":"from nextflow"}},"metrics":[],"progress":`+progress+`,"instant":4}`)
 
@@ -89,17 +90,6 @@ func TestReportedRunReadsBackAsReported(t *testing.T) {
 	}
 }
 
-func join(parts []string) string {
-	out := ""
-	for i, p := range parts {
-		if i > 0 {
-			out += ","
-		}
-		out += p
-	}
-	return out
-}
-
 // normalizeNumbers writes every number as its text, so values decoded in
 // different ways compare equal.
 func normalizeNumbers(v any) any {
@@ -131,3 +121,57 @@ func TestLaunchedRunMetrics(t *testing.T) {
 		}
 	}
 }
+
+// Every copy of a reported run is the run: the list's entry and the
+// describe answer show the same value for each member of the run both
+// have, on both documents, the members nobody reported among them (the
+// ones a schema requires, which the frame has to fill).
+func TestReportedRunListAndDescribeAgree(t *testing.T) {
+	docs := map[string]func(testing.TB) *spec.Document{
+		"embedded": embeddedDoc,
+		"published": func(tb testing.TB) *spec.Document {
+			doc, err := spec.LoadFile(testenv.PublishedSpec(tb, ""))
+			if err != nil {
+				tb.Fatal(err)
+			}
+			return doc
+		},
+	}
+	for name, load := range docs {
+		t.Run(name, func(t *testing.T) {
+			f := newFixture(t, load(t), true)
+			// What Nextflow's create sends: no workflowId yet, as null.
+			id := fmt.Sprint(f.OK("POST", "/trace/create", `{"runName":"agree","sessionId":"s-2","workflowId":null,"instant":1}`).Body["workflowId"])
+			f.OK("PUT", "/trace/"+id+"/begin", `{"workflow":{"runName":"agree","sessionId":"s-2","projectName":"nf-core/rnaseq"},"processNames":["ALIGN"],"instant":2}`)
+			described, _ := get(f.OK("GET", "/workflow/"+id, "").Body, "workflow").(map[string]any)
+			if described == nil {
+				t.Fatal("the describe answer has no workflow")
+			}
+			var entry map[string]any
+			for _, e := range asList(get(f.OK("GET", "/workflow", "").Body, "workflows")) {
+				if w, _ := get(e, "workflow").(map[string]any); w != nil && fmt.Sprint(w["id"]) == id {
+					entry = w
+				}
+			}
+			if entry == nil {
+				t.Fatalf("the list does not show run %s", id)
+			}
+			shared := 0
+			for k, lv := range entry {
+				dv, ok := described[k]
+				if !ok {
+					continue
+				}
+				shared++
+				if !reflect.DeepEqual(normalizeNumbers(lv), normalizeNumbers(dv)) {
+					t.Errorf("workflow.%s: the list shows %v, the describe answer %v", k, lv, dv)
+				}
+			}
+			if shared < 3 {
+				t.Errorf("the list and describe share %d members: the test compares too little", shared)
+			}
+		})
+	}
+}
+
+func asList(v any) []any { l, _ := v.([]any); return l }
