@@ -1,6 +1,7 @@
 // Package jsonvalue holds what the fake does to decoded JSON values (the
 // maps, slices, strings, numbers and bools encoding/json gives, and the
-// Go numbers the generator makes): copy one deeply, read one as a number.
+// Go numbers the generator makes): copy one deeply, read one as a number,
+// drop its nulls.
 package jsonvalue
 
 import (
@@ -73,4 +74,34 @@ func Int(v any) (int64, bool) {
 		return int64(f), true
 	}
 	return 0, false
+}
+
+// maxNullsDepth bounds DropNulls: decoded answers and requests nest a few
+// levels, and a value built with a cycle must not hang a call.
+const maxNullsDepth = 24
+
+// DropNulls removes null members from objects at any depth, in place, and
+// returns v. In a request a null means "not given", and the fake's own
+// comparisons of answers take null and absent for the same.
+func DropNulls(v any) any { return dropNulls(v, 0) }
+
+func dropNulls(v any, depth int) any {
+	if depth > maxNullsDepth {
+		return v
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			if e == nil {
+				delete(x, k)
+				continue
+			}
+			x[k] = dropNulls(e, depth+1)
+		}
+	case []any:
+		for i, e := range x {
+			x[i] = dropNulls(e, depth+1)
+		}
+	}
+	return v
 }

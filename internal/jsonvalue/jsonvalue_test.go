@@ -80,3 +80,22 @@ func TestInt(t *testing.T) {
 		}
 	}
 }
+
+func TestDropNulls(t *testing.T) {
+	v := map[string]any{"a": nil, "b": []any{map[string]any{"c": nil, "d": 1.0}}, "e": "x"}
+	got := DropNulls(v)
+	want := map[string]any{"b": []any{map[string]any{"d": 1.0}}, "e": "x"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("DropNulls = %v, want %v", got, want)
+	}
+}
+
+// A value that holds itself is walked to the bound, not forever.
+func TestDropNullsStopsAtItsBound(t *testing.T) {
+	m := map[string]any{"gone": nil}
+	m["self"] = m
+	DropNulls(m)
+	if _, ok := m["gone"]; ok {
+		t.Error("the top-level null was kept")
+	}
+}

@@ -331,26 +331,3 @@ func HideWriteOnly(s *spec.Schema, v any, depth int) {
 		}
 	}
 }
-
-// DropNulls removes null members from objects at any depth: in a request a
-// null means "not given", and keeping it would only fail schema checks.
-func DropNulls(v any, depth int) any {
-	if depth > MaxDepth*2 {
-		return v
-	}
-	switch x := v.(type) {
-	case map[string]any:
-		for k, e := range x {
-			if e == nil {
-				delete(x, k)
-				continue
-			}
-			x[k] = DropNulls(e, depth+1)
-		}
-	case []any:
-		for i, e := range x {
-			x[i] = DropNulls(e, depth+1)
-		}
-	}
-	return v
-}

@@ -219,15 +219,6 @@ func TestHideWriteOnly(t *testing.T) {
 	}
 }
 
-func TestDropNulls(t *testing.T) {
-	v := map[string]any{"a": nil, "b": []any{map[string]any{"c": nil, "d": 1.0}}, "e": "x"}
-	got := fit.DropNulls(v, 0)
-	want := map[string]any{"b": []any{map[string]any{"d": 1.0}}, "e": "x"}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("DropNulls = %v, want %v", got, want)
-	}
-}
-
 // A base is the same for the same key, valid for its schema, and a fresh
 // copy each time: a caller that changes one must not change the next.
 func TestBasesAreStableCopies(t *testing.T) {

@@ -572,7 +572,7 @@ func (c *Collection) keepFields(src map[string]any, written *spec.Schema, seed b
 		if p == nil && w == nil || p.WriteOnly() || w.WriteOnly() {
 			continue
 		}
-		v = fit.DropNulls(jsonvalue.Clone(v), 0)
+		v = jsonvalue.DropNulls(jsonvalue.Clone(v))
 		fit.HideWriteOnly(p, v, 0)
 		fit.HideWriteOnly(w, v, 0)
 		switch {

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/wmsmock/wmsmock/internal/jsonvalue"
-	"github.com/wmsmock/wmsmock/mock/fit"
 	"github.com/wmsmock/wmsmock/mock/resources"
 	"github.com/wmsmock/wmsmock/profile"
 )
@@ -85,7 +84,7 @@ func TestNullsNeverOverRecordValues(t *testing.T) {
 
 // withoutNulls is a copy of a decoded JSON value without the null members
 // of its objects.
-func withoutNulls(v any) any { return fit.DropNulls(jsonvalue.Clone(v), 0) }
+func withoutNulls(v any) any { return jsonvalue.DropNulls(jsonvalue.Clone(v)) }
 
 func jsonText(v any) string {
 	b, _ := json.Marshal(v)

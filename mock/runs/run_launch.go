@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wmsmock/wmsmock/internal/jsonvalue"
 	"github.com/wmsmock/wmsmock/internal/workflow"
-	"github.com/wmsmock/wmsmock/mock/fit"
 	"github.com/wmsmock/wmsmock/mock/handler"
 	"github.com/wmsmock/wmsmock/mock/resources"
 	"github.com/wmsmock/wmsmock/mock/spec"
@@ -59,7 +59,7 @@ func readLaunch(raw []byte) (*launchBody, error) {
 	extra := map[string]any{}
 	for k, v := range l {
 		if !launchKept[k] && v != nil {
-			extra[k] = fit.DropNulls(v, 0)
+			extra[k] = jsonvalue.DropNulls(v)
 		}
 	}
 	if len(extra) > 0 {

@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"slices"
 	"testing"
+
+	"github.com/wmsmock/wmsmock/internal/jsonvalue"
 )
 
 // nullsYAML has what the service's nulls must respect: required and
@@ -189,26 +191,8 @@ func TestNullsForEveryOptionalProperty(t *testing.T) {
 	}
 }
 
-// withoutNulls removes the null members of objects, at any depth.
-func withoutNulls(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			if e != nil {
-				out[k] = withoutNulls(e)
-			}
-		}
-		return out
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = withoutNulls(e)
-		}
-		return out
-	}
-	return v
-}
+// withoutNulls is a copy of v without the null members of its objects.
+func withoutNulls(v any) any { return jsonvalue.DropNulls(jsonvalue.Clone(v)) }
 
 // A request never carries the service's nulls: they are the service's
 // habit in answers.
