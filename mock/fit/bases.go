@@ -3,7 +3,6 @@ package fit
 import (
 	"encoding/json"
 
-	"github.com/pb33f/libopenapi/datamodel/high/base"
 	"github.com/wmsmock/wmsmock/internal/jsonvalue"
 	"github.com/wmsmock/wmsmock/internal/memo"
 	"github.com/wmsmock/wmsmock/internal/workflow"
@@ -135,11 +134,7 @@ func (b *Bases) View(s, canon *spec.Schema, key string) map[string]any {
 // change it.
 func (b *Bases) Value(s *spec.Schema, key string) any {
 	v, _ := b.m.Do(baseKey{schema: s, key: key}, func() (any, error) {
-		var lib *base.Schema // nil for nil: the generator's value for "anything"
-		if s != nil {
-			lib = s.Base
-		}
-		v := b.gen.Value(lib, key, synth.Response)
+		v := b.gen.Value(s.Lib(), key, synth.Response)
 		if m, ok := v.(map[string]any); ok {
 			b.fit.sanitize(s, m, 0)
 		}

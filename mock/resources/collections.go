@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/pb33f/libopenapi/datamodel/high/base"
 	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
 
 	"github.com/wmsmock/wmsmock/internal/jsonvalue"
@@ -397,7 +396,7 @@ func (c *Collection) newID(coll string) func() (string, error) {
 		if c.idSchema != nil {
 			// A constrained id (a UUID, a pattern) is made by the generator,
 			// which knows how to satisfy the constraint.
-			if v, ok := c.s.d.Gen.Value(baseOf(c.idSchema), "id "+id, synth.Response).(string); ok && v != "" && !strings.Contains(v, "/") {
+			if v, ok := c.s.d.Gen.Value(c.idSchema.Lib(), "id "+id, synth.Response).(string); ok && v != "" && !strings.Contains(v, "/") {
 				return v, nil
 			}
 		}
@@ -1079,13 +1078,4 @@ func keepDatesInLife(sch *spec.Schema, m map[string]any, r store.Record, now tim
 			m[k] = Stamp(r.Updated)
 		}
 	}
-}
-
-// baseOf is the libopenapi schema s was compiled from, for the generator,
-// which takes those (nil for nil).
-func baseOf(s *spec.Schema) *base.Schema {
-	if s == nil {
-		return nil
-	}
-	return s.Base
 }

@@ -148,7 +148,7 @@ func (c *Collection) seedGenerated(coll string, n int, ws *int64, now time.Time)
 	d := &Item{Fields: map[string]any{}, Workspace: ws, Seeded: true}
 	personID, person := c.seedPerson(n, key, d)
 	if p := c.item.Prop("name"); p != nil && !person {
-		if name, ok := c.s.d.Gen.Value(baseOf(p), key+" name", synth.Response).(string); ok && name != "" && !strings.Contains(name, "/") {
+		if name, ok := c.s.d.Gen.Value(p.Lib(), key+" name", synth.Response).(string); ok && name != "" && !strings.Contains(name, "/") {
 			d.Fields["name"] = name
 		}
 	}
@@ -185,7 +185,7 @@ func (c *Collection) seedGenerated(coll string, n int, ws *int64, now time.Time)
 		}
 		id := synth.IDN(r, c.idLen)
 		if c.idSchema != nil {
-			if v, ok := c.s.d.Gen.Value(baseOf(c.idSchema), key+" id "+id, synth.Response).(string); ok && v != "" && !strings.Contains(v, "/") {
+			if v, ok := c.s.d.Gen.Value(c.idSchema.Lib(), key+" id "+id, synth.Response).(string); ok && v != "" && !strings.Contains(v, "/") {
 				return v, nil
 			}
 		}

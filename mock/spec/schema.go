@@ -379,7 +379,16 @@ func (s *Schema) Discriminator() *Discriminator {
 }
 
 // ReadOnly and WriteOnly read the keywords of s itself (false for nil).
-func (s *Schema) ReadOnly() bool  { return s != nil && s.readOnly }
+func (s *Schema) ReadOnly() bool { return s != nil && s.readOnly }
+
+// Lib is Base for a schema that may be nil (nil then): what the
+// generator and the validator take, which read nil as "anything".
+func (s *Schema) Lib() *base.Schema {
+	if s == nil {
+		return nil
+	}
+	return s.Base
+}
 func (s *Schema) WriteOnly() bool { return s != nil && s.writeOnly }
 
 // EnumTypes are the JSON types of the values s's enum lists (zero

@@ -3,7 +3,6 @@ package studios
 import (
 	"testing"
 
-	"github.com/pb33f/libopenapi/datamodel/high/base"
 	"github.com/wmsmock/wmsmock/mock/clock"
 	"github.com/wmsmock/wmsmock/mock/resources"
 	"github.com/wmsmock/wmsmock/mock/resources/resourcestest"
@@ -27,14 +26,6 @@ var (
 )
 
 type result = resourcestest.Result
-
-// baseOf is the libopenapi schema an answer check takes (nil for none).
-func baseOf(s *spec.Schema) *base.Schema {
-	if s == nil {
-		return nil
-	}
-	return s.Base
-}
 
 // fixture is the service, studios included, over fresh stores.
 type fixture struct {
