@@ -173,11 +173,8 @@ func (f Framer) Child(s *spec.Schema, m map[string]any, name, key string) (map[s
 }
 
 // Child returns m[name] as an object, synthesizing one for the property's
-// schema when the base left the optional property out.
+// schema when the base left the optional property out: a made frame's
+// Child.
 func (b *Bases) Child(s *spec.Schema, m map[string]any, name, key string) (map[string]any, *spec.Schema) {
-	ps := s.Prop(name)
-	if c, ok := m[name].(map[string]any); ok {
-		return c, ps
-	}
-	return b.Object(ps, key+"/"+name), ps
+	return b.Frames(true).Child(s, m, name, key)
 }
