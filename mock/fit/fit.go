@@ -105,7 +105,7 @@ func (f *Fitter) nullOK(s *spec.Schema) bool {
 }
 
 func (f *Fitter) full(s *spec.Schema, v any) bool {
-	if f.match != nil && f.match(s.Base, v) {
+	if f.match != nil && f.match(s.Lib(), v) {
 		return true
 	}
 	if f.check == nil {
@@ -115,7 +115,7 @@ func (f *Fitter) full(s *spec.Schema, v any) bool {
 	if err != nil {
 		return false
 	}
-	return len(f.check(s.Base, b)) == 0
+	return len(f.check(s.Lib(), b)) == 0
 }
 
 // scalarOK judges a scalar against a plain schema (spec.Schema.Plain)

@@ -124,7 +124,7 @@ func minimalValue(gen *synth.Generator, s *spec.Schema, key string, depth int) a
 		return nil
 	}
 	if !s.IsObject() {
-		return gen.Value(s.Base, key, synth.Request)
+		return gen.Value(s.Lib(), key, synth.Request)
 	}
 	out := map[string]any{}
 	holders := []*spec.Schema{s}

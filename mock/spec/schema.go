@@ -40,9 +40,13 @@ import (
 //
 // Children that libopenapi cannot resolve (a $ref to nowhere) are nil.
 type Schema struct {
-	// Base is the schema this was compiled from: the boundary to the
-	// validator and the synthesizer, which take libopenapi's schemas.
-	Base *base.Schema
+	// lib is the libopenapi schema this was compiled from (Lib), the
+	// boundary to the validator and the synthesizer, which take
+	// libopenapi's schemas. A leaf (see leaf.go) is read from its YAML
+	// node and builds lib from src only when a caller asks for it.
+	lib     *base.Schema
+	src     *base.SchemaProxy
+	libDone atomic.Bool
 	// Ref is the $ref this schema was reached through ("" inline) and Name
 	// the component it names (its last segment).
 	Ref, Name string
@@ -381,13 +385,18 @@ func (s *Schema) Discriminator() *Discriminator {
 // ReadOnly and WriteOnly read the keywords of s itself (false for nil).
 func (s *Schema) ReadOnly() bool { return s != nil && s.readOnly }
 
-// Lib is Base for a schema that may be nil (nil then): what the
-// generator and the validator take, which read nil as "anything".
+// Lib is the libopenapi schema s was compiled from (nil for a nil s):
+// what the generator and the validator take, which read nil as
+// "anything". A leaf builds it on the first call, under the document's
+// Guard, so Lib must not be called while holding the Guard.
 func (s *Schema) Lib() *base.Schema {
 	if s == nil {
 		return nil
 	}
-	return s.Base
+	if !s.libDone.Load() {
+		s.doc.Guard(func() { s.doc.compiler().build(s) })
+	}
+	return s.lib
 }
 func (s *Schema) WriteOnly() bool { return s != nil && s.writeOnly }
 
@@ -487,10 +496,14 @@ func (s *Schema) Same(b *Schema) bool {
 	if s == nil || b == nil {
 		return false
 	}
-	if s == b || s.Base == b.Base {
+	if s == b {
 		return true
 	}
-	la, lb := s.Base.GoLow(), b.Base.GoLow()
+	sl, bl := s.Lib(), b.Lib()
+	if sl == bl {
+		return true
+	}
+	la, lb := sl.GoLow(), bl.GoLow()
 	return la != nil && lb != nil && la.Hash() == lb.Hash()
 }
 
@@ -622,6 +635,9 @@ func (c *compiler) proxy(p *base.SchemaProxy) *Schema {
 		return nil
 	}
 	if !p.IsReference() {
+		if n := c.leaf(p); n != nil {
+			return n
+		}
 		return c.schema(oasdoc.Schema(p), "")
 	}
 	ref := p.GetReference()
@@ -736,7 +752,8 @@ func (c *compiler) schema(s *base.Schema, ref string) *Schema {
 // newSchema creates the compiled schema of s with its own keywords; its
 // children wait for expand.
 func (c *compiler) newSchema(s *base.Schema, ref string) *Schema {
-	n := &Schema{Base: s, Ref: ref, MaxLength: -1, doc: c.doc}
+	n := &Schema{lib: s, Ref: ref, MaxLength: -1, doc: c.doc}
+	n.libDone.Store(true)
 	if _, ok := c.memo[s]; !ok {
 		c.memo[s] = n // Document.Schema of its base finds it
 	}
@@ -773,7 +790,7 @@ func keywords(n *Schema, s *base.Schema) {
 	n.Pattern = s.Pattern
 	if s.MultipleOf != nil {
 		n.HasMultipleOf = true
-		if *s.MultipleOf > 0 && !math.IsInf(*s.MultipleOf, 0) {
+		if usableMultiple(*s.MultipleOf) {
 			n.MultipleOf = *s.MultipleOf
 		}
 	}
@@ -824,6 +841,10 @@ func keywords(n *Schema, s *base.Schema) {
 	}
 }
 
+// usableMultiple reports whether m is a multipleOf a value can be a
+// multiple of: positive and finite.
+func usableMultiple(m float64) bool { return m > 0 && !math.IsInf(m, 0) }
+
 // The states of expansion.
 const (
 	stRaw uint8 = iota
@@ -847,7 +868,7 @@ func (c *compiler) expand(n *Schema) {
 		return
 	}
 	n.state = stExpanding
-	s := n.Base
+	s := n.lib // built: only leaves build it late, and they are never expanded here
 	if it := s.Items; it != nil && it.IsA() && it.A != nil {
 		n.items = c.proxy(it.A)
 	}

@@ -309,7 +309,7 @@ func TestSchemaShared(t *testing.T) {
 			t.Fatal("one component compiled to two Schemas")
 		}
 	}
-	if d.Schema(got[0].Base) != got[0] {
+	if d.Schema(got[0].Lib()) != got[0] {
 		t.Error("Schema of a compiled schema's own base is another Schema")
 	}
 	if !got[0].Same(d.Component("PetList")) || got[0].Same(d.Component("Pet")) {

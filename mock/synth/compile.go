@@ -128,7 +128,6 @@ func (c *compiler) newNode(m *spec.Schema, name string) *node {
 // Where the model has no child for a keyword that is there, the schema's
 // own proxy says which reference failed (base, read under the lock).
 func (c *compiler) fill(n *node, m *spec.Schema) {
-	s := m.Base
 	more := m.More()
 	n.types = m.Types
 	n.nullable = m.Nullable
@@ -155,7 +154,7 @@ func (c *compiler) fill(n *node, m *spec.Schema) {
 	if items := m.Items(); items != nil {
 		n.items = c.schema(items, items.Name)
 	} else if m.ItemsKeyword && !more.NoItems {
-		n.items = c.child(nil, c.proxyOf(func() *base.SchemaProxy {
+		n.items = c.child(nil, c.proxyOf(m, func(s *base.Schema) *base.SchemaProxy {
 			if s.Items.IsA() {
 				return s.Items.A
 			}
@@ -164,7 +163,7 @@ func (c *compiler) fill(n *node, m *spec.Schema) {
 	}
 	n.noItems = more.NoItems
 	for i, p := range more.PrefixItems {
-		n.prefix = append(n.prefix, c.child(p, c.missing(p, func() *base.SchemaProxy { return s.PrefixItems[i] })))
+		n.prefix = append(n.prefix, c.child(p, c.missing(p, m, func(s *base.Schema) *base.SchemaProxy { return s.PrefixItems[i] })))
 	}
 	n.minItems = clampInt(more.MinItems)
 	if more.MaxItems >= 0 {
@@ -173,7 +172,7 @@ func (c *compiler) fill(n *node, m *spec.Schema) {
 	n.unique = more.UniqueItems
 
 	for _, p := range m.Own() {
-		n.props = append(n.props, prop{name: p.Name, node: c.child(p.Schema, c.missing(p.Schema, func() *base.SchemaProxy {
+		n.props = append(n.props, prop{name: p.Name, node: c.child(p.Schema, c.missing(p.Schema, m, func(s *base.Schema) *base.SchemaProxy {
 			return s.Properties.GetOrZero(p.Name)
 		}))})
 	}
@@ -181,39 +180,39 @@ func (c *compiler) fill(n *node, m *spec.Schema) {
 	n.addl = m.Additional
 	if n.addl == addlSchema {
 		extra := m.AdditionalSchema()
-		n.addlNode = c.child(extra, c.missing(extra, func() *base.SchemaProxy { return s.AdditionalProperties.A }))
+		n.addlNode = c.child(extra, c.missing(extra, m, func(s *base.Schema) *base.SchemaProxy { return s.AdditionalProperties.A }))
 	}
 	for i, pp := range more.PatternProps {
 		if cp := c.pattern(pp.Pattern); cp != nil {
-			n.patternProps = append(n.patternProps, patternProp{pat: cp, node: c.child(pp.Schema, c.missing(pp.Schema, func() *base.SchemaProxy {
+			n.patternProps = append(n.patternProps, patternProp{pat: cp, node: c.child(pp.Schema, c.missing(pp.Schema, m, func(s *base.Schema) *base.SchemaProxy {
 				return s.PatternProperties.GetOrZero(more.PatternProps[i].Pattern)
 			}))})
 		}
 	}
-	n.propertyNames = c.child(more.PropertyNames, c.missing(more.PropertyNames, func() *base.SchemaProxy { return s.PropertyNames }))
+	n.propertyNames = c.child(more.PropertyNames, c.missing(more.PropertyNames, m, func(s *base.Schema) *base.SchemaProxy { return s.PropertyNames }))
 	n.minProps = clampInt(more.MinProps)
 	if more.MaxProps >= 0 {
 		n.maxProps = clampInt(more.MaxProps)
 	}
 
 	for i, p := range m.AllOf() {
-		if cn := c.child(p, c.missing(p, func() *base.SchemaProxy { return s.AllOf[i] })); cn != nil {
+		if cn := c.child(p, c.missing(p, m, func(s *base.Schema) *base.SchemaProxy { return s.AllOf[i] })); cn != nil {
 			n.allOf = append(n.allOf, cn)
 		}
 	}
 	for i, p := range m.OneOf() {
-		if cn := c.child(p, c.missing(p, func() *base.SchemaProxy { return s.OneOf[i] })); cn != nil {
+		if cn := c.child(p, c.missing(p, m, func(s *base.Schema) *base.SchemaProxy { return s.OneOf[i] })); cn != nil {
 			n.oneOf = append(n.oneOf, cn)
 		}
 	}
 	for i, p := range m.AnyOf() {
-		if cn := c.child(p, c.missing(p, func() *base.SchemaProxy { return s.AnyOf[i] })); cn != nil {
+		if cn := c.child(p, c.missing(p, m, func(s *base.Schema) *base.SchemaProxy { return s.AnyOf[i] })); cn != nil {
 			n.anyOf = append(n.anyOf, cn)
 		}
 	}
 	if m.HasNot {
 		not := m.Not()
-		n.not = c.child(not, c.missing(not, func() *base.SchemaProxy { return s.Not }))
+		n.not = c.child(not, c.missing(not, m, func(s *base.Schema) *base.SchemaProxy { return s.Not }))
 	}
 
 	if d := m.Discriminator(); d != nil {
@@ -231,16 +230,22 @@ func (c *compiler) fill(n *node, m *spec.Schema) {
 }
 
 // missing reads, under the lock, the proxy a schema wrote for a child the
-// model has none for (m nil); nothing when m is there.
-func (c *compiler) missing(m *spec.Schema, get func() *base.SchemaProxy) *base.SchemaProxy {
-	if m != nil {
+// model has none for (child nil); nothing when child is there.
+func (c *compiler) missing(child, m *spec.Schema, get func(*base.Schema) *base.SchemaProxy) *base.SchemaProxy {
+	if child != nil {
 		return nil
 	}
-	return c.proxyOf(get)
+	return c.proxyOf(m, get)
 }
 
-func (c *compiler) proxyOf(get func() *base.SchemaProxy) (p *base.SchemaProxy) {
-	c.guard(func() { p = get() })
+// proxyOf reads a proxy from m's libopenapi schema under the lock. The
+// schema is fetched first, outside it: Lib may take the lock itself.
+func (c *compiler) proxyOf(m *spec.Schema, get func(*base.Schema) *base.SchemaProxy) (p *base.SchemaProxy) {
+	s := m.Lib()
+	if s == nil {
+		return nil
+	}
+	c.guard(func() { p = get(s) })
 	return p
 }
 
