@@ -125,6 +125,12 @@ func (c *compiler) leaf(p *base.SchemaProxy) *Schema {
 	return n
 }
 
+// Leaf reports whether s was read as a leaf: a schema that writes no
+// child schema at all (no properties, items, parts, branches, not, ...),
+// so a reader looking for a child's proxy need not build s's libopenapi
+// schema to find there is none.
+func (s *Schema) Leaf() bool { return s != nil && s.src != nil }
+
 // leafKeywords reads the keywords of the leaf node into n, each as
 // libopenapi's builder reads it (low.BuildModel and the schema's Build,
 // then the high-level NewSchema, then keywords above), and returns its

@@ -239,8 +239,13 @@ func (c *compiler) missing(child, m *spec.Schema, get func(*base.Schema) *base.S
 }
 
 // proxyOf reads a proxy from m's libopenapi schema under the lock. The
-// schema is fetched first, outside it: Lib may take the lock itself.
+// schema is fetched first, outside it: Lib may take the lock itself. A
+// leaf writes no child, and building its libopenapi schema to find that
+// out would undo what leaves save.
 func (c *compiler) proxyOf(m *spec.Schema, get func(*base.Schema) *base.SchemaProxy) (p *base.SchemaProxy) {
+	if m.Leaf() {
+		return nil
+	}
 	s := m.Lib()
 	if s == nil {
 		return nil
