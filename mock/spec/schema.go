@@ -97,7 +97,8 @@ type Schema struct {
 	extra               *Schema
 	allOf, oneOf, anyOf []*Schema
 	not                 *Schema
-	discriminator       *Discriminator
+	discriminator       *Discriminator // see Discriminator
+	discDone            atomic.Bool
 	more                *More
 
 	// Resolved when expanded, allOf merged in.
@@ -378,7 +379,9 @@ func (s *Schema) Discriminator() *Discriminator {
 	if s == nil {
 		return nil
 	}
-	s.ensure()
+	if !s.discDone.Load() {
+		s.doc.Guard(func() { s.doc.compiler().discriminate(s) })
+	}
 	return s.discriminator
 }
 
@@ -890,20 +893,6 @@ func (c *compiler) expand(n *Schema) {
 	if s.Not != nil {
 		n.not = c.proxy(s.Not)
 	}
-	if d := s.Discriminator; d != nil && d.PropertyName != "" {
-		n.discriminator = &Discriminator{Property: d.PropertyName}
-		var idx *index.SpecIndex // where the targets are looked up: the schema's own index
-		if ls := s.GoLow(); ls != nil {
-			idx = ls.Index
-		}
-		for value, target := range d.Mapping.FromOldest() {
-			ref := target
-			if !strings.ContainsAny(target, "#/") { // a bare component name
-				ref = schemaRefPrefix + target
-			}
-			n.discriminator.Mapping = append(n.discriminator.Mapping, Mapping{Value: value, Ref: ref, Schema: c.ref(idx, ref)})
-		}
-	}
 	n.more = c.more(s)
 
 	n.props = append([]Prop(nil), n.own...)
@@ -942,6 +931,35 @@ func (c *compiler) expand(n *Schema) {
 	}
 	n.state = stDone
 	n.done.Store(true)
+}
+
+// discriminate creates n's discriminator and compiles the components its
+// mapping selects; callers hold the Guard. It waits for the first reader
+// of Discriminator rather than running in expand: the targets are whole
+// components (the published schema maps a compute environment's
+// configuration to some twenty), and most readers that expand a schema
+// (start-up's look at each collection's shape) never ask for them.
+func (c *compiler) discriminate(n *Schema) {
+	if n.discDone.Load() {
+		return
+	}
+	if s := n.lib; s != nil { // a leaf has no discriminator
+		if d := s.Discriminator; d != nil && d.PropertyName != "" {
+			n.discriminator = &Discriminator{Property: d.PropertyName}
+			var idx *index.SpecIndex // where the targets are looked up: the schema's own index
+			if ls := s.GoLow(); ls != nil {
+				idx = ls.Index
+			}
+			for value, target := range d.Mapping.FromOldest() {
+				ref := target
+				if !strings.ContainsAny(target, "#/") { // a bare component name
+					ref = schemaRefPrefix + target
+				}
+				n.discriminator.Mapping = append(n.discriminator.Mapping, Mapping{Value: value, Ref: ref, Schema: c.ref(idx, ref)})
+			}
+		}
+	}
+	n.discDone.Store(true)
 }
 
 // more reads the keywords of More from s, creating its children; noMore

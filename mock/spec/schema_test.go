@@ -347,6 +347,17 @@ components:
       type: object
       properties:
         x: {type: integer}
+    Pet:
+      type: object
+      properties:
+        kind: {type: string}
+      discriminator:
+        propertyName: kind
+        mapping: {cat: '#/components/schemas/Cat'}
+    Cat:
+      type: object
+      properties:
+        purrs: {type: boolean}
 `)
 	compiled := func(name string) *Schema {
 		var n *Schema
@@ -375,6 +386,19 @@ components:
 	}
 	if !mid.done.Load() {
 		t.Error("reading a child did not expand its parent")
+	}
+
+	// A discriminator's targets are whole components: compiled for the
+	// first reader of the discriminator, not by expanding the schema.
+	pet := component(t, d, "Pet")
+	if !pet.IsObject() || pet.Prop("kind") == nil {
+		t.Fatal("Pet does not read as an object with a kind")
+	}
+	if compiled("Cat") != nil {
+		t.Error("expanding a schema compiled the components its discriminator maps to")
+	}
+	if disc := pet.Discriminator(); disc == nil || len(disc.Mapping) != 1 || disc.Mapping[0].Schema == nil || disc.Mapping[0].Schema != compiled("Cat") {
+		t.Errorf("Pet's discriminator = %+v, want a mapping to the Cat component", disc)
 	}
 }
 
