@@ -9,6 +9,7 @@ import (
 
 	"github.com/wmsmock/wmsmock/conformance"
 	"github.com/wmsmock/wmsmock/conformance/inprocess"
+	"github.com/wmsmock/wmsmock/internal/testenv"
 )
 
 // wholeRunOnly skips, under -race, a test that runs the judge over many
@@ -21,7 +22,7 @@ import (
 // TestHabitsAreReportedNotFailed keep the judge's goroutines checked.
 func wholeRunOnly(t *testing.T) {
 	t.Helper()
-	if raceEnabled {
+	if testenv.RaceEnabled {
 		t.Skip("whole judge runs against fakes: .ci/run runs it without -race")
 	}
 }

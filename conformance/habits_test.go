@@ -13,6 +13,7 @@ import (
 
 	"github.com/wmsmock/wmsmock/conformance"
 	"github.com/wmsmock/wmsmock/conformance/inprocess"
+	"github.com/wmsmock/wmsmock/internal/testenv"
 	"github.com/wmsmock/wmsmock/mock"
 	"github.com/wmsmock/wmsmock/profile"
 )
@@ -41,7 +42,7 @@ func TestHabitsAreReportedNotFailed(t *testing.T) {
 				name += "/strict-schema"
 			}
 			t.Run(name, func(t *testing.T) {
-				if raceEnabled && !tc.habits && !strict {
+				if testenv.RaceEnabled && !tc.habits && !strict {
 					// The strict run's verdict implies this one's; each run
 					// starts a fake and a judge, seconds under -race.
 					t.Skip("under -race the strict run covers it")

@@ -17,7 +17,7 @@ import (
 // schema: its own model, discriminated compositions and ECMA patterns
 // included, and calls it builds from the document alone.
 func TestJudgeOnThePublishedSchema(t *testing.T) {
-	if raceEnabled {
+	if testenv.RaceEnabled {
 		// A minute under the race detector, for a sweep that runs on one
 		// goroutine: the plain go test ./... run covers it.
 		t.Skip("the published-schema sweep is left to the run without -race")

@@ -13,6 +13,7 @@ import (
 	"github.com/pb33f/libopenapi/datamodel/high/base"
 	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
 
+	"github.com/wmsmock/wmsmock/internal/testenv"
 	"github.com/wmsmock/wmsmock/mock"
 	"github.com/wmsmock/wmsmock/mock/spec"
 )
@@ -346,7 +347,7 @@ func TestSeededAccountHangsTogether(t *testing.T) {
 func onDocuments(t *testing.T, why string, f func(*testing.T, *spec.Document)) {
 	for _, dc := range documents {
 		t.Run(dc.name, func(t *testing.T) {
-			if raceEnabled && dc.name == "published" {
+			if testenv.RaceEnabled && dc.name == "published" {
 				t.Skip(why)
 			}
 			f(t, dc.doc(t))

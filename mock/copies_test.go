@@ -22,7 +22,7 @@ import (
 // equals that record's describe answer on the properties they share.
 func TestEveryCopyIsTheRecord(t *testing.T) {
 	docs := []docCase{{"embedded", embedded}, {"published", published}}
-	if !raceEnabled { // each version's first calls compile its schemas: slow under -race
+	if !testenv.RaceEnabled { // each version's first calls compile its schemas: slow under -race
 		for _, v := range []string{"seqera-api-1.181.0.yaml", "seqera-api-1.140.0.yaml"} {
 			docs = append(docs, docCase{v, func(tb testing.TB) *spec.Document {
 				doc, err := spec.LoadFile(testenv.PublishedSpec(tb, v))

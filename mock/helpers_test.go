@@ -165,7 +165,7 @@ func errorEntry(t testing.TB, srv *mock.Server, id string) (apierror.Entry, bool
 // as well as the whole, and .ci/run repeats them whole without -race.
 func sample(t testing.TB, ops []*spec.Operation, limit int) []*spec.Operation {
 	t.Helper()
-	if !raceEnabled || len(ops) <= limit {
+	if !testenv.RaceEnabled || len(ops) <= limit {
 		return ops
 	}
 	stride := (len(ops) + limit - 1) / limit

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/wmsmock/wmsmock/internal/testenv"
 )
 
 // mutatedCalls is how many mutated calls TestPipelineUnderMutatedCalls
@@ -30,7 +32,7 @@ func TestPipelineUnderMutatedCalls(t *testing.T) {
 	base := append(seedCalls(t, doc), corpusCalls(t, filepath.Join("testdata", "fuzz", "FuzzPipeline"))...)
 	check := pipelineChecker(t, doc)
 	n := mutatedCalls
-	if raceEnabled || testing.Short() {
+	if testenv.RaceEnabled || testing.Short() {
 		n /= 10
 	}
 	r := rand.New(rand.NewPCG(mutateSeed, 0x5eed))

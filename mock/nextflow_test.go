@@ -15,6 +15,7 @@ import (
 	"github.com/alicebob/miniredis/v2"
 
 	"github.com/wmsmock/wmsmock/internal/nftrace"
+	"github.com/wmsmock/wmsmock/internal/testenv"
 	"github.com/wmsmock/wmsmock/mock"
 	"github.com/wmsmock/wmsmock/mock/clock"
 )
@@ -153,7 +154,7 @@ func mintToken(t *testing.T, srv *mock.Server, name string) string {
 func TestNextflowReplay(t *testing.T) {
 	for _, dc := range documents {
 		t.Run(dc.name, func(t *testing.T) {
-			if dc.name == "published" && raceEnabled {
+			if dc.name == "published" && testenv.RaceEnabled {
 				t.Skip("under -race the published schema's replay is left to the plain run; the embedded one runs the same handlers")
 			}
 			srv, clk := strictServer(t, dc.doc(t))
@@ -196,7 +197,7 @@ func TestConformingClientReportsThroughServer(t *testing.T) {
 		Token: "eyJhbGciOiJub25lIn0.eyJzdWIiOiIxIn0.c2ln", Conforming: true}
 	for _, dc := range documents {
 		t.Run(dc.name, func(t *testing.T) {
-			if dc.name == "published" && raceEnabled {
+			if dc.name == "published" && testenv.RaceEnabled {
 				t.Skip("under -race the published schema's replay is left to the plain run; the embedded one runs the same handlers")
 			}
 			srv, clk := strictServer(t, dc.doc(t), mock.WithTokens(base.Token))
@@ -208,7 +209,7 @@ func TestConformingClientReportsThroughServer(t *testing.T) {
 	// Under -race the state file and Redis replay one run: they add no
 	// handler code of their own to race on.
 	var some []string
-	if raceEnabled {
+	if testenv.RaceEnabled {
 		some = []string{"failed"}
 	}
 	t.Run("state file", func(t *testing.T) {
@@ -274,7 +275,7 @@ func TestConformingClientReportsThroughServer(t *testing.T) {
 func TestNextflowReplayUnderStrictMode(t *testing.T) {
 	for _, dc := range documents {
 		t.Run(dc.name, func(t *testing.T) {
-			if dc.name == "published" && raceEnabled {
+			if dc.name == "published" && testenv.RaceEnabled {
 				t.Skip("under -race the published schema's replay is left to the plain run; the embedded one runs the same handlers")
 			}
 			doc := dc.doc(t)

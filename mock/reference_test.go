@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wmsmock/wmsmock/internal/testenv"
 	"github.com/wmsmock/wmsmock/mock"
 	"github.com/wmsmock/wmsmock/mock/spec"
 )
@@ -21,7 +22,7 @@ import (
 func TestReferenceDocument(t *testing.T) {
 	for _, d := range documents {
 		t.Run(d.name, func(t *testing.T) {
-			if d.name == "published" && raceEnabled {
+			if d.name == "published" && testenv.RaceEnabled {
 				t.Skip("the published schema's reference is checked without -race (it synthesizes every answer)")
 			}
 			doc := d.doc(t)

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+
+	"github.com/wmsmock/wmsmock/internal/testenv"
 )
 
 // TestRolesAndUsersAnswerForWhatAnswersName checks, on the published
@@ -13,7 +15,7 @@ import (
 // userId names describes as /user-info shows it, with the id asked for,
 // while another id names nobody.
 func TestRolesAndUsersAnswerForWhatAnswersName(t *testing.T) {
-	if raceEnabled {
+	if testenv.RaceEnabled {
 		t.Skip("first calls on the published schema: .ci/run runs it without -race")
 	}
 	doc := published(t)

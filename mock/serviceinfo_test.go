@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"testing"
 
+	"github.com/wmsmock/wmsmock/internal/testenv"
 	"github.com/wmsmock/wmsmock/mock"
 )
 
@@ -19,7 +20,7 @@ var versionShaped = regexp.MustCompile(`^v?\d+(\.\d+)+([-+][0-9A-Za-z.-]+)?$`)
 // never meet a missing object or a random word.
 func TestServiceInfoIsWhole(t *testing.T) {
 	seeds := 50
-	if raceEnabled {
+	if testenv.RaceEnabled {
 		seeds = 5
 	}
 	for _, dc := range documents {

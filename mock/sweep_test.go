@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wmsmock/wmsmock/internal/testenv"
 	"github.com/wmsmock/wmsmock/mock"
 	"github.com/wmsmock/wmsmock/mock/callgen"
 	"github.com/wmsmock/wmsmock/mock/spec"
@@ -29,7 +30,7 @@ func TestEveryOperationAnswersValidly(t *testing.T) {
 	for _, dc := range documents {
 		for _, p := range []*profile.Profile{profile.Default(), omit} {
 			t.Run(dc.name+"/"+p.Answers.Nulls, func(t *testing.T) {
-				if raceEnabled && dc.name == "published" && !p.Answers.WithNulls() {
+				if testenv.RaceEnabled && dc.name == "published" && !p.Answers.WithNulls() {
 					// Another set of first calls, ten times slower under the
 					// race detector; CI's run without it (.ci/run) has it whole.
 					t.Skip("the published schema without nulls is swept without -race")

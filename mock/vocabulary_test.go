@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/wmsmock/wmsmock/internal/testenv"
 	"github.com/wmsmock/wmsmock/mock"
 	"github.com/wmsmock/wmsmock/mock/synth"
 )
@@ -14,7 +15,7 @@ import (
 // the seeded account's answers hold values of that set, and /platforms
 // lists the platform ids compute environments name.
 func TestAnswersUseTheServiceVocabulary(t *testing.T) {
-	if raceEnabled {
+	if testenv.RaceEnabled {
 		t.Skip("published schema: .ci/run runs it without -race")
 	}
 	srv, _ := newServer(t, published(t), mock.WithStrictResponses())

@@ -99,7 +99,7 @@ func embeddedDoc() (*spec.Document, error) { return spec.Load(fixtures.OpenAPI()
 // component order is about).
 func TestWarmUpLeavesAnswersAlone(t *testing.T) {
 	docs := map[string]func() (*spec.Document, error){"embedded": embeddedDoc}
-	if !raceEnabled && !testing.Short() {
+	if !testenv.RaceEnabled && !testing.Short() {
 		path := testenv.PublishedSpec(t, "")
 		docs["published"] = func() (*spec.Document, error) { return spec.LoadFile(path) }
 	}

@@ -41,7 +41,7 @@ func conformAgainst(t *testing.T, h http.Handler, extra ...string) (int, string,
 // fake's server) checked.
 func wholeRunOnly(t *testing.T) {
 	t.Helper()
-	if raceEnabled {
+	if testenv.RaceEnabled {
 		t.Skip("a whole command run against fakes: .ci/run runs it without -race")
 	}
 }

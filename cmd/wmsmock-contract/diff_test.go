@@ -25,7 +25,7 @@ func runDiff(t *testing.T, args ...string) (int, string, string) {
 // TestDiffPublishedSelf: the published schema compared with itself has no
 // changes, and the command exits 0 even when failing on any review.
 func TestDiffPublishedSelf(t *testing.T) {
-	if raceEnabled {
+	if testenv.RaceEnabled {
 		t.Skip("the published schema is compared without -race")
 	}
 	p := testenv.PublishedSpec(t, "")

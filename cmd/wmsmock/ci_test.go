@@ -18,10 +18,9 @@ import (
 // many tests skip or check a sample (they would take minutes); those
 // tests must then also run whole without -race, in .ci/run's list of
 // sweeps, or nothing in CI checks their other half. A test is such a test
-// when its body reads raceEnabled (or a package's own, as diffRaceEnabled)
-// or goes through one of the helpers that do (onDocuments, sample,
-// wholeRunOnly); the
-// sweeps' go test must also be given its package.
+// when its body reads testenv.RaceEnabled or goes through one of the
+// helpers that do (onDocuments, sample, wholeRunOnly); the sweeps' go test
+// must also be given its package.
 func TestCIRunsWhatRaceSkips(t *testing.T) {
 	root := testenv.RepoRoot(t)
 	ci, err := os.ReadFile(filepath.Join(root, ".ci", "run"))
@@ -39,7 +38,7 @@ func TestCIRunsWhatRaceSkips(t *testing.T) {
 		"TestRandomComposedSchemas": true, // 30 random documents instead of 300
 		"TestConcurrentUse":         true, // auth: fewer goroutines
 	}
-	marks := regexp.MustCompile(`\b\w*[rR]aceEnabled\b|\bonDocuments\(|\bsample\(|\bwholeRunOnly\(`)
+	marks := regexp.MustCompile(`\bRaceEnabled\b|\bonDocuments\(|\bsample\(|\bwholeRunOnly\(`)
 	fset := token.NewFileSet()
 	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {

@@ -18,7 +18,7 @@ var published = struct {
 
 func publishedSpec(t testing.TB, name string) *schemadiff.Spec {
 	t.Helper()
-	if raceEnabled {
+	if testenv.RaceEnabled {
 		t.Skip("the published schemas are compared without -race (see .ci/run)")
 	}
 	path := testenv.PublishedSpec(t, name)

@@ -14,6 +14,7 @@ import (
 	"github.com/alicebob/miniredis/v2"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/wmsmock/wmsmock/internal/testenv"
 	"github.com/wmsmock/wmsmock/mock/clock"
 )
 
@@ -398,7 +399,7 @@ func TestConcurrentUse(t *testing.T) {
 		workers, each := 8, 200
 		if _, ok := m.(*redisStore); ok {
 			each = 40 // the same races, at a cost that suits a round trip per call
-			if raceEnabled {
+			if testenv.RaceEnabled {
 				each = 10
 			}
 		}

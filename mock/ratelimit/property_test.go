@@ -6,6 +6,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/wmsmock/wmsmock/internal/testenv"
 )
 
 // reference is the rule written the slow, obvious way: every counted call
@@ -111,7 +113,7 @@ func checkAgainstReference(t *testing.T, kind string, cfg propConfig, seed uint6
 	horizon := int64(10 * time.Minute)
 	if kind != "memory" {
 		horizon = int64(3 * time.Minute)
-		if raceEnabled {
+		if testenv.RaceEnabled {
 			horizon = int64(30 * time.Second)
 		}
 	}

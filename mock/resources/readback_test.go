@@ -69,7 +69,7 @@ func TestReadBack(t *testing.T) {
 				}
 			}
 			want := len(colls)
-			if resourcestest.RaceEnabled && d.limit > 0 && len(colls) > d.limit {
+			if testenv.RaceEnabled && d.limit > 0 && len(colls) > d.limit {
 				stride := (len(colls) + d.limit - 1) / d.limit
 				var order []*Collection
 				for off := 0; off < stride; off++ {

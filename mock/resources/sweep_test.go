@@ -38,7 +38,7 @@ func TestEveryHandledOperation(t *testing.T) {
 		{"embedded", embeddedDoc, profile.Default()},
 		{"embedded/omit", embeddedDoc, omit},
 		{"published", func(tb testing.TB) *spec.Document {
-			if resourcestest.RaceEnabled {
+			if testenv.RaceEnabled {
 				// The published half compiles some 250 operations' schemas:
 				// a minute under the race detector, for code the embedded
 				// half already runs there. The plain run covers it.

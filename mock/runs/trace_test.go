@@ -107,13 +107,13 @@ func TestNextflowRuns(t *testing.T) {
 	}
 	for _, d := range docs {
 		t.Run(d.name, func(t *testing.T) {
-			if d.name == "published" && resourcestest.RaceEnabled {
+			if d.name == "published" && testenv.RaceEnabled {
 				t.Skip("the published schema's answers are checked without -race only (its validator takes a minute to build under the race detector); the embedded half runs the same handlers there")
 			}
 			doc := d.doc(t)
 			for _, s := range stores {
 				t.Run(s.name, func(t *testing.T) {
-					if s.name == "redis" && resourcestest.RaceEnabled {
+					if s.name == "redis" && testenv.RaceEnabled {
 						t.Skip("under -race the handlers run on memory only; the Redis store has race tests of its own")
 					}
 					f := newFixture(t, doc, true, withStore(s.new(t)))

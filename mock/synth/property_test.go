@@ -10,15 +10,16 @@ import (
 
 	"go.yaml.in/yaml/v4"
 
+	"github.com/wmsmock/wmsmock/internal/testenv"
 	"github.com/wmsmock/wmsmock/mock/spec"
 )
 
 // propertyDocs is how many random documents TestRandomComposedSchemas
 // builds; each holds about a dozen component schemas. The race detector
 // makes compiling validators several times slower, so CI's -race run
-// checks fewer (raceEnabled is set by a build-tagged file).
+// checks fewer (testenv.RaceEnabled is set by a build-tagged file).
 func propertyDocs() int {
-	if raceEnabled {
+	if testenv.RaceEnabled {
 		return 30
 	}
 	return 300

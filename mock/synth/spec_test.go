@@ -12,6 +12,7 @@ import (
 	"github.com/pb33f/libopenapi/datamodel/high/base"
 	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/wmsmock/wmsmock/internal/testenv"
 	"github.com/wmsmock/wmsmock/mock/spec"
 	"go.yaml.in/yaml/v4"
 )
@@ -37,7 +38,7 @@ const (
 // It has no concurrency to race on, and under the race detector it costs
 // minutes: there it skips, and CI runs it without (.ci/run).
 func TestPublishedSchemasValidate(t *testing.T) {
-	if raceEnabled {
+	if testenv.RaceEnabled {
 		t.Skip("under -race the published-schema sweep of the generator is left to the plain run (.ci/run runs it)")
 	}
 	for _, file := range []string{"seqera-api-cloud.yaml", "seqera-api-1.140.0.yaml"} {

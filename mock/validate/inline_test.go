@@ -159,7 +159,7 @@ func TestInlineCompileAgreesWithTheLibrary(t *testing.T) {
 // turn (up to five), and on values of the wrong shape. Schemas the inline
 // compile leaves to the library are counted, not judged.
 func TestInlineCompileAgreesOnThePublishedSchema(t *testing.T) {
-	if raceEnabled {
+	if testenv.RaceEnabled {
 		t.Skip("a sweep on one goroutine: the run without -race covers it")
 	}
 	doc, err := spec.LoadFile(testenv.PublishedSpec(t, ""))

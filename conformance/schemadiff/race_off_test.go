@@ -1,5 +1,0 @@
-//go:build !race
-
-package schemadiff_test
-
-const raceEnabled = false

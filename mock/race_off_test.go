@@ -1,5 +1,0 @@
-//go:build !race
-
-package mock_test
-
-const raceEnabled = false

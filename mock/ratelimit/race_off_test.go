@@ -1,5 +1,0 @@
-//go:build !race
-
-package ratelimit
-
-const raceEnabled = false

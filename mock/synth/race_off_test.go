@@ -1,5 +1,0 @@
-//go:build !race
-
-package synth
-
-const raceEnabled = false

@@ -1,5 +1,0 @@
-//go:build !race
-
-package validate
-
-const raceEnabled = false
