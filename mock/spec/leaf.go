@@ -236,10 +236,19 @@ func (c *compiler) build(n *Schema) {
 	if n.libDone.Load() {
 		return
 	}
-	n.lib = oasdoc.Schema(n.src)
-	if n.lib != nil {
-		if _, ok := c.memo[n.lib]; !ok {
-			c.memo[n.lib] = n
+	c.adopt(n, oasdoc.Schema(n.src))
+}
+
+// adopt makes s, libopenapi's schema of the leaf n, n's Lib, and files it
+// so that Document.Schema of it finds n; callers hold the Guard.
+func (c *compiler) adopt(n *Schema, s *base.Schema) {
+	if n.libDone.Load() {
+		return
+	}
+	n.lib = s
+	if s != nil {
+		if _, ok := c.memo[s]; !ok {
+			c.memo[s] = n
 		}
 	}
 	n.libDone.Store(true)

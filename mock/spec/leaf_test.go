@@ -151,9 +151,15 @@ func TestLeafBuildsItsLibraryLate(t *testing.T) {
 	if plain.Format != "date-time" || !plain.HasType(String) {
 		t.Errorf("plain reads %+v", reading(plain))
 	}
+	// Another reader has libopenapi build it first, through the parent.
+	var fromParent *base.Schema
+	d.Guard(func() { fromParent = d.Component("Odd").Lib().Properties.GetOrZero("plain").Schema() })
+	if d.Schema(fromParent) != plain {
+		t.Error("Document.Schema of the schema libopenapi built for a leaf is another Schema")
+	}
 	lib := plain.Lib()
-	if lib == nil || lib != plain.src.Schema() {
-		t.Fatalf("Lib gave %p, the proxy gives %p", lib, plain.src.Schema())
+	if lib == nil || lib != fromParent || lib != plain.src.Schema() {
+		t.Fatalf("Lib gave %p; libopenapi built %p, the proxy gives %p", lib, fromParent, plain.src.Schema())
 	}
 	if lib.Format != "date-time" {
 		t.Errorf("the built schema has format %q", lib.Format)

@@ -749,6 +749,13 @@ func (c *compiler) schema(s *base.Schema, ref string) *Schema {
 	if n, ok := c.memo[s]; ok {
 		return n
 	}
+	if p := s.ParentProxy; p != nil && c.memo[p] != nil && c.memo[p].src == p {
+		n := c.memo[p]
+		// A leaf whose schema libopenapi built for another reader (the
+		// validator rendering its parent): one declaration, one Schema.
+		c.adopt(n, s)
+		return n
+	}
 	return c.newSchema(s, ref)
 }
 
