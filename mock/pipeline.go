@@ -52,7 +52,9 @@ func (s *Server) Handler() http.Handler { return http.HandlerFunc(s.serveHTTP) }
 // first, then an API call through the pipeline, then the writing of its
 // answer or refusal.
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
-	c := &call{s: s, r: r, rec: &recorder{ResponseWriter: w}}
+	c := &call{s: s, r: r}
+	c.own.ResponseWriter = w
+	c.rec = &c.own
 	start := time.Now()
 	defer func() {
 		// A failure anywhere below becomes a 500 with an Error ID, never a
@@ -128,7 +130,8 @@ func (c *call) runWithin() (*handler.Response, error) {
 		// server discards it after the answer.
 		_ = http.NewResponseController(c.rec).SetReadDeadline(deadline)
 	}
-	ctx := withDeadline(r.Context(), deadline)
+	ctx := &c.deadline
+	ctx.Context, ctx.deadline = r.Context(), deadline
 	defer ctx.release()
 	c.r = r.WithContext(ctx)
 	resp, err := c.run()
