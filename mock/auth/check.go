@@ -190,7 +190,8 @@ func (k Checker) Check(store Store, header string, now time.Time) (Token, Result
 // of two on every call.
 type user interface {
 	// Use is Lookup, then Touch(id, now) when the token found is neither
-	// revoked nor expired at now; the token comes back as it was before.
+	// revoked nor expired at now; the token comes back as it was before
+	// (its LastUsed may be left out when it is usable: Check sets it).
 	Use(value string, now time.Time) (Token, bool, error)
 }
 
