@@ -80,16 +80,21 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// Control routes (/_mock/...) live outside the API: no token, no limits.
-	if strings.HasPrefix(r.URL.EscapedPath(), control.Prefix) {
+	path := r.URL.EscapedPath()
+	if strings.HasPrefix(path, control.Prefix) {
 		// The control API shows the shared clock when its store answers; when
 		// it does not, health says so.
 		_ = s.clock.Sync()
 		s.control.ServeHTTP(c.rec, r)
 		return
 	}
-	// The watchUrl Nextflow prints opens the run (control/watch.go).
-	if w, ok := control.WatchRequest(r, s.basePath, DevToken); ok {
-		c.r = w
+	// The watchUrl Nextflow prints opens the run (control/watch.go); its
+	// path has a "watch" segment with one after it, so any other call is
+	// not split into segments to find out.
+	if strings.Contains(path, "/watch/") {
+		if w, ok := control.WatchRequest(r, s.basePath, DevToken); ok {
+			c.r = w
+		}
 	}
 	ctx := c.r.Context()
 	resp, err := c.runWithin()
