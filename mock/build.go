@@ -218,6 +218,7 @@ func (s *Server) setupParts(cfg settings) error {
 		return err
 	}
 	s.authOptions = append(s.authOptions, auth.WithSessions(s.ext.sessions))
+	s.checker = auth.NewChecker(s.authOptions...)
 	s.faultRules, err = pinFaults(s.backend.Faults(), cfg.seed, s.profile, cfg.faults, cfg.overrides, &s.versions, s.clock.Now()) // faults.go
 	if err != nil {
 		return err

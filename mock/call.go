@@ -25,6 +25,13 @@ type call struct {
 	rec *recorder // where the answer goes (recorder.go)
 	now time.Time // the fake's clock, read once per call
 
+	// own and deadline are the call's recorder (rec, unless a fault
+	// holds the answer) and its deadline context (pipeline.go:
+	// runWithin), kept in the call so that a call is one allocation,
+	// not three.
+	own      recorder
+	deadline deadlineCtx
+
 	// Found up front (pipeline.go: run), refused at their own stage.
 	api        *api // the version the call selected
 	versionErr error

@@ -52,7 +52,9 @@ func (s *Server) Handler() http.Handler { return http.HandlerFunc(s.serveHTTP) }
 // first, then an API call through the pipeline, then the writing of its
 // answer or refusal.
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
-	c := &call{s: s, r: r, rec: &recorder{ResponseWriter: w}}
+	c := &call{s: s, r: r}
+	c.own.ResponseWriter = w
+	c.rec = &c.own
 	start := time.Now()
 	defer func() {
 		// A failure anywhere below becomes a 500 with an Error ID, never a
@@ -78,16 +80,21 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// Control routes (/_mock/...) live outside the API: no token, no limits.
-	if strings.HasPrefix(r.URL.EscapedPath(), control.Prefix) {
+	path := r.URL.EscapedPath()
+	if strings.HasPrefix(path, control.Prefix) {
 		// The control API shows the shared clock when its store answers; when
 		// it does not, health says so.
 		_ = s.clock.Sync()
 		s.control.ServeHTTP(c.rec, r)
 		return
 	}
-	// The watchUrl Nextflow prints opens the run (control/watch.go).
-	if w, ok := control.WatchRequest(r, s.basePath, DevToken); ok {
-		c.r = w
+	// The watchUrl Nextflow prints opens the run (control/watch.go); its
+	// path has a "watch" segment with one after it, so any other call is
+	// not split into segments to find out.
+	if strings.Contains(path, "/watch/") {
+		if w, ok := control.WatchRequest(r, s.basePath, DevToken); ok {
+			c.r = w
+		}
 	}
 	ctx := c.r.Context()
 	resp, err := c.runWithin()
@@ -128,7 +135,8 @@ func (c *call) runWithin() (*handler.Response, error) {
 		// server discards it after the answer.
 		_ = http.NewResponseController(c.rec).SetReadDeadline(deadline)
 	}
-	ctx := withDeadline(r.Context(), deadline)
+	ctx := &c.deadline
+	ctx.Context, ctx.deadline = r.Context(), deadline
 	defer ctx.release()
 	c.r = r.WithContext(ctx)
 	resp, err := c.run()

@@ -57,8 +57,10 @@ type Server struct {
 	backend *backend.Backend
 	clock   *clock.Offset // the backend's: the control API can move a live server's time
 	// authOptions widen the token check as the profile says (Basic
-	// "@token:" credentials, the extensions' session tokens).
+	// "@token:" credentials, the extensions' session tokens); checker
+	// has them applied, for every call.
 	authOptions []auth.CheckOption
+	checker     auth.Checker
 	errors      *apierror.Writer
 	logger      *slog.Logger
 	control     http.Handler

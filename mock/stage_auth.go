@@ -12,7 +12,7 @@ import (
 // A3), unless the profile lets those through.
 func (c *call) authenticate() (*handler.Response, error) {
 	s := c.s
-	tok, result, err := auth.CheckHeaders(s.backend.Tokens(), c.r.Header.Values("Authorization"), c.now, s.authOptions...)
+	tok, result, err := s.checker.CheckHeaders(s.backend.Tokens(), c.r.Header.Values("Authorization"), c.now)
 	if err != nil {
 		// A shared token store did not answer: the fake's failure, not
 		// the caller's, so never a 403 and never a pass.

@@ -59,7 +59,8 @@ func rateKey(by string, tok auth.Token, result auth.Result) string {
 // documents none and was not seen to send them).
 func (c *call) rateHeaders() http.Header {
 	d := c.decision
-	if d.Limit == 0 {
+	if d.Limit == 0 || d.Allowed && !c.s.profile.RateLimit.Headers {
+		// Nothing to add, as on nearly every call: no map made.
 		return nil
 	}
 	h := make(http.Header, 4)

@@ -61,8 +61,10 @@ func (c *call) write(w *recorder, resp *handler.Response) {
 		h[k] = vs
 	}
 	if body != nil {
-		h.Set("Content-Type", mediaType)
-		h.Set("Content-Length", strconv.Itoa(len(body)))
+		// Both values in one allocation, on every answer with a body
+		// (the keys are in canonical form, as Set would write them).
+		vals := []string{mediaType, strconv.Itoa(len(body))}
+		h["Content-Type"], h["Content-Length"] = vals[0:1:1], vals[1:2:2]
 	}
 	w.WriteHeader(resp.Status)
 	if body != nil && r.Method != http.MethodHead {

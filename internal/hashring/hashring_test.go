@@ -3,6 +3,9 @@ package hashring
 import (
 	"fmt"
 	"hash/fnv"
+	"math/rand/v2"
+	"slices"
+	"sort"
 	"testing"
 )
 
@@ -211,5 +214,92 @@ func TestSharedTableRingsPickAsOwnRings(t *testing.T) {
 	}
 	if _, ok := ids.Slot("run0"); ok {
 		t.Fatal("the table keeps run0, which was dropped")
+	}
+}
+
+// TestSearchesStartingAtAGuess holds the searches that start at a guess
+// to a plain binary search, on points whose hashes crowd together, repeat
+// (ties go by id) and fall outside the bounds the search is given: a
+// bad guess may cost steps, never a different answer.
+func TestSearchesStartingAtAGuess(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(1, 2))
+	for round := range 400 {
+		ids := NewIDs()
+		r := ids.Ring()
+		n := rnd.IntN(600)
+		ps := make([]ringPoint, n)
+		spread := uint64(1) << (8 + rnd.IntN(56)) // from crowded to the whole ring
+		for i := range ps {
+			slot, _ := ids.Put(fmt.Sprintf("id%d", i))
+			h := rnd.Uint64() % spread
+			if i > 0 && rnd.IntN(4) == 0 {
+				h = ps[rnd.IntN(i)].hash() // a tie
+			}
+			ps[i] = newPoint(h, slot)
+		}
+		slices.SortFunc(ps, func(a, b ringPoint) int {
+			if r.less(a, b) {
+				return -1
+			}
+			if r.less(b, a) {
+				return 1
+			}
+			return 0
+		})
+		bounds := func() (uint64, uint64) {
+			switch rnd.IntN(3) {
+			case 0:
+				if n > 0 {
+					return ps[0].hash(), ps[n-1].hash()
+				}
+			case 1:
+				return 0, ^uint64(0)
+			}
+			a, b := rnd.Uint64()%spread, rnd.Uint64()%spread // wrong on purpose
+			return min(a, b), max(a, b)
+		}
+		for range 50 {
+			var probe ringPoint
+			if n > 0 && rnd.IntN(2) == 0 {
+				probe = ps[rnd.IntN(n)]
+				if rnd.IntN(2) == 0 {
+					probe.slot = uint32(rnd.IntN(n)) // same hash, another id
+				}
+			} else {
+				slot, _ := ids.Put(fmt.Sprintf("probe%d", rnd.IntN(50)))
+				probe = newPoint(rnd.Uint64()%spread, slot)
+			}
+			from, to := bounds()
+			want := sort.Search(n, func(i int) bool { return !r.less(ps[i], probe) })
+			if got := r.search(ps, probe, from, to); got != want {
+				t.Fatalf("round %d: search of %+v in %d points (bounds %d, %d) = %d, want %d", round, probe, n, from, to, got, want)
+			}
+			h := probe.hash()
+			wantH := sort.Search(n, func(i int) bool { return ps[i].hash() >= h })
+			if got := searchHash(ps, h, from, to); got != wantH {
+				t.Fatalf("round %d: searchHash(%d) in %d points (bounds %d, %d) = %d, want %d", round, h, n, from, to, got, wantH)
+			}
+		}
+	}
+}
+
+// BenchmarkRingAddRemove adds and removes one id at a time on a ring
+// already holding 100,000 (400,000 points), as a stream of launches and
+// deletes does: the ring's share of filing a run.
+func BenchmarkRingAddRemove(b *testing.B) {
+	r := newLone()
+	for i := range 100_000 {
+		r.Add(fmt.Sprintf("held-%d", i))
+	}
+	ids := make([]string, 4096)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("new-%d", i)
+	}
+	i := 0
+	for b.Loop() {
+		id := ids[i%len(ids)]
+		r.Add(id)
+		r.Remove(id)
+		i++
 	}
 }

@@ -149,17 +149,17 @@ func (w *Run) At(now time.Time) View {
 			v.Start, v.Frac = nil, 0
 		case w.Pinned == Running:
 			if v.Start == nil {
-				v.Start = &at
+				v.Start = timePtr(at)
 			}
 			// A run held RUNNING keeps making progress, but never finishes.
 			v.Frac = min(0.9, float64(now.Sub(*v.Start))/float64(max(w.RunningFor, time.Second)))
 		default: // a final status
 			if v.Start == nil && w.Pinned != Cancelled {
-				v.Start = &at
+				v.Start = timePtr(at)
 			}
 			v.Complete = n.Complete
 			if v.Complete == nil {
-				v.Complete = &at
+				v.Complete = timePtr(at)
 			}
 		}
 	}
@@ -190,7 +190,13 @@ func (w *Run) simulated(at time.Time) View {
 		st := startAt
 		return View{Status: Running, Start: &st, Frac: float64(at.Sub(startAt)) / float64(w.RunningFor)}
 	default:
-		st, en := startAt, endAt
-		return View{Status: w.EndStatus, Start: &st, Complete: &en, Frac: 1}
+		// One allocation for both times: every finished run in a list
+		// is worked out on each read.
+		se := &[2]time.Time{startAt, endAt}
+		return View{Status: w.EndStatus, Start: &se[0], Complete: &se[1], Frac: 1}
 	}
 }
+
+// timePtr is a copy of t on the heap: At takes one only in the branches
+// that keep it, so the pinned time does not escape on every call.
+func timePtr(t time.Time) *time.Time { return &t }

@@ -43,11 +43,30 @@ func (r Result) String() string {
 // ambiguous, and letting whichever header comes first win would let a
 // valid token vouch for an unknown one.
 func CheckHeaders(store Store, values []string, now time.Time, opts ...CheckOption) (Token, Result, error) {
+	return NewChecker(opts...).CheckHeaders(store, values, now)
+}
+
+// Checker is Check with its options applied once, for a caller that
+// checks every call with the same ones (a server): applying them on each
+// call made a heap value of them every time.
+type Checker struct{ c checkConfig }
+
+// NewChecker applies opts.
+func NewChecker(opts ...CheckOption) Checker {
+	var k Checker
+	for _, o := range opts {
+		o(&k.c)
+	}
+	return k
+}
+
+// CheckHeaders is CheckHeaders with k's options.
+func (k Checker) CheckHeaders(store Store, values []string, now time.Time) (Token, Result, error) {
 	switch len(values) {
 	case 0:
 		return Token{}, Missing, nil
 	case 1:
-		return Check(store, values[0], now, opts...)
+		return k.Check(store, values[0], now)
 	}
 	return Token{}, Malformed, nil
 }
@@ -103,18 +122,20 @@ func fromBasic(credential string) (string, bool) {
 // (a 403 would tell the client its good token is bad) nor as an accepted
 // one.
 func Check(store Store, header string, now time.Time, opts ...CheckOption) (Token, Result, error) {
+	return NewChecker(opts...).Check(store, header, now)
+}
+
+// Check is Check with k's options.
+func (k Checker) Check(store Store, header string, now time.Time) (Token, Result, error) {
 	if header == "" {
 		return Token{}, Missing, nil
 	}
-	var c checkConfig
-	for _, o := range opts {
-		o(&c)
-	}
+	c := &k.c
 	scheme, rest, _ := strings.Cut(header, " ")
 	value := strings.TrimLeft(rest, " ")
 	switch {
 	case strings.EqualFold(scheme, "Bearer"):
-	case strings.EqualFold(scheme, "Basic") && len(opts) > 0:
+	case strings.EqualFold(scheme, "Basic"):
 		token, ok := fromBasic(value)
 		if !c.basicToken || !ok {
 			return Token{}, BadScheme, nil
@@ -169,7 +190,8 @@ func Check(store Store, header string, now time.Time, opts ...CheckOption) (Toke
 // of two on every call.
 type user interface {
 	// Use is Lookup, then Touch(id, now) when the token found is neither
-	// revoked nor expired at now; the token comes back as it was before.
+	// revoked nor expired at now; the token comes back as it was before
+	// (its LastUsed may be left out when it is usable: Check sets it).
 	Use(value string, now time.Time) (Token, bool, error)
 }
 

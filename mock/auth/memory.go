@@ -198,6 +198,36 @@ func (m *memStore) Lookup(value string) (Token, bool, error) {
 	return t.clone(), true, nil
 }
 
+// Use is Check's lookup and touch in one step (see user): one lock taken
+// once per call rather than a read lock, then a write lock, and one map
+// read fewer. The token comes back as it was before, but for LastUsed when
+// it is usable: Check sets that to now, so no copy of the old time is
+// made only to be replaced.
+func (m *memStore) Use(value string, now time.Time) (Token, bool, error) {
+	h := HashValue(value)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	id, ok := m.byHash[h]
+	if !ok {
+		return Token{}, false, nil
+	}
+	t := m.byID[id]
+	if subtle.ConstantTimeCompare(t.Hash[:], h[:]) != 1 {
+		return Token{}, false, nil
+	}
+	if t.Revoked || t.Expired(now) {
+		return t.clone(), true, nil
+	}
+	c := *t
+	c.Expires = copyTime(t.Expires)
+	c.LastUsed = nil
+	if t.LastUsed == nil {
+		t.LastUsed = new(time.Time)
+	}
+	*t.LastUsed = now.UTC() // safe: callers only ever see copies
+	return c, true, nil
+}
+
 // Touch implements Store.
 func (m *memStore) Touch(id int64, at time.Time) error {
 	at = at.UTC()

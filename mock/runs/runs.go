@@ -212,16 +212,27 @@ func decodeWorkflow(r store.Record) (*workflow.Run, error) {
 // read decodes a stored run for reading, from the cache when the record is
 // unchanged, and chooses its kind: the one place that does.
 func (w *runs) read(r store.Record) (*run, error) {
+	x := new(run)
+	if err := w.readInto(x, r); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// readInto is read into x, for a caller that reads many (a list page
+// holds its runs in one slice, not one allocation each).
+func (w *runs) readInto(x *run, r store.Record) error {
 	h := w.hash.bytes(r.Data)
 	wf, err := w.decoded.Do(decodedKey{r.ID, h}, func() (*workflow.Run, error) { return decodeWorkflow(r) })
 	if err != nil {
-		return nil, err
+		return err
 	}
 	var kind runKind = w.planned
 	if wf.Trace != nil {
 		kind = w.reported
 	}
-	return &run{id: r.ID, rec: r, hash: h, wf: wf, kind: kind}, nil
+	*x = run{id: r.ID, rec: r, hash: h, wf: wf, kind: kind}
+	return nil
 }
 
 // get finds the run a call's path names (see find).
@@ -325,14 +336,13 @@ func (w *runs) list(req *handler.Request) (*handler.Response, error) {
 	// A page is a pure function of its entries' render keys and its
 	// counts; clients poll the same page over and over, so whole pages are
 	// kept, and a hit is checked against the keys it was built from.
-	page := make([]*run, len(recs))
+	page := make([]run, len(recs))
 	keys := make([]renderKey, len(recs))
 	for i, r := range recs {
-		x, err := w.read(r)
-		if err != nil {
+		x := &page[i]
+		if err := w.readInto(x, r); err != nil {
 			return nil, err
 		}
-		page[i] = x
 		keys[i] = w.renderKeyOf(x, item, "entry", req.Now)
 	}
 	pk := pageKey{sch, total, hasMore, w.hash.keys(keys)}
@@ -341,7 +351,8 @@ func (w *runs) list(req *handler.Request) (*handler.Response, error) {
 	}
 	root := w.k.Bases.Frame(sch, "workflow list", key)
 	items := make([]json.RawMessage, 0, len(recs))
-	for i, x := range page {
+	for i := range page {
+		x := &page[i]
 		b, err := renderOnce(w.renders, keys[i], func() (any, error) { return w.render(x, item, "entry", req.Now) })
 		if err != nil {
 			return nil, err
