@@ -187,15 +187,24 @@ func (m *memStore) Lookup(value string) (Token, bool, error) {
 	h := HashValue(value)
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	id, ok := m.byHash[h]
-	if !ok {
-		return Token{}, false, nil
-	}
-	t := m.byID[id]
-	if subtle.ConstantTimeCompare(t.Hash[:], h[:]) != 1 {
+	t := m.find(h)
+	if t == nil {
 		return Token{}, false, nil
 	}
 	return t.clone(), true, nil
+}
+
+// find is the stored token whose hash is h, or nil; callers hold m.mu.
+func (m *memStore) find(h [32]byte) *Token {
+	id, ok := m.byHash[h]
+	if !ok {
+		return nil
+	}
+	t := m.byID[id]
+	if subtle.ConstantTimeCompare(t.Hash[:], h[:]) != 1 {
+		return nil
+	}
+	return t
 }
 
 // Use is Check's lookup and touch in one step (see user): one lock taken
@@ -207,12 +216,8 @@ func (m *memStore) Use(value string, now time.Time) (Token, bool, error) {
 	h := HashValue(value)
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	id, ok := m.byHash[h]
-	if !ok {
-		return Token{}, false, nil
-	}
-	t := m.byID[id]
-	if subtle.ConstantTimeCompare(t.Hash[:], h[:]) != 1 {
+	t := m.find(h)
+	if t == nil {
 		return Token{}, false, nil
 	}
 	if t.Revoked || t.Expired(now) {
