@@ -386,7 +386,8 @@ func (s *Schema) Discriminator() *Discriminator {
 }
 
 // ReadOnly and WriteOnly read the keywords of s itself (false for nil).
-func (s *Schema) ReadOnly() bool { return s != nil && s.readOnly }
+func (s *Schema) ReadOnly() bool  { return s != nil && s.readOnly }
+func (s *Schema) WriteOnly() bool { return s != nil && s.writeOnly }
 
 // Lib is the libopenapi schema s was compiled from (nil for a nil s):
 // what the generator and the validator take, which read nil as
@@ -401,7 +402,6 @@ func (s *Schema) Lib() *base.Schema {
 	}
 	return s.lib
 }
-func (s *Schema) WriteOnly() bool { return s != nil && s.writeOnly }
 
 // EnumTypes are the JSON types of the values s's enum lists (zero
 // without an enum). An integral number counts as both integer and number.
@@ -503,6 +503,9 @@ func (s *Schema) Same(b *Schema) bool {
 		return true
 	}
 	sl, bl := s.Lib(), b.Lib()
+	if sl == nil || bl == nil {
+		return false
+	}
 	if sl == bl {
 		return true
 	}
