@@ -114,14 +114,6 @@ func TestDocCommandsRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: the docs' commands are not run")
 	}
-	if testenv.RaceEnabled {
-		// The commands run binaries built without -race, so the detector
-		// would watch only this loop; and they mostly wait on paced calls,
-		// which under go test's -p held one of CI's two slots for two
-		// minutes while compiles queued. .ci/run runs it beside the race
-		// step instead, in a go test of its own.
-		t.Skip("under -race: .ci/run runs the docs' commands in a go test without -race, beside the race step")
-	}
 	for _, tool := range []string{"go", "bash", "curl"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Skipf("no %s here: the docs' commands are not run", tool)
