@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wmsmock/wmsmock/internal/testenv"
 	"github.com/wmsmock/wmsmock/mock/resources/resourcestest"
 	"github.com/wmsmock/wmsmock/mock/spec"
 )
@@ -21,17 +20,7 @@ import (
 // keep, are not echoed. The run has failed, retried, cached and running
 // tasks, on both documents.
 func TestReportedRunReadsBackAsReported(t *testing.T) {
-	docs := map[string]func(testing.TB) *spec.Document{
-		"embedded": embeddedDoc,
-		"published": func(tb testing.TB) *spec.Document {
-			doc, err := spec.LoadFile(testenv.PublishedSpec(tb, ""))
-			if err != nil {
-				tb.Fatal(err)
-			}
-			return doc
-		},
-	}
-	for name, load := range docs {
+	for name, load := range bothDocs {
 		t.Run(name, func(t *testing.T) {
 			f := newFixture(t, load(t), true)
 			id := fmt.Sprint(f.OK("POST", "/trace/create", `{"runName":"back","sessionId":"s-1","workflowId":null,"instant":1}`).Body["workflowId"])
@@ -127,17 +116,7 @@ func TestLaunchedRunMetrics(t *testing.T) {
 // have, on both documents, the members nobody reported among them (the
 // ones a schema requires, which the frame has to fill).
 func TestReportedRunListAndDescribeAgree(t *testing.T) {
-	docs := map[string]func(testing.TB) *spec.Document{
-		"embedded": embeddedDoc,
-		"published": func(tb testing.TB) *spec.Document {
-			doc, err := spec.LoadFile(testenv.PublishedSpec(tb, ""))
-			if err != nil {
-				tb.Fatal(err)
-			}
-			return doc
-		},
-	}
-	for name, load := range docs {
+	for name, load := range bothDocs {
 		t.Run(name, func(t *testing.T) {
 			f := newFixture(t, load(t), true)
 			// What Nextflow's create sends: no workflowId yet, as null.
@@ -175,3 +154,11 @@ func TestReportedRunListAndDescribeAgree(t *testing.T) {
 }
 
 func asList(v any) []any { l, _ := v.([]any); return l }
+
+// bothDocs loads the embedded document and the published schema (which
+// skips where it is absent), for the tests that hold reported runs to
+// the same rules on each.
+var bothDocs = map[string]func(testing.TB) *spec.Document{
+	"embedded":  embeddedDoc,
+	"published": resourcestest.PublishedDoc,
+}
