@@ -116,7 +116,6 @@ func (c *compiler) leaf(p *base.SchemaProxy) *Schema {
 	}
 	n := &Schema{src: p, MaxLength: -1, doc: c.doc}
 	n.more = leafKeywords(n, node)
-	n.required = n.OwnRequired
 	n.object = n.Types&Object != 0
 	n.plain = n.Pattern == "" && !n.HasConst && !n.HasMultipleOf
 	n.state = stDone
