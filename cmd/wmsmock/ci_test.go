@@ -83,3 +83,42 @@ func TestCIRunsWhatRaceSkips(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestCIBuildFlagsNameThisModule: .ci/run builds this module's packages
+// without inlining and DWARF (its comment says why), and docs/development.md
+// gives developers the same setting. Both name the packages by the module
+// path; a path that no longer matches (a renamed module, a typo) would
+// silently build everything as before, and CI would go back over its
+// budget without a failing line.
+func TestCIBuildFlagsNameThisModule(t *testing.T) {
+	root := testenv.RepoRoot(t)
+	mod, err := os.ReadFile(filepath.Join(root, "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^module\s+(\S+)`).FindSubmatch(mod)
+	if m == nil {
+		t.Fatal("go.mod has no module line")
+	}
+	want := "-gcflags=" + string(m[1]) + "/...=-l -dwarf=false"
+	for _, file := range []string{".ci/run", "docs/development.md"} {
+		src, err := os.ReadFile(filepath.Join(root, file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var flags []string
+		for _, line := range strings.Split(string(src), "\n") {
+			if strings.Contains(line, "GOFLAGS=") && strings.Contains(line, "-gcflags=") {
+				flags = append(flags, line)
+			}
+		}
+		if len(flags) == 0 {
+			t.Errorf("%s sets no GOFLAGS with -gcflags", file)
+		}
+		for _, line := range flags {
+			if !strings.Contains(line, want) {
+				t.Errorf("%s: %q does not hold %q", file, line, want)
+			}
+		}
+	}
+}
