@@ -417,3 +417,18 @@ func TestSchemaEnumTypes(t *testing.T) {
 		t.Error("no enum has types")
 	}
 }
+
+// TestSameWithoutALibrarySchema: two declarations whose libopenapi
+// schemas did not build are not one declaration. Without the check, both
+// Lib() being nil compared equal, and any two such schemas were "the same".
+func TestSameWithoutALibrarySchema(t *testing.T) {
+	a, b := &Schema{}, &Schema{}
+	a.libDone.Store(true)
+	b.libDone.Store(true)
+	if a.Same(b) || b.Same(a) {
+		t.Error("two schemas without a libopenapi schema count as the same declaration")
+	}
+	if !a.Same(a) {
+		t.Error("a schema is not the same as itself")
+	}
+}
