@@ -12,7 +12,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wmsmock/wmsmock/fixtures"
 	"github.com/wmsmock/wmsmock/internal/gcpause"
+	"github.com/wmsmock/wmsmock/internal/pretouch"
 	"github.com/wmsmock/wmsmock/internal/ratewindow"
 	"github.com/wmsmock/wmsmock/internal/token68"
 	"github.com/wmsmock/wmsmock/mock"
@@ -224,6 +226,10 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err != nil {
 		return cliflag.ParseFailed("serve", err, stderr)
 	}
+	// Loading fills tens of megabytes the process has never touched; the
+	// kernel makes them resident beside it, not one fault at a time in its
+	// way (internal/pretouch).
+	pretouch.Heap(cfg.loadingHeap())
 	logger := cfg.log.Logger(stderr)
 	cleanup, err := cfg.tls.prepare() // serve_tls.go
 	if err != nil {
@@ -277,6 +283,26 @@ func startupAttrs(phases []mock.StartupPhase) []any {
 		attrs = append(attrs, slog.Duration(p.Name, p.Duration))
 	}
 	return attrs
+}
+
+// loadingHeap estimates what the fake allocates while it starts: about 64
+// bytes for each byte of each document it loads, and 4 MiB besides
+// (measured: 13.4 MiB for the embedded document of 161 KB, 35.4 MiB for
+// the published schema of 570 KB). A document that cannot be read counts
+// nothing; loading reports it.
+func (c serveConfig) loadingHeap() int {
+	const perByte, fixed = 64, 4 << 20
+	if len(c.specs) == 0 {
+		return fixed + perByte*len(fixtures.OpenAPI())
+	}
+	n := fixed
+	for _, s := range c.specs {
+		_, file := splitSpec(s)
+		if fi, err := os.Stat(file); err == nil {
+			n += perByte * int(fi.Size())
+		}
+	}
+	return n
 }
 
 func printBanner(w io.Writer, srv *mock.Server, took time.Duration) {
