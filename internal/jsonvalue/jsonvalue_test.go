@@ -1,7 +1,11 @@
 package jsonvalue
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
 	"reflect"
 	"strings"
 	"testing"
@@ -97,5 +101,91 @@ func TestDropNullsStopsAtItsBound(t *testing.T) {
 	DropNulls(m)
 	if _, ok := m["gone"]; ok {
 		t.Error("the top-level null was kept")
+	}
+}
+
+// decodeAsEncodingJSON is what Decode must agree with: the standard
+// library's decoder, numbers as written, and nothing after the one value.
+func decodeAsEncodingJSON(body []byte) (any, bool) {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, false
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return nil, false
+	}
+	return v, true
+}
+
+// decodeSeeds are bodies where a decoder written by hand could part from
+// encoding/json: escapes, surrogates, invalid UTF-8, duplicate names,
+// empty containers, numbers at their edges, whitespace, and what follows
+// a value.
+var decodeSeeds = []string{
+	`{}`, `[]`, ` {"a":[]} `, `{"a":{},"b":[{}]}`, `null`, `true`, `false`, `0`, `-0`, `1.5e-7`, `-12E+3`,
+	`"plain"`, `"tab\tquote\"slash\/back\\"`, `"\u00e9\ud83d\ude00"`, `"\ud800"`, `"caf` + "\xc3\xa9" + `"`,
+	`"bad` + "\xff\xfe" + `"`, `{"k":1,"k":2}`, `{"` + "\xe2\x82" + `":1}`, "\t\r\n[1 ,\n 2]\n",
+	`{"tasks":[{"taskId":1,"memory":4294967296,"pcpu":97.5,"tag":null}],"progress":{"running":1}}`,
+	`9007199254740993`, `1e999`, `{"a":1}{"b":2}`, `{"a":1} x`, `[1,]`, `{"a"}`, `01`, `.5`, `"`, ``, ` `,
+	"\ufeff{}", `[` + strings.Repeat(`[`, 50) + strings.Repeat(`]`, 50) + `]`,
+}
+
+func TestDecodeAgreesWithEncodingJSON(t *testing.T) {
+	for _, s := range decodeSeeds {
+		checkDecodeAgrees(t, []byte(s))
+	}
+}
+
+func FuzzDecodeAgreesWithEncodingJSON(f *testing.F) {
+	for _, s := range decodeSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(checkDecodeAgrees)
+}
+
+func checkDecodeAgrees(t *testing.T, body []byte) {
+	got, ok := Decode(body)
+	want, wantOK := decodeAsEncodingJSON(body)
+	if ok != wantOK {
+		t.Fatalf("Decode(%q): ok %v, encoding/json %v", body, ok, wantOK)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("Decode(%q) = %#v, encoding/json %#v", body, got, want)
+	}
+}
+
+// BenchmarkDecode decodes a progress report of 100 tasks as Nextflow
+// writes it, with Decode and with encoding/json's decoder as Decode used
+// to:
+//
+//	go test ./internal/jsonvalue -run XXX -bench Decode -benchmem
+func BenchmarkDecode(b *testing.B) {
+	var body strings.Builder
+	body.WriteString(`{"tasks":[`)
+	for id := 1; id <= 100; id++ {
+		if id > 1 {
+			body.WriteByte(',')
+		}
+		fmt.Fprintf(&body, `{"taskId":%d,"status":"RUNNING","hash":"ab/%06x","name":"ALIGN (%d)","process":"ALIGN","tag":"sample_%d",`+
+			`"submit":"2026-03-01T12:00:00Z","workdir":"/work/ab/%06x","cpus":2,"memory":4294967296,"attempt":1,`+
+			`"nativeId":"%d","executor":"local","realtime":1500,"pcpu":97.5,"peakRss":104857600,"rchar":2048,"wchar":1024}`,
+			id, id, id, id, id, 40000+id)
+	}
+	body.WriteString(`],"progress":{"running":100},"containers":[]}`)
+	data := []byte(body.String())
+	for _, c := range []struct {
+		name   string
+		decode func([]byte) (any, bool)
+	}{{"Decode", Decode}, {"encoding-json", decodeAsEncodingJSON}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			for b.Loop() {
+				if _, ok := c.decode(data); !ok {
+					b.Fatal("did not decode")
+				}
+			}
+		})
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"slices"
 	"strconv"
+	"unicode/utf8"
 )
 
 // The functions below read and write the members of a JSON object in its
@@ -244,14 +245,17 @@ func unquote(raw []byte) (string, bool) {
 		return "", false
 	}
 	inner := raw[1 : len(raw)-1]
-	plain := true
+	plain, ascii := true, true
 	for _, c := range inner {
-		if c == '\\' || c == '"' || c < 0x20 || c >= 0x80 {
+		if c == '\\' || c == '"' || c < 0x20 {
 			plain = false
 			break
 		}
+		ascii = ascii && c < 0x80
 	}
-	if plain {
+	// Text without escapes is itself, where it is valid UTF-8; encoding/json
+	// replaces each invalid byte with U+FFFD.
+	if plain && (ascii || utf8.Valid(inner)) {
 		return string(inner), true
 	}
 	var s string
