@@ -812,7 +812,7 @@ func TestPublishedCollections(t *testing.T) {
 	gen := synth.New(synth.WithSeed(11))
 	// Bodies name records that exist (a compute environment's
 	// credentials): the finder makes them as a client would.
-	refs := &finder{t: t, doc: doc, h: srv.Handler(), gen: synth.New(synth.WithSeed(12)), known: map[string]string{}, byName: map[string]string{}}
+	refs := newFinder(t, doc, srv.Handler(), 12)
 	byPath := map[string]map[string]*spec.Operation{}
 	for _, op := range doc.Operations {
 		if byPath[op.Path] == nil {
@@ -836,7 +836,7 @@ func TestPublishedCollections(t *testing.T) {
 			continue
 		}
 		t.Run(listPath, func(t *testing.T) {
-			c, err := callgen.Build(create, gen, "create "+p, callgen.WithReferences(refs.ref))
+			c, err := callgen.Build(create, gen, "create "+p, callgen.WithReferences(refs.Ref))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -870,7 +870,7 @@ func TestPublishedCollections(t *testing.T) {
 			}
 			for _, m := range []string{"PUT", "PATCH"} {
 				if up := ops[m]; up != nil {
-					uc, err := callgen.Build(up, gen, "update "+p, callgen.WithReferences(refs.ref))
+					uc, err := callgen.Build(up, gen, "update "+p, callgen.WithReferences(refs.Ref))
 					if err != nil {
 						t.Fatal(err)
 					}

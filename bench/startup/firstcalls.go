@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -65,11 +66,23 @@ func measureFirstCalls(specPath, bin string, runs int, out io.Writer) error {
 		return err
 	}
 	n := len(doc.Operations)
+	f, done, err := idFinder(doc)
+	if err != nil {
+		return err
+	}
+	built := make([]*callgen.Call, n)
+	for i, op := range doc.Operations {
+		if built[i], _, err = buildCall(f, op); err != nil {
+			done()
+			return err
+		}
+	}
+	done()
 	var slowestReads []int
 	for _, mode := range firstCallModes {
 		var calls []firstCall
 		for i := 0; i < n; i++ {
-			c, err := oneFirstCall(load, doc.Operations[i], i, mode.opts)
+			c, err := oneFirstCall(load, doc.Operations[i], built[i], i, mode.opts)
 			if err != nil {
 				return err
 			}
@@ -152,12 +165,17 @@ func servedFirstCalls(doc *spec.Document, ops []int, args []string, bin string, 
 	if servedAfter > 0 {
 		when = fmt.Sprintf("%s after it is ready", servedAfter)
 	}
+	f, done, err := idFinder(doc)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
 	fmt.Fprintf(out, "served: the first call on a new `wmsmock serve` (with state), sent %s, %d runs each:\n", when, runs)
 	for _, i := range ops {
 		op := doc.Operations[i]
-		c, err := callgen.Build(op, synth.New(synth.WithSeed(7)), op.ID)
+		c, held, err := buildCall(f, op)
 		if err != nil {
-			return nil, fmt.Errorf("%s: building a call: %w", op.ID, err)
+			return nil, err
 		}
 		var took []float64
 		status := 0
@@ -186,7 +204,11 @@ func servedFirstCalls(doc *spec.Document, ops []int, args []string, bin string, 
 			}
 		}
 		slices.Sort(took)
-		fmt.Fprintf(out, "  median %7.2f ms, slowest %7.2f ms  %d  %s\n", median(took), took[len(took)-1], status, op.ID)
+		note := ""
+		if !held {
+			note = "  (no held id found: the call names a made-up one)"
+		}
+		fmt.Fprintf(out, "  median %7.2f ms, slowest %7.2f ms  %d  %s%s\n", median(took), took[len(took)-1], status, op.ID, note)
 		calls = append(calls, servedCall{op.ID, status, median(took), took[len(took)-1]})
 	}
 	return calls, nil
@@ -219,13 +241,19 @@ func measureServedOnly(specPath, bin, list string, runs int, out io.Writer) erro
 		return err
 	}
 	slices.SortFunc(calls, func(a, b servedCall) int { return cmp.Compare(b.median, a.median) })
-	over := 0
+	over, byStatus := 0, map[int]int{}
 	for _, c := range calls {
 		if c.slowest >= 50 {
 			over++
 		}
+		byStatus[c.status]++
 	}
-	fmt.Fprintf(out, "\n%s, %d operations, %d runs each: %d with a run of 50 ms or more; slowest medians:\n", name, len(calls), runs, over)
+	var statuses []string
+	for _, st := range slices.Sorted(maps.Keys(byStatus)) {
+		statuses = append(statuses, fmt.Sprintf("%d answered %d", byStatus[st], st))
+	}
+	fmt.Fprintf(out, "\n%s, %d operations, %d runs each (%s): %d with a run of 50 ms or more; slowest medians:\n",
+		name, len(calls), runs, strings.Join(statuses, ", "), over)
 	for _, c := range calls[:min(5, len(calls))] {
 		fmt.Fprintf(out, "  median %7.2f ms, slowest %7.2f ms  %d  %s\n", c.median, c.slowest, c.status, c.op)
 	}
@@ -265,10 +293,19 @@ func measureOneFirstCall(specPath, id string, runs int, cpuProfile string, out i
 		}
 		defer pprof.StopCPUProfile()
 	}
+	f, done, err := idFinder(doc)
+	if err != nil {
+		return err
+	}
+	call, _, err := buildCall(f, doc.Operations[i])
+	done()
+	if err != nil {
+		return err
+	}
 	for _, mode := range firstCallModes {
 		fmt.Fprintf(out, "%s %s, %s:", name, id, mode.name)
 		for range runs {
-			c, err := oneFirstCall(load, doc.Operations[i], i, mode.opts)
+			c, err := oneFirstCall(load, doc.Operations[i], call, i, mode.opts)
 			if err != nil {
 				return err
 			}
@@ -281,13 +318,9 @@ func measureOneFirstCall(specPath, id string, runs int, cpuProfile string, out i
 
 // oneFirstCall builds a fresh fake as `wmsmock serve` does and makes the
 // first call to the operation at index i of the document load returns.
-// The call is built beforehand from the caller's copy of the document (a
+// The call c is built beforehand from the caller's copy of the document (a
 // client builds its call in its own process).
-func oneFirstCall(load func() (*spec.Document, error), op *spec.Operation, i int, opts []mock.Option) (firstCall, error) {
-	c, err := callgen.Build(op, synth.New(synth.WithSeed(7)), op.ID)
-	if err != nil {
-		return firstCall{}, fmt.Errorf("%s: building a call: %w", op.ID, err)
-	}
+func oneFirstCall(load func() (*spec.Document, error), op *spec.Operation, c *callgen.Call, i int, opts []mock.Option) (firstCall, error) {
 	req, err := c.Request(mock.DefaultBasePath, mock.DevToken)
 	if err != nil {
 		return firstCall{}, fmt.Errorf("%s: %w", op.ID, err)
@@ -322,6 +355,46 @@ func oneFirstCall(load func() (*spec.Document, error), op *spec.Operation, i int
 	srv.Handler().ServeHTTP(rec, r)
 	took := time.Since(start)
 	return firstCall{index: i, op: op.ID, method: req.Method, status: rec.Code, took: took, cpu: processCPU() - cpu0}, nil
+}
+
+// idFinder finds the ids the development token's account holds on a fake
+// started as serve starts one (the same document, and the default seed and
+// fixtures, so every such fake holds the same ids), by listing them on a
+// fake of its own in this process. A call built without it names ids
+// nobody holds, and most reads then measure a 403, not an answer.
+func idFinder(doc *spec.Document) (*callgen.Finder, func(), error) {
+	srv, err := mock.New(mock.WithDocument("", doc), mock.WithRateLimit(nil))
+	if err != nil {
+		return nil, nil, err
+	}
+	send := func(c *callgen.Call) (int, []byte) {
+		req, err := c.Request(mock.DefaultBasePath, mock.DevToken)
+		if err != nil {
+			return 0, nil
+		}
+		r := httptest.NewRequest(req.Method, req.URL.String(), bytes.NewReader(c.Body))
+		r.Header = req.Header
+		rec := httptest.NewRecorder()
+		srv.Handler().ServeHTTP(rec, r)
+		return rec.Code, rec.Body.Bytes()
+	}
+	return callgen.NewFinder(doc, synth.New(synth.WithSeed(7)), send), func() { _ = srv.Close() }, nil
+}
+
+// buildCall builds a valid call to op that names, where f finds them,
+// ids the account holds; held is false where some path id was not found
+// (the call then names a made-up one, which the fake answers as missing).
+func buildCall(f *callgen.Finder, op *spec.Operation) (c *callgen.Call, held bool, err error) {
+	opts := []callgen.Option{callgen.WithReferences(f.Ref)}
+	values, held := f.PathValues(op)
+	if held {
+		opts = append(opts, callgen.WithPathValues(values))
+	}
+	if c, err = callgen.Build(op, synth.New(synth.WithSeed(7)), op.ID, opts...); err != nil {
+		return nil, false, fmt.Errorf("%s: building a call: %w", op.ID, err)
+	}
+	f.PlaceQuery(op, c)
+	return c, held, nil
 }
 
 // processCPU is the CPU time (user and system) the process has used.

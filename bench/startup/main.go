@@ -29,7 +29,11 @@
 // builds lazily per operation are all paid by that call. Then the slowest
 // reads of the default fake are made again, -runs times each, as first
 // calls to new `wmsmock serve` processes sent as soon as they are ready:
-// the figure a user sees, new process and all.
+// the figure a user sees, new process and all. Each call names ids the
+// development token's account holds, found beforehand by listing them on a
+// fake started the same way (callgen.Finder), so a read measures its
+// answer and not a refusal; where none is found the call names a made-up
+// id, and the served figures say so.
 // With -served it makes only those served first calls, for the operations
 // named, or for every read of the document ("reads"), and reports the
 // slowest and how many took 50 ms or more at their slowest; -served-after

@@ -1,8 +1,10 @@
 // Package callgen builds a valid call for any operation of a document: path
 // parameters, required query and header parameters, and a request body, all
-// synthesized from the document's schemas. The fake's tests use it to
-// exercise every operation of a document. (The conformance suite builds its
-// own calls: the judge shares no code with the fake.)
+// synthesized from the document's schemas, and finds the ids a server
+// holds for calls that must name them (Finder). The fake's tests use it to
+// exercise every operation of a document, and bench/startup to make first
+// calls that name what the account holds. (The conformance suite builds
+// its own calls: the judge shares no code with the fake.)
 package callgen
 
 import (
