@@ -18,12 +18,15 @@
 // does not touch, lets a collection hand the block's pages back to the
 // allocator, and then makes those pages resident while the allocator
 // reuses them for what the program allocates next. Where the kernel cannot
-// populate memory (not Linux, or Linux before 5.14) Heap does nothing.
+// populate memory (not Linux, or Linux before 5.14) Heap does no more than
+// allocate the block, which stays untouched until the collector takes it.
 package pretouch
+
+import "os"
 
 // Heap grows the heap by about n bytes of free memory and makes it
 // resident in the background; the returned channel is closed when that is
-// done, or at once when the system cannot do it (or n is below one page).
+// done, or at once when the system cannot do it or n is under minBytes.
 //
 // It runs a collection, which is cheap while the heap is small and costs
 // as much as any other once it is not, so it belongs at the very start of
@@ -38,7 +41,7 @@ func Heap(n int) <-chan struct{} {
 		return done
 	}
 	addr := block(n)
-	if !populate(addr, pageSize) { // the first page tells whether the kernel can
+	if !populate(addr, os.Getpagesize()) { // the first page tells whether the kernel can
 		close(done)
 		return done
 	}
@@ -52,7 +55,4 @@ func Heap(n int) <-chan struct{} {
 
 // minBytes is the least Heap acts on: a smaller block could come from
 // pages the heap already holds.
-const (
-	pageSize = 4 << 10
-	minBytes = 1 << 20
-)
+const minBytes = 1 << 20

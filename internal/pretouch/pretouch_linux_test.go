@@ -1,6 +1,7 @@
 package pretouch
 
 import (
+	"os"
 	"runtime"
 	"runtime/debug"
 	"syscall"
@@ -44,14 +45,14 @@ func TestAllocationAfterHeapTakesNoFaults(t *testing.T) {
 	const n = 16 << 20
 	defer debug.SetGCPercent(debug.SetGCPercent(-1))
 	t.Cleanup(func() { sink = nil })
-	pages := int64(n / pageSize)
+	pages := int64(n / os.Getpagesize())
 
 	fresh := fill(t, n)
 	if fresh < pages/4 {
 		t.Skipf("filling %d fresh pages took %d faults: memory here comes in large pages, so there is nothing for Heap to save", pages, fresh)
 	}
 	<-Heap(2 * n) // room for the fill and the allocator's own
-	if !populate(block(2*pageSize), pageSize) {
+	if page := os.Getpagesize(); !populate(block(2*page), page) {
 		t.Skip("this kernel cannot populate memory (MADV_POPULATE_WRITE is Linux 5.14)")
 	}
 	after := fill(t, n)
