@@ -17,9 +17,10 @@
 // the allocator: it allocates one large block, which the runtime maps but
 // does not touch, lets a collection hand the block's pages back to the
 // allocator, and then makes those pages resident while the allocator
-// reuses them for what the program allocates next. Where the kernel cannot
-// populate memory (not Linux, or Linux before 5.14) Heap does no more than
-// allocate the block, which stays untouched until the collector takes it.
+// reuses them for what the program allocates next. On Linux before 5.14,
+// which cannot populate memory, Heap does no more than allocate the block,
+// which stays untouched until the collector takes it; on other systems it
+// does nothing.
 package pretouch
 
 import "os"
