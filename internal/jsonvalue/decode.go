@@ -24,7 +24,7 @@ func Decode(body []byte) (v any, ok bool) {
 		return nil, false
 	}
 	d := decoder{data: body}
-	return d.value(), true
+	return d.value(0), true
 }
 
 // decoder builds the value of a document json.Valid has accepted.
@@ -35,23 +35,24 @@ type decoder struct {
 	// every element of an array (a task's "status") is one string, not one
 	// allocation per element.
 	names map[string]string
-	// width is the size of the last object read, a guess at the next
-	// one's: the elements of an array tend to be alike, and a map made to
-	// its size is not grown and copied member by member.
-	width int
 }
 
-func (d *decoder) value() any {
+// value reads the value at d.i. An object is made room for width members
+// up front: the element before it in its array had that many, and the
+// elements of an array tend to be alike, so its map is not grown and
+// copied as it fills. The guess comes only from that sibling, so a body
+// cannot make the decoder reserve more than the sibling's own members
+// took (one wide object then many empty ones reserves once per wide one).
+func (d *decoder) value(width int) any {
 	d.i = skipSpace(d.data, d.i)
 	switch c := d.data[d.i]; c {
 	case '{':
-		m := make(map[string]any, d.width)
+		m := make(map[string]any, width)
 		d.i++
 		for {
 			d.i = skipSpace(d.data, d.i)
 			if d.data[d.i] == '}' {
 				d.i++
-				d.width = len(m)
 				return m
 			}
 			if d.data[d.i] == ',' {
@@ -59,11 +60,12 @@ func (d *decoder) value() any {
 			}
 			k := d.name()
 			d.i = skipSpace(d.data, d.i) + 1 // the colon
-			m[k] = d.value()
+			m[k] = d.value(0)
 		}
 	case '[':
 		a := []any{}
 		d.i++
+		width := 0 // the last element's members, when it was an object
 		for {
 			d.i = skipSpace(d.data, d.i)
 			if d.data[d.i] == ']' {
@@ -73,7 +75,12 @@ func (d *decoder) value() any {
 			if d.data[d.i] == ',' {
 				d.i++
 			}
-			a = append(a, d.value())
+			e := d.value(width)
+			width = 0
+			if m, ok := e.(map[string]any); ok {
+				width = len(m)
+			}
+			a = append(a, e)
 		}
 	case '"':
 		return d.string()

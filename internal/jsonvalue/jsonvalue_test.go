@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -187,5 +188,38 @@ func BenchmarkDecode(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestDecodeReservesNoMoreThanTheBodyHolds: a map is made room for as many
+// members as its array's previous element had, so a body of one wide
+// object then many empty ones must not have the decoder reserve the wide
+// one's room for each: it allocates about what encoding/json does.
+func TestDecodeReservesNoMoreThanTheBodyHolds(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`[{`)
+	for i := range 1000 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `"m%d":%d`, i, i)
+	}
+	b.WriteString(`}`)
+	b.WriteString(strings.Repeat(`,{}`, 20000))
+	b.WriteString(`]`)
+	body := []byte(b.String())
+	allocated := func(decode func([]byte) (any, bool)) uint64 {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		if _, ok := decode(body); !ok {
+			t.Fatal("did not decode")
+		}
+		runtime.ReadMemStats(&after)
+		return after.TotalAlloc - before.TotalAlloc
+	}
+	got, std := allocated(Decode), allocated(decodeAsEncodingJSON)
+	t.Logf("%d KB body: Decode allocated %d KB, encoding/json %d KB", len(body)>>10, got>>10, std>>10)
+	if got > 2*std {
+		t.Errorf("Decode allocated %d KB for a %d KB body, encoding/json %d KB", got>>10, len(body)>>10, std>>10)
 	}
 }
