@@ -378,7 +378,12 @@ func idFinder(doc *spec.Document) (*callgen.Finder, func(), error) {
 		srv.Handler().ServeHTTP(rec, r)
 		return rec.Code, rec.Body.Bytes()
 	}
-	return callgen.NewFinder(doc, synth.New(synth.WithSeed(7)), send), func() { _ = srv.Close() }, nil
+	f := callgen.NewFinder(doc, synth.New(synth.WithSeed(7)), send)
+	// A run's launch has the run's id and no list of its own.
+	if id, ok := f.Ref("workflowId"); ok {
+		f.Set("launchId", id)
+	}
+	return f, func() { _ = srv.Close() }, nil
 }
 
 // buildCall builds a valid call to op that names, where f finds them,

@@ -72,8 +72,17 @@ func NewFinder(doc *spec.Document, gen *synth.Generator, send func(*Call) (int, 
 func (f *Finder) Set(name, id string) { f.byName[name] = id }
 
 // PlaceQuery makes a call work in the personal context unless it must name
-// a workspace, and then names the one the finder knows.
+// a workspace, and then names the one the finder knows; any other id the
+// call must give in its query (an organization's orgId) names one held.
 func (f *Finder) PlaceQuery(op *spec.Operation, c *Call) {
+	for name := range c.Query {
+		if name == "workspaceId" || !IDParam.MatchString("{"+name+"}") || !requiredQuery(op, name) {
+			continue
+		}
+		if id, ok := f.Ref(name); ok {
+			c.Query.Set(name, id)
+		}
+	}
 	if !c.Query.Has("workspaceId") {
 		return
 	}

@@ -105,3 +105,49 @@ func TestFinderOnlyReadsUnlessCreating(t *testing.T) {
 		t.Errorf("a creating finder did not add a book to the empty shelf: %v, %v (calls: %v)", values, ok, srv.sent)
 	}
 }
+
+// A required id in the query (an organization's) names one held, found
+// in the collection a path parameter of that name addresses.
+func TestFinderPlacesRequiredQueryIDs(t *testing.T) {
+	doc, err := spec.Load([]byte(`openapi: 3.0.3
+info: {title: Rooms, version: "1"}
+paths:
+  /rooms:
+    get:
+      operationId: listRooms
+      responses: {'200': {description: ok, content: {application/json: {schema: {type: object}}}}}
+  /rooms/{roomId}:
+    parameters: [{name: roomId, in: path, required: true, schema: {type: string}}]
+    get:
+      operationId: getRoom
+      responses: {'200': {description: ok, content: {application/json: {schema: {type: object}}}}}
+  /labels:
+    get:
+      operationId: listLabels
+      parameters: [{name: roomId, in: query, required: true, schema: {type: string}}]
+      responses: {'200': {description: ok, content: {application/json: {schema: {type: object}}}}}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var op *spec.Operation
+	for _, o := range doc.Operations {
+		if o.ID == "listLabels" {
+			op = o
+		}
+	}
+	send := func(c *Call) (int, []byte) {
+		if c.Method == "GET" && c.Path == "/rooms" {
+			return 200, []byte(`{"rooms":[{"id":"r7"}]}`)
+		}
+		return 404, nil
+	}
+	c, err := Build(op, synth.New(synth.WithSeed(1)), "labels")
+	if err != nil {
+		t.Fatal(err)
+	}
+	NewFinder(doc, synth.New(synth.WithSeed(1)), send).PlaceQuery(op, c)
+	if got := c.Query.Get("roomId"); got != "r7" {
+		t.Errorf("the required roomId query names %q, not the held room r7", got)
+	}
+}
