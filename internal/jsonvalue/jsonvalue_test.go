@@ -196,30 +196,33 @@ func BenchmarkDecode(b *testing.B) {
 // object then many empty ones must not have the decoder reserve the wide
 // one's room for each: it allocates about what encoding/json does.
 func TestDecodeReservesNoMoreThanTheBodyHolds(t *testing.T) {
-	var b strings.Builder
-	b.WriteString(`[{`)
+	var wide strings.Builder
+	wide.WriteString(`{`)
 	for i := range 1000 {
 		if i > 0 {
-			b.WriteByte(',')
+			wide.WriteByte(',')
 		}
-		fmt.Fprintf(&b, `"m%d":%d`, i, i)
+		fmt.Fprintf(&wide, `"m%d":%d`, i, i)
 	}
-	b.WriteString(`}`)
-	b.WriteString(strings.Repeat(`,{}`, 20000))
-	b.WriteString(`]`)
-	body := []byte(b.String())
-	allocated := func(decode func([]byte) (any, bool)) uint64 {
-		var before, after runtime.MemStats
-		runtime.ReadMemStats(&before)
-		if _, ok := decode(body); !ok {
-			t.Fatal("did not decode")
+	wide.WriteString(`}`)
+	for _, c := range []struct{ name, body string }{
+		{"empty siblings", `[` + wide.String() + strings.Repeat(`,{}`, 20000) + `]`},
+		{"nested after it", `[` + wide.String() + `,` + strings.Repeat(`{"a":`, 5000) + `{}` + strings.Repeat(`}`, 5000) + `]`},
+	} {
+		body := []byte(c.body)
+		allocated := func(decode func([]byte) (any, bool)) uint64 {
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			if _, ok := decode(body); !ok {
+				t.Fatalf("%s: did not decode", c.name)
+			}
+			runtime.ReadMemStats(&after)
+			return after.TotalAlloc - before.TotalAlloc
 		}
-		runtime.ReadMemStats(&after)
-		return after.TotalAlloc - before.TotalAlloc
-	}
-	got, std := allocated(Decode), allocated(decodeAsEncodingJSON)
-	t.Logf("%d KB body: Decode allocated %d KB, encoding/json %d KB", len(body)>>10, got>>10, std>>10)
-	if got > 2*std {
-		t.Errorf("Decode allocated %d KB for a %d KB body, encoding/json %d KB", got>>10, len(body)>>10, std>>10)
+		got, std := allocated(Decode), allocated(decodeAsEncodingJSON)
+		t.Logf("%s, %d KB body: Decode allocated %d KB, encoding/json %d KB", c.name, len(body)>>10, got>>10, std>>10)
+		if got > 2*std {
+			t.Errorf("%s: Decode allocated %d KB for a %d KB body, encoding/json %d KB", c.name, got>>10, len(body)>>10, std>>10)
+		}
 	}
 }
