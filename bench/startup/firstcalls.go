@@ -321,12 +321,10 @@ func measureOneFirstCall(specPath, id string, runs int, cpuProfile string, out i
 // The call c is built beforehand from the caller's copy of the document (a
 // client builds its call in its own process).
 func oneFirstCall(load func() (*spec.Document, error), op *spec.Operation, c *callgen.Call, i int, opts []mock.Option) (firstCall, error) {
-	req, err := c.Request(mock.DefaultBasePath, mock.DevToken)
+	r, err := inProcess(c)
 	if err != nil {
 		return firstCall{}, fmt.Errorf("%s: %w", op.ID, err)
 	}
-	r := httptest.NewRequest(req.Method, req.URL.String(), bytes.NewReader(c.Body))
-	r.Header = req.Header
 	rec := httptest.NewRecorder()
 
 	// A new process starts with a small, collected heap; so does each fake
@@ -354,7 +352,7 @@ func oneFirstCall(load func() (*spec.Document, error), op *spec.Operation, c *ca
 	start := time.Now()
 	srv.Handler().ServeHTTP(rec, r)
 	took := time.Since(start)
-	return firstCall{index: i, op: op.ID, method: req.Method, status: rec.Code, took: took, cpu: processCPU() - cpu0}, nil
+	return firstCall{index: i, op: op.ID, method: r.Method, status: rec.Code, took: took, cpu: processCPU() - cpu0}, nil
 }
 
 // idFinder finds the ids the development token's account holds on a fake
@@ -368,12 +366,10 @@ func idFinder(doc *spec.Document) (*callgen.Finder, func(), error) {
 		return nil, nil, err
 	}
 	send := func(c *callgen.Call) (int, []byte) {
-		req, err := c.Request(mock.DefaultBasePath, mock.DevToken)
+		r, err := inProcess(c)
 		if err != nil {
 			return 0, nil
 		}
-		r := httptest.NewRequest(req.Method, req.URL.String(), bytes.NewReader(c.Body))
-		r.Header = req.Header
 		rec := httptest.NewRecorder()
 		srv.Handler().ServeHTTP(rec, r)
 		return rec.Code, rec.Body.Bytes()
@@ -384,6 +380,18 @@ func idFinder(doc *spec.Document) (*callgen.Finder, func(), error) {
 		f.Set("launchId", id)
 	}
 	return f, func() { _ = srv.Close() }, nil
+}
+
+// inProcess is c as a request to a fake's handler in this process, with
+// the development token.
+func inProcess(c *callgen.Call) (*http.Request, error) {
+	req, err := c.Request(mock.DefaultBasePath, mock.DevToken)
+	if err != nil {
+		return nil, err
+	}
+	r := httptest.NewRequest(req.Method, req.URL.String(), bytes.NewReader(c.Body))
+	r.Header = req.Header
+	return r, nil
 }
 
 // buildCall builds a valid call to op that names, where f finds them,

@@ -63,9 +63,10 @@ func TestAllocationAfterHeapTakesNoFaults(t *testing.T) {
 	runtime.KeepAlive(sink)
 }
 
-// TestHeapBelowAPageIsDoneAtOnce: a request too small to be a block of its
-// own does nothing and says so at once.
-func TestHeapBelowAPageIsDoneAtOnce(t *testing.T) {
+// TestHeapBelowItsMinimumIsDoneAtOnce: a request under minBytes, which
+// could be served from pages the heap already holds, does nothing and says
+// so at once.
+func TestHeapBelowItsMinimumIsDoneAtOnce(t *testing.T) {
 	select {
 	case <-Heap(minBytes - 1):
 	default:
